@@ -1,0 +1,148 @@
+"""The one exception hierarchy of persona-mind.
+
+Every error the runtime raises on purpose derives from :class:`PersonaMindError`, so a
+caller (the CLI, the Pi bridge, a user's test) can catch one type and show its message,
+which always says what went wrong *and what to do*. The tree::
+
+    PersonaMindError
+    ├── ActorError                 actor kernel (persona_mind.actors)
+    │   ├── ActorStopped           the target stopped/crashed/restarted; a pending ask is failed
+    │   ├── AskTimeout             no reply within the ask's timeout
+    │   ├── StaleGeneration        work admitted under an older lifecycle generation
+    │   ├── UnknownMessage         an actor received a type outside its protocol
+    │   ├── MailboxFull            tell() on a bounded mailbox that is full
+    │   ├── Escalated              a supervisor gave up after its restart intensity
+    │   └── FanOutFailed           a fan-out sibling failed; no partial result is returned
+    ├── StorageError               durable files (persona_mind.storage)
+    ├── MindError                  memory, backlog, notes, capture, injection (persona_mind.mind)
+    ├── PersonaError               packs, resolver, binding, plans (persona_mind.persona)
+    ├── ChildError                 one-shot child sessions (persona_mind.runners)
+    ├── HostError                  the host port and the Pi bridge protocol
+    └── TraceError                 a malformed actor-trace file
+
+Subpackages define their own leaves under these roots (for example
+``persona_mind.storage`` defines ``LockTimeout(StorageError)``); the roots live here so
+that no subpackage needs to import another to classify an error.
+"""
+
+from __future__ import annotations
+
+__all__ = (
+    "ActorError",
+    "ActorStopped",
+    "AskTimeout",
+    "ChildError",
+    "Escalated",
+    "FanOutFailed",
+    "HostError",
+    "MailboxFull",
+    "MindError",
+    "PersonaError",
+    "PersonaMindError",
+    "StaleGeneration",
+    "StorageError",
+    "TraceError",
+    "UnknownMessage",
+)
+
+
+class PersonaMindError(Exception):
+    """Root of every error persona-mind raises deliberately."""
+
+
+class ActorError(PersonaMindError):
+    """Raised by the actor kernel."""
+
+
+class ActorStopped(ActorError):
+    """The target actor stopped, crashed or restarted before it answered.
+
+    Every ask pending at that moment is failed with this error, so no caller hangs.
+    Retry against the restarted actor if the work is idempotent.
+    """
+
+    def __init__(self, actor: str, reason: str, generation: int | None = None) -> None:
+        self.actor = actor
+        self.reason = reason
+        self.generation = generation
+        super().__init__(f"actor {actor!r} is not running ({reason}); the request was not handled")
+
+
+class AskTimeout(ActorError):
+    """No reply arrived within the ask's timeout; the actor may still be busy."""
+
+    def __init__(self, actor: str, message_type: str, timeout: float) -> None:
+        self.actor = actor
+        self.message_type = message_type
+        self.timeout = timeout
+        super().__init__(
+            f"{actor!r} did not answer {message_type} within {timeout:g}s; "
+            "raise the timeout or check the actor with `persona-mind trace`"
+        )
+
+
+class StaleGeneration(ActorError):
+    """Work admitted under an older lifecycle generation was refused, not applied."""
+
+    def __init__(self, actor: str, admitted: int, current: int) -> None:
+        self.actor = actor
+        self.admitted = admitted
+        self.current = current
+        super().__init__(
+            f"{actor!r} refused work from generation {admitted}; the session is now at "
+            f"generation {current} (the session, persona, team or workspace changed)"
+        )
+
+
+class UnknownMessage(ActorError):
+    """An actor was sent a message type outside its protocol union."""
+
+    def __init__(self, actor: str, message: object) -> None:
+        self.actor = actor
+        self.message_type = type(message).__name__
+        super().__init__(
+            f"{actor!r} does not accept {self.message_type}; "
+            "send one of the types in its messages/ protocol"
+        )
+
+
+class MailboxFull(ActorError):
+    """tell() found a bounded mailbox full; slow down or ask instead."""
+
+
+class Escalated(ActorError):
+    """A supervisor exceeded its restart intensity and escalated the failure."""
+
+
+class FanOutFailed(ActorError):
+    """One leg of a fan-out failed; its siblings were cancelled and no partial result exists."""
+
+    def __init__(self, leg: str, cause: BaseException) -> None:
+        self.leg = leg
+        self.cause = cause
+        super().__init__(f"fan-out leg {leg!r} failed ({type(cause).__name__}: {cause}); "
+                         "the other legs were cancelled and no partial result was kept")
+
+
+class StorageError(PersonaMindError):
+    """Raised by the durable storage engine."""
+
+
+class MindError(PersonaMindError):
+    """Raised by the Mind half: memory, backlog, session notes, capture, injection."""
+
+
+class PersonaError(PersonaMindError):
+    """Raised by the Persona half: packs, resolver, binding, plans."""
+
+
+class ChildError(PersonaMindError):
+    """Raised by the child runner: spawn, deadline, protocol, cancellation."""
+
+
+class HostError(PersonaMindError):
+    """Raised at the host port: malformed, oversized or unknown frames."""
+
+
+class TraceError(PersonaMindError):
+    """A trace file could not be read; the message names the line."""

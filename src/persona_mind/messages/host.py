@@ -1,0 +1,204 @@
+"""The host port's vocabulary: events the host sends in, and what the runtime asks of it.
+
+Two adapters speak it: the simulated host (``persona_mind.testing.SimHost``) and the Pi
+bridge (``pi-extension/`` + ``persona_mind.runners.sidecar``). Everything here is a plain
+typed value so it can cross the sidecar pipe as JSON unchanged (msgspec, tagged unions).
+
+Events in (host → runtime) are :data:`HostEvent`; calls in are :class:`ToolCall` and
+:class:`CommandCall`; the runtime's requests out go through the
+:class:`~persona_mind.host.HostPort` protocol and use the specs below.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from persona_mind.messages._base import Msg
+
+__all__ = (
+    "AgentEnd",
+    "AgentSettled",
+    "AgentStart",
+    "BeforeAgentStart",
+    "CommandCall",
+    "CommandResult",
+    "CommandSpec",
+    "CustomEntry",
+    "DisplayMessage",
+    "HostEvent",
+    "Input",
+    "InputSource",
+    "ModelSelect",
+    "NotifyLevel",
+    "PromptInjection",
+    "SessionShutdown",
+    "SessionStart",
+    "SessionStartReason",
+    "SessionTree",
+    "ToolCall",
+    "ToolResult",
+    "ToolSpec",
+    "Usage",
+)
+
+SessionStartReason = Literal["startup", "reload", "new", "resume", "fork"]
+InputSource = Literal["interactive", "rpc", "extension"]
+NotifyLevel = Literal["info", "warning", "error"]
+
+
+class CustomEntry(msgspec.Struct, frozen=True, kw_only=True):
+    """A host session custom entry on the active branch (session notes live in these)."""
+
+    custom_type: str
+    data: Any
+    entry_id: str | None = None
+
+
+class Usage(msgspec.Struct, frozen=True, kw_only=True):
+    """Provider token usage of one main-session turn (worker tokens never arrive here)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+
+class SessionStart(Msg, frozen=True, kw_only=True):
+    """A session began, was reloaded, replaced (new), resumed or forked."""
+
+    reason: SessionStartReason
+    session_id: str
+    session_file: str | None = None
+    session_manager: str = "pi"
+    cwd: str
+    entries: tuple[CustomEntry, ...] = ()
+    model: str | None = None
+    has_ui: bool = False
+    origin_session_id: str | None = None
+
+
+class Input(Msg, frozen=True, kw_only=True):
+    """Text entered before the agent starts; ``source`` tells the user from automation."""
+
+    text: str
+    source: InputSource = "interactive"
+
+
+class BeforeAgentStart(Msg, frozen=True, kw_only=True):
+    """The agent is about to run on ``prompt``; the reply is a :class:`PromptInjection`."""
+
+    prompt: str
+    system_prompt: str = ""
+
+
+class AgentStart(Msg, frozen=True, kw_only=True):
+    """The agent run started."""
+
+
+class AgentEnd(Msg, frozen=True, kw_only=True):
+    """The agent run ended (its final text, when the host knows it)."""
+
+    final_text: str | None = None
+
+
+class AgentSettled(Msg, frozen=True, kw_only=True):
+    """The host is idle after a run; carries the main session's usage for the turn."""
+
+    usage: Usage | None = None
+
+
+class SessionTree(Msg, frozen=True, kw_only=True):
+    """The active branch moved; ``entries`` are the custom entries on the new branch."""
+
+    entries: tuple[CustomEntry, ...] = ()
+    leaf_id: str | None = None
+
+
+class ModelSelect(Msg, frozen=True, kw_only=True):
+    """The user selected a model (children use exactly this model)."""
+
+    model: str
+
+
+class SessionShutdown(Msg, frozen=True, kw_only=True):
+    """The session is ending; the runtime stops its actors."""
+
+    reason: str = "quit"
+
+
+HostEvent = (
+    SessionStart
+    | Input
+    | BeforeAgentStart
+    | AgentStart
+    | AgentEnd
+    | AgentSettled
+    | SessionTree
+    | ModelSelect
+    | SessionShutdown
+)
+
+
+class ToolCall(Msg, frozen=True, kw_only=True):
+    """The model called one of the runtime's tools."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
+    """A tool's answer: compact ``text`` for the model, structured ``details`` for UIs."""
+
+    text: str
+    details: Any = None
+    is_error: bool = False
+
+
+class CommandCall(Msg, frozen=True, kw_only=True):
+    """The user ran one of the runtime's slash commands (``args`` is the raw rest)."""
+
+    name: str
+    args: str = ""
+
+
+class CommandResult(msgspec.Struct, frozen=True, kw_only=True):
+    """What a command shows the user, and whether the host should reload afterwards."""
+
+    text: str
+    level: NotifyLevel = "info"
+    reload: bool = False
+
+
+class ToolSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A tool the runtime declares: name, description, JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    label: str | None = None
+
+
+class CommandSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """A slash command the runtime declares."""
+
+    name: str
+    description: str
+
+
+class PromptInjection(msgspec.Struct, frozen=True, kw_only=True):
+    """The reply to :class:`BeforeAgentStart`: sections appended to the system prompt."""
+
+    sections: tuple[str, ...] = ()
+    disclosures: tuple[str, ...] = ()
+
+
+class DisplayMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """A display-only message (a card or a reminder wake); never a user message."""
+
+    kind: str
+    title: str
+    body: str
+    details: Any = None

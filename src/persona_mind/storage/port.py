@@ -1,0 +1,79 @@
+"""The storage port: how domain code (Mind, Persona) reads and mutates durable snapshots.
+
+Domain code never touches files. It names a :class:`StoreTarget` (which file, which entry
+type, which lock domain) and hands the Store a *pure* mutation of the entries; the Store
+actor runs it inside the locked compare-and-swap step off the event loop and acknowledges
+only after the directory fsync. A mutation that raises aborts the write: nothing partial
+is ever stored.
+
+Implementations: the Store actor (``persona_mind.actors.store``) in a runtime, a direct
+synchronous engine for the CLI, and an in-memory fake for unit tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, Literal, Protocol, TypeVar
+
+import msgspec
+
+__all__ = ("LockDomain", "Mutation", "Snapshot", "StorePort", "StoreTarget")
+
+E = TypeVar("E")
+
+LockDomain = Literal["memory", "history", "store", "backlog", "packs"]
+"""Lock domains; the order memory → history → store is enforced, backlog/packs are independent."""
+
+
+class Snapshot(msgspec.Struct, Generic[E], frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A whole store file: schema version, a sequence bumped per write, and the entries."""
+
+    version: int
+    sequence: int
+    updatedAt: str  # noqa: N815 - the on-disk field name is camelCase (seed 000)
+    entries: tuple[E, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreTarget(Generic[E]):
+    """One durable snapshot file and how to decode it."""
+
+    path: Path
+    entry_type: type[E]
+    lock: LockDomain = "store"
+    version: int = 1
+
+
+Mutation = Callable[[tuple[E, ...]], tuple[E, ...]]
+"""A pure function from the current entries to the new ones; raise to abort the write."""
+
+
+class StorePort(Protocol):
+    """Reads never write; mutations are atomic, durable and generation-checked."""
+
+    async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
+        """The current snapshot, or ``None`` if the file does not exist.
+
+        Raises a ``StorageError`` subclass (never returns empty) for a corrupt file,
+        which is quarantined with a diagnostic.
+        """
+        ...
+
+    async def mutate(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+    ) -> Snapshot[E]:
+        """Apply ``mutation`` under the target's lock and return the written snapshot.
+
+        ``generation`` is the owner generation the work was admitted under; the Store
+        refuses it (``StaleGeneration``) inside the mutation step when it is stale.
+        ``expect_fingerprint`` makes the write a compare-and-swap against the raw-byte
+        SHA-256 of the file as the caller last read it.
+        """
+        ...
