@@ -66,7 +66,10 @@ class MonotonicClock:
         return asyncio.get_running_loop().call_later(max(0.0, delay), callback)
 
     def send_after(self, delay: float, ref: ActorRef[Any], message: object) -> TimerHandle:
-        return self.call_later(delay, lambda: ref.tell_if_alive(message))
+        def fire() -> None:
+            ref.tell_if_alive(message)
+
+        return self.call_later(delay, fire)
 
     async def sleep(self, delay: float) -> None:
         await asyncio.sleep(delay)

@@ -120,8 +120,10 @@ class FanOutFailed(ActorError):
     def __init__(self, leg: str, cause: BaseException) -> None:
         self.leg = leg
         self.cause = cause
-        super().__init__(f"fan-out leg {leg!r} failed ({type(cause).__name__}: {cause}); "
-                         "the other legs were cancelled and no partial result was kept")
+        super().__init__(
+            f"fan-out leg {leg!r} failed ({type(cause).__name__}: {cause}); "
+            "the other legs were cancelled and no partial result was kept"
+        )
 
 
 class StorageError(PersonaMindError):

@@ -1,1 +1,39 @@
-"""persona-mind."""
+"""The actor kernel: typed mailboxes, supervision, generations, work, fan-out, thread bridge.
+
+See docs/actors.md for the rules (mailbox order replaces locks; every ask is answered;
+stale generations are dropped; blocking IO runs on a :class:`ThreadBridge`).
+"""
+
+from __future__ import annotations
+
+from persona_mind.actors._bridge import ThreadBridge as ThreadBridge
+from persona_mind.actors._fanout import fan_out as fan_out
+from persona_mind.actors._kernel import Actor as Actor
+from persona_mind.actors._kernel import ActorRef as ActorRef
+from persona_mind.actors._kernel import ActorStatistics as ActorStatistics
+from persona_mind.actors._supervisor import RestartPolicy as RestartPolicy
+from persona_mind.actors._supervisor import Supervisor as Supervisor
+from persona_mind.actors._system import ActorSystem as ActorSystem
+from persona_mind.actors._tracer import TRACE_ENV as TRACE_ENV
+from persona_mind.actors._tracer import Tracer as Tracer
+from persona_mind.actors._work import Cancelled as Cancelled
+from persona_mind.actors._work import Failed as Failed
+from persona_mind.actors._work import Ok as Ok
+from persona_mind.actors._work import Outcome as Outcome
+
+__all__ = (
+    "TRACE_ENV",
+    "Actor",
+    "ActorRef",
+    "ActorStatistics",
+    "ActorSystem",
+    "Cancelled",
+    "Failed",
+    "Ok",
+    "Outcome",
+    "RestartPolicy",
+    "Supervisor",
+    "ThreadBridge",
+    "Tracer",
+    "fan_out",
+)

@@ -1,0 +1,87 @@
+"""The thread bridge: blocking IO for async actors without blocking the event loop.
+
+The Store must fsync, rename and wait on file locks; doing that on the loop would stall
+every actor. A :class:`ThreadBridge` owns one pykka ``ThreadingActor`` (one thread), so
+the blocking calls of a process are serialised in submission order. The caller awaits a
+plain asyncio future that the thread completes with ``loop.call_soon_threadsafe`` —
+never a pykka future, whose ``get()`` would block the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pykka
+
+from persona_mind.errors import ActorStopped
+
+__all__ = ("ThreadBridge",)
+
+T = TypeVar("T")
+
+
+def _settle_ok(fut: asyncio.Future[Any], value: object) -> None:
+    if not fut.done():
+        fut.set_result(value)
+
+
+def _settle_err(fut: asyncio.Future[Any], error: BaseException) -> None:
+    if not fut.done():
+        fut.set_exception(error)
+
+
+class _Worker(pykka.ThreadingActor):
+    """Runs submitted calls one at a time on its own thread."""
+
+    def on_receive(self, message: Any) -> None:
+        fn, args, loop, fut = message
+        try:
+            value = fn(*args)
+        except BaseException as exc:
+            loop.call_soon_threadsafe(_settle_err, fut, exc)
+        else:
+            loop.call_soon_threadsafe(_settle_ok, fut, value)
+
+
+class ThreadBridge:
+    """A single worker thread that runs blocking calls for async code, in order."""
+
+    def __init__(self, name: str = "bridge") -> None:
+        self.name = name
+        self._ref: Any = _Worker.start()
+        self._open = True
+
+    async def call(self, fn: Callable[..., T], *args: object) -> T:
+        """Run ``fn(*args)`` on the bridge thread and return its result.
+
+        Checkpoint. Raises whatever ``fn`` raised, or ``ActorStopped`` once closed.
+        Cancelling the caller does not interrupt ``fn`` (a blocking call cannot be
+        interrupted safely); its result is discarded.
+        """
+        if not self._open:
+            raise ActorStopped(self.name, "closed")
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[T] = loop.create_future()
+        self._ref.tell((fn, args, loop, fut))
+        return await fut
+
+    def close(self) -> None:
+        """Finish the calls already submitted, then end the thread (does not wait)."""
+        if self._open:
+            self._open = False
+            self._ref.stop(block=False)
+
+    async def aclose(self) -> None:
+        """Close and wait until the thread has finished its queued calls."""
+        if self._open:
+            self._open = False
+            await self.call_after_close(lambda: None)
+
+    async def call_after_close(self, fn: Callable[[], None]) -> None:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[None] = loop.create_future()
+        self._ref.tell((fn, (), loop, fut))
+        self._ref.stop(block=False)
+        await fut

@@ -1,0 +1,33 @@
+"""The runtime-only wrapper around a message in a mailbox.
+
+Never serialised (the message inside may be): it carries what the kernel needs to route,
+answer and trace a message — the reply future of an ask, the lifecycle generation the
+message was sent under, and (only while tracing) its id, correlation id and sender.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+
+class Envelope:
+    """One queued message. ``__slots__`` keeps the hot path allocation small."""
+
+    __slots__ = ("corr", "generation", "id", "message", "reply", "sender")
+
+    def __init__(
+        self,
+        message: object,
+        generation: int | None,
+        reply: asyncio.Future[Any] | None,
+        msg_id: int | None = None,
+        corr: str | None = None,
+        sender: str | None = None,
+    ) -> None:
+        self.message = message
+        self.generation = generation
+        self.reply = reply
+        self.id = msg_id
+        self.corr = corr
+        self.sender = sender
