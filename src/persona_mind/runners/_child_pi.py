@@ -1,0 +1,214 @@
+"""The process backend: one child ``pi`` (real or fake) per request, one answer back.
+
+Argv follows the verified child-session flags (notes/pi-host.md §2): ``--no-session``,
+``-ne`` (no extensions, so our own bridge is not loaded again), ``--no-skills
+--no-context-files --no-prompt-templates``, the persona prompt through ``--system-prompt``,
+read-only ``--tools`` and the *exact* session ``--model`` (M-OPTIMIZE-WORKER-2). The child
+environment also carries the kill switch ``PERSONA_MIND_DISABLE=1`` (and pi-persona's
+``PI_PERSONA_DISABLE=1``) plus the frozen leg identity (M-LEG-1, M-LEG-9).
+
+``rpc`` mode (default) sends ``prompt`` and, when stopping, an ``abort`` frame first;
+``json`` mode takes the prompt on stdin (no argv limit) and is stopped by signals only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import msgspec
+
+from persona_mind.clock import Clock
+from persona_mind.runners._child_errors import (
+    ChildDeadlineExceeded,
+    ChildDied,
+    ChildExited,
+    ChildSpawnFailed,
+)
+from persona_mind.runners._child_events import EventState
+from persona_mind.runners._child_process import (
+    DEFAULT_FRAME_LIMIT,
+    DEFAULT_STDERR_LIMIT,
+    CancelLadder,
+    ChildProcess,
+    ProcessSpec,
+    open_child,
+    within,
+)
+from persona_mind.runners._child_types import (
+    ChildProgress,
+    ChildReply,
+    ChildRequest,
+    ProgressFn,
+)
+
+__all__ = ("KILL_SWITCH_ENV", "PiBackend", "PiMode", "child_env", "pi_argv")
+
+PiMode = Literal["rpc", "json"]
+KILL_SWITCH_ENV = "PERSONA_MIND_DISABLE"
+_ARG_MAX = 120 * 1024  # Linux MAX_ARG_STRLEN is 128 KiB per argument
+_ABORT = b'{"type":"abort","id":"pm-abort"}'
+_encoder = msgspec.json.Encoder()
+
+
+def pi_argv(command: Sequence[str], request: ChildRequest, mode: PiMode) -> list[str]:
+    """The full argv of one child. The prompt is never on argv (stdin or an RPC frame)."""
+    argv = [*command, "--mode", mode]
+    if mode == "json":
+        argv.append("-p")
+    argv += ["--no-session", "-ne", "--no-skills", "--no-context-files", "--no-prompt-templates"]
+    argv += ["--system-prompt", request.system_prompt]
+    tools = request.persona.tools if request.kind != "worker" else ()
+    argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
+    argv += ["--model", request.model]
+    return argv
+
+
+def child_env(
+    request: ChildRequest, base: Mapping[str, str], extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The child's environment: the parent's (P-CHILD-10) minus our own namespace, plus the
+    kill switch and the frozen, scrubbed leg payload (M-LEG-9)."""
+    env = {k: v for k, v in base.items() if not k.startswith("PERSONA_MIND_")}
+    env.update(extra or {})
+    env[KILL_SWITCH_ENV] = "1"
+    env["PI_PERSONA_DISABLE"] = "1"
+    env["PERSONA_MIND_LEG"] = request.kind
+    env["PERSONA_MIND_LEG_PERSONA"] = request.persona.qualified_id
+    return env
+
+
+class PiBackend:
+    """Runs each request as a fresh ``pi`` process; no retry after launch (P-CHILD-8)."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        clock: Clock,
+        mode: PiMode = "rpc",
+        env: Mapping[str, str] | None = None,
+        base_env: Mapping[str, str] | None = None,
+        ladder: CancelLadder | None = None,
+        exit_grace: float = 5.0,
+        frame_limit: int = DEFAULT_FRAME_LIMIT,
+        stderr_limit: int = DEFAULT_STDERR_LIMIT,
+        name: str = "pi",
+    ) -> None:
+        if not command:
+            raise ChildSpawnFailed("", "empty pi command")
+        self._command = tuple(command)
+        self._clock = clock
+        self._mode: PiMode = mode
+        self._env = dict(env or {})
+        self._base_env = base_env
+        self._ladder = ladder or CancelLadder()
+        self._exit_grace = exit_grace
+        self._frame_limit = frame_limit
+        self._stderr_limit = stderr_limit
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def mode(self) -> PiMode:
+        return self._mode
+
+    def spec(self, request: ChildRequest) -> ProcessSpec:
+        if len(request.system_prompt.encode()) > _ARG_MAX:
+            raise ChildSpawnFailed(
+                self._command[0],
+                f"the system prompt of {request.persona.name} is over {_ARG_MAX} bytes "
+                "(argv limit); shorten the persona or its injection",
+            )
+        rpc = self._mode == "rpc"
+        return ProcessSpec(
+            argv=pi_argv(self._command, request, self._mode),
+            env=child_env(
+                request, os.environ if self._base_env is None else self._base_env, self._env
+            ),
+            cwd=request.cwd,
+            stdin_data=None if rpc else request.prompt.encode(),
+            keep_stdin_open=rpc,
+            abort_frame=_ABORT if rpc else None,
+            frame_limit=self._frame_limit,
+            stderr_limit=self._stderr_limit,
+            label=request.label,
+        )
+
+    async def run(self, request: ChildRequest, on_progress: ProgressFn) -> ChildReply:
+        spec = self.spec(request)
+        started = self._clock.monotonic()
+        state = EventState(request)
+        outcome: dict[str, int | str] = {}
+
+        def exited(proc: ChildProcess) -> None:
+            outcome["rc"] = proc.returncode if proc.returncode is not None else -9
+            outcome["stderr"] = proc.stderr_text()
+            steps = ",".join(proc.stop_steps) or "none"
+            on_progress(_event(request, "exited", f"rc={outcome['rc']} stop={steps}", proc.pid))
+
+        async def body() -> None:
+            async with open_child(spec, self._clock, self._ladder, exited) as proc:
+                state.pid = proc.pid
+                on_progress(_event(request, "spawned", spec.argv[0], proc.pid))
+                await self._converse(proc, request, state, on_progress)
+
+        if not await within(self._clock, request.deadline, body):
+            raise ChildDeadlineExceeded(request.label, request.deadline)
+        text, stop = self._classify(request, state, outcome)
+        return ChildReply(
+            request_id=request.request_id,
+            persona=request.persona.name,
+            text=text,
+            usage=state.usage,
+            model=request.model,
+            duration=self._clock.monotonic() - started,
+            stop_reason=stop,
+            backend=self._name,
+        )
+
+    async def _converse(
+        self, proc: ChildProcess, request: ChildRequest, state: EventState, on_progress: ProgressFn
+    ) -> None:
+        if self._mode == "rpc":
+            await proc.send(
+                _encoder.encode({"id": "pm-retry", "type": "set_auto_retry", "enabled": False})
+            )
+            await proc.send(
+                _encoder.encode({"id": "pm-prompt", "type": "prompt", "message": request.prompt})
+            )
+        while (frame := await proc.read_frame()) is not None:
+            progress = state.feed(frame)
+            if progress is not None:
+                on_progress(progress)
+            if state.run_done:
+                await proc.close_stdin()
+        # Output closed: the child is exiting. Give it a bounded moment, then the ladder.
+        await proc.wait_for(self._exit_grace)
+
+    def _classify(
+        self, request: ChildRequest, state: EventState, outcome: dict[str, int | str]
+    ) -> tuple[str, str]:
+        rc = int(outcome.get("rc", -9))
+        stderr = str(outcome.get("stderr", ""))
+        if rc < 0:
+            raise ChildDied(request.label, f"killed by signal {-rc}", stderr)
+        if rc > 0:
+            raise ChildExited(request.label, rc, stderr)
+        if state.final_text is None:
+            raise ChildDied(request.label, "exited without a final answer", stderr)
+        return state.result()
+
+
+def _event(request: ChildRequest, event: str, detail: str, pid: int) -> ChildProgress:
+    return ChildProgress(
+        request_id=request.request_id,
+        persona=request.persona.name,
+        event=event,  # type: ignore[arg-type]
+        detail=detail,
+        pid=pid,
+    )
