@@ -1,0 +1,116 @@
+"""Strict typed snapshot decoding, canonical encoding and the raw-byte fingerprint.
+
+Why strict: a store that decodes "mostly" is the start of silent data loss. Every file is
+decoded into ``Snapshot[E]`` with unknown fields forbidden; anything else is classified
+(empty, truncated, NUL bytes, non-UTF-8, invalid JSON, wrong schema, unknown version,
+oversized) and raised as :class:`CorruptStore` — never returned as an empty store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, TypeVar
+
+import msgspec
+
+from persona_mind.storage._errors import CorruptStore, UnsupportedVersion
+from persona_mind.storage.port import Snapshot
+
+__all__ = (
+    "ABSENT_FINGERPRINT",
+    "MAX_STORE_BYTES",
+    "decode_snapshot",
+    "encode_snapshot",
+    "fingerprint",
+    "fingerprint_of",
+)
+
+E = TypeVar("E")
+
+MAX_STORE_BYTES = 16 * 1024 * 1024
+"""The size cap of one state file (16 MiB); larger files are refused by ``fstat``."""
+
+ABSENT_FINGERPRINT = hashlib.sha256(b"").hexdigest()
+"""The fingerprint of "no file": an empty file is always corrupt, so it never collides."""
+
+_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+_encoder = msgspec.json.Encoder()
+
+
+class _Header(msgspec.Struct):
+    version: int
+
+
+def fingerprint(data: bytes) -> str:
+    """SHA-256 of a file's raw bytes, hex (DEC-6)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def encode_snapshot(snapshot: Snapshot[Any]) -> bytes:
+    """The canonical compact encoding every store file is written in."""
+    return _encoder.encode(snapshot)
+
+
+def fingerprint_of(snapshot: Snapshot[Any] | None) -> str:
+    """The fingerprint of a snapshot as this engine writes it (``ABSENT_FINGERPRINT`` for None).
+
+    Equal to the file's fingerprint for files written by persona-mind; a file written by
+    hand in another formatting has a different fingerprint, so CAS refuses it (as it must:
+    any external replacement invalidates a plan).
+    """
+    return ABSENT_FINGERPRINT if snapshot is None else fingerprint(encode_snapshot(snapshot))
+
+
+def _decoder(entry_type: type[E]) -> msgspec.json.Decoder[Snapshot[E]]:
+    dec = _decoders.get(entry_type)
+    if dec is None:
+        dec = _decoders[entry_type] = msgspec.json.Decoder(Snapshot[entry_type])  # type: ignore[valid-type]
+    return dec
+
+
+def _classify(data: bytes, error: Exception) -> tuple[str, str]:
+    if not data.strip():
+        return ("empty", f"{len(data)} bytes, no JSON value")
+    if b"\x00" in data:
+        offset = data.index(b"\x00")
+        return ("nul-bytes", f"NUL byte at offset {offset} (a torn or unsynced write)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return ("not-utf8", f"invalid UTF-8 at offset {exc.start}")
+    message = str(error)
+    if isinstance(error, msgspec.ValidationError):
+        return ("wrong-schema", message)
+    if "truncated" in message.lower():
+        return ("truncated", message)
+    return ("invalid-json", message)
+
+
+def decode_snapshot(path: Path, data: bytes, entry_type: type[E], version: int) -> Snapshot[E]:
+    """Decode one store file strictly or raise :class:`CorruptStore`/:class:`UnsupportedVersion`."""
+    try:
+        snapshot = _decoder(entry_type).decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        if isinstance(exc, msgspec.ValidationError):
+            try:
+                header = msgspec.json.decode(data, type=_Header)
+            except msgspec.MsgspecError:
+                header = None
+            if header is not None and header.version > version:
+                raise UnsupportedVersion(
+                    path, "newer-version", f"schema version {header.version} > {version}"
+                ) from exc
+        reason, detail = _classify(data, exc)
+        raise CorruptStore(path, reason, detail) from exc
+    if snapshot.version > version:
+        raise UnsupportedVersion(
+            path, "newer-version", f"schema version {snapshot.version} > {version}"
+        )
+    if snapshot.version != version:
+        raise CorruptStore(
+            path, "unknown-version", f"schema version {snapshot.version}, expected {version}"
+        )
+    if snapshot.sequence < 0:
+        raise CorruptStore(path, "wrong-schema", f"negative sequence {snapshot.sequence}")
+    return snapshot

@@ -1,0 +1,307 @@
+"""``FileStore``: the synchronous engine behind the Store actor, the CLI and the tests.
+
+It implements the StorePort semantics with blocking calls (the Store actor runs them on its
+IO thread): strict reads that never write, and mutations that take the target's locks in
+order, quarantine a corrupt file, compare fingerprints, check the owner generation inside
+the locked step, and write through the atomic protocol.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from persona_mind.errors import StaleGeneration, StorageError
+from persona_mind.storage._atomic import (
+    backup_path,
+    ensure_dir,
+    quarantine,
+    sweep_temps,
+    write_atomic,
+)
+from persona_mind.storage._codec import (
+    ABSENT_FINGERPRINT,
+    MAX_STORE_BYTES,
+    decode_snapshot,
+    encode_snapshot,
+    fingerprint,
+)
+from persona_mind.storage._errors import CasConflict, CorruptStore, UnsupportedVersion
+from persona_mind.storage._fs import FileSystem, OsFileSystem
+from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
+from persona_mind.storage._paths import Layout
+from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StoreTarget
+
+__all__ = ("FileStore", "Stored", "lock_path")
+
+E = TypeVar("E")
+
+
+def lock_path(path: Path) -> Path:
+    """The sidecar lock file of a state file: ``.<name>.lock`` (never deleted)."""
+    return path.with_name(f".{path.name}.lock")
+
+
+@dataclass(frozen=True, slots=True)
+class Stored(Generic[E]):
+    """A decoded snapshot with the fingerprint of the exact bytes it came from."""
+
+    snapshot: Snapshot[E]
+    fingerprint: str
+    size: int
+
+
+def _utc(wall: float) -> str:
+    ms = int(wall * 1000) % 1000
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall)) + f".{ms:03d}Z"
+
+
+class FileStore:
+    """The durable store engine (synchronous; one instance per process is enough).
+
+    ``current_generation`` returns the owner's current lifecycle generation (``None`` when
+    nothing is tracked); a mutation admitted under another generation is refused with
+    :class:`persona_mind.errors.StaleGeneration` inside the locked step, before any write.
+    """
+
+    def __init__(
+        self,
+        layout: Layout | None = None,
+        *,
+        fs: FileSystem | None = None,
+        wall: Callable[[], float] = time.time,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        current_generation: Callable[[], int | None] | None = None,
+        backup: bool = True,
+        max_bytes: int = MAX_STORE_BYTES,
+    ) -> None:
+        self.layout = layout
+        self.fs: FileSystem = fs if fs is not None else OsFileSystem()
+        self.wall = wall
+        self.lock_timeout = lock_timeout
+        self.current_generation = current_generation
+        self.backup = backup
+        self.max_bytes = max_bytes
+        self._cache: dict[Path, tuple[bytes, Stored[Any]]] = {}
+
+    # ----------------------------------------------------------------- reads (never write)
+
+    def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
+        """The snapshot, ``None`` if there is no file; :class:`CorruptStore` if it is bad."""
+        stored = self.read_stored(target)
+        return None if stored is None else stored.snapshot
+
+    def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
+        """Like :meth:`read`, with the raw-byte fingerprint (for a later CAS)."""
+        return self._load(target)[0]
+
+    def fingerprint(self, target: StoreTarget[Any]) -> str:
+        """The current raw-byte fingerprint (``ABSENT_FINGERPRINT`` when there is no file)."""
+        stored = self.read_stored(target)
+        return ABSENT_FINGERPRINT if stored is None else stored.fingerprint
+
+    def _load(self, target: StoreTarget[E]) -> tuple[Stored[E] | None, bytes | None]:
+        path = target.path
+        try:
+            result = self.fs.read_capped(path, self.max_bytes)
+        except IsADirectoryError as exc:
+            raise CorruptStore(path, "not-a-file", str(exc.strerror)) from exc
+        if result is None:
+            return None, None
+        if result.data is None:
+            raise CorruptStore(
+                path, "oversized", f"{result.size} bytes > cap {self.max_bytes} bytes"
+            )
+        data = result.data
+        cached = self._cache.get(path)
+        if (
+            cached is not None
+            and cached[0] == data
+            and cached[1].snapshot.version == target.version
+        ):
+            return cached[1], data  # same bytes: the decode is already known (and immutable)
+        snapshot = decode_snapshot(path, data, target.entry_type, target.version)
+        stored = Stored(snapshot, fingerprint(data), len(data))
+        self._cache[path] = (data, stored)
+        return stored, data
+
+    # --------------------------------------------------------------------------- locks
+
+    def lock_plan(self, target: StoreTarget[Any]) -> list[tuple[LockDomain, Path]]:
+        """The locks a mutation of ``target`` takes, in order (M-STORE-13..16)."""
+        path = target.path
+        match target.lock:
+            case "store" | "backlog":
+                return [(target.lock, lock_path(path))]
+            case "packs":
+                return [("packs", self._layout("packs").packs_lock)]
+            case "memory":
+                return [("memory", self._layout("memory").memory_lock), ("store", lock_path(path))]
+            case "history":
+                return [
+                    ("memory", self._layout("history").memory_lock),
+                    ("history", lock_path(Layout.history(path))),
+                    ("store", lock_path(path)),
+                ]
+        raise StorageError(f"unknown lock domain {target.lock!r}")  # pragma: no cover
+
+    def _layout(self, domain: str) -> Layout:
+        if self.layout is None:
+            raise StorageError(
+                f"a {domain}-domain target needs FileStore(layout=Layout(agent_dir)) "
+                "to find the profile-wide lock"
+            )
+        return self.layout
+
+    @contextmanager
+    def hold(self, plan: Sequence[tuple[LockDomain, Path]], purpose: str) -> Iterator[None]:
+        """Hold the locks of ``plan`` in order (creating their directories durably)."""
+        with ExitStack() as stack:
+            for domain, path in plan:
+                ensure_dir(self.fs, path.parent)
+                lock = FileLock(self.fs, path, domain, purpose=purpose, timeout=self.lock_timeout)
+                lock.acquire()
+                stack.callback(lock.release)
+            yield
+
+    # ------------------------------------------------------------------------ mutation
+
+    def check_generation(self, generation: int | None) -> None:
+        """Refuse work admitted under a generation other than the current one."""
+        if generation is None or self.current_generation is None:
+            return
+        current = self.current_generation()
+        if current is not None and generation != current:
+            raise StaleGeneration("store", generation, current)
+
+    def mutate(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+        purpose: str = "mutation",
+    ) -> Snapshot[E]:
+        """Apply ``mutation`` durably and return the written (or unchanged) snapshot."""
+        return self.mutate_stored(
+            target,
+            mutation,
+            generation=generation,
+            expect_fingerprint=expect_fingerprint,
+            purpose=purpose,
+        ).snapshot
+
+    def mutate_stored(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+        purpose: str = "mutation",
+    ) -> Stored[E]:
+        """:meth:`mutate`, returning the fingerprint of the bytes now on disk."""
+        self.check_generation(generation)  # cheap early refusal; re-checked under the lock
+        with self.hold(self.lock_plan(target), purpose):
+            return self.mutate_locked(
+                target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+            )
+
+    def mutate_locked(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+    ) -> Stored[E]:
+        """The mutation step; the caller already holds the target's store lock."""
+        path = target.path
+        sweep_temps(self.fs, path)
+        current = self._load_or_quarantine(target)
+        actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
+        if expect_fingerprint is not None and expect_fingerprint != actual:
+            raise CasConflict(path, expect_fingerprint, None if current is None else actual)
+        self.check_generation(generation)
+        old = () if current is None else current.snapshot.entries
+        new = tuple(mutation(old))
+        if isinstance(target.entry_type, type):
+            for entry in new:
+                if not isinstance(entry, target.entry_type):
+                    raise TypeError(
+                        f"mutation of {path.name} returned a {type(entry).__name__}, "
+                        f"expected {target.entry_type.__name__}; nothing was written"
+                    )
+        self.check_generation(generation)  # M-OPTIMIZE-HISTORY-18: inside the step
+        if current is not None and new == old:
+            return current
+        snapshot: Snapshot[E] = Snapshot(
+            version=target.version,
+            sequence=1 if current is None else current.snapshot.sequence + 1,
+            updatedAt=_utc(self.wall()),
+            entries=new,
+        )
+        data = encode_snapshot(snapshot)
+        if len(data) > self.max_bytes:
+            raise StorageError(
+                f"refusing to write {path}: {len(data)} bytes would exceed the "
+                f"{self.max_bytes}-byte cap; remove entries first"
+            )
+        self._cache.pop(path, None)
+        write_atomic(self.fs, path, data, backup=self.backup)
+        stored = Stored(snapshot, fingerprint(data), len(data))
+        self._cache[path] = (data, stored)
+        return stored
+
+    def _load_or_quarantine(self, target: StoreTarget[E]) -> Stored[E] | None:
+        try:
+            return self._load(target)[0]
+        except CorruptStore as exc:
+            self._cache.pop(target.path, None)
+            raise self._quarantine(exc) from exc
+
+    def _quarantine(self, exc: CorruptStore) -> CorruptStore:
+        path = exc.path
+        result = self.fs.read_capped(path, self.max_bytes)
+        data = None if result is None else result.data
+        size = 0 if result is None else result.size
+        keep = data if isinstance(exc, UnsupportedVersion) and data is not None else None
+        moved = quarantine(
+            self.fs,
+            path,
+            reason=exc.reason,
+            detail=exc.detail,
+            size=size,
+            sha256=None if data is None else fingerprint(data),
+            keep_original=keep,
+            wall=self.wall,
+        )
+        backup = backup_path(path)
+        kind = type(exc)
+        return kind(
+            path,
+            exc.reason,
+            exc.detail,
+            quarantined=moved,
+            backup=backup if self.fs.lstat(backup) is not None else None,
+        )
+
+    # ------------------------------------------------------------------------ recovery
+
+    def repair(self, target: StoreTarget[Any]) -> CorruptStore | None:
+        """Under the target's lock: sweep orphan temps and quarantine the file if it is bad.
+
+        Returns the (already quarantined) problem, or ``None`` when the store is healthy.
+        """
+        with self.hold(self.lock_plan(target), "repair"):
+            sweep_temps(self.fs, target.path)
+            try:
+                self._load_or_quarantine(target)
+            except CorruptStore as exc:
+                return exc
+        return None

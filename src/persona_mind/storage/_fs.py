@@ -1,0 +1,228 @@
+"""The FileSystem seam: the ONLY module that calls ``os.*`` on state files and lock files.
+
+Why a seam: crash and fault tests (``persona_mind.testing.FaultyFileSystem``) replace it
+to fail the k-th call with ENOSPC/EIO or to drop unsynced writes at a simulated power
+loss, without a single test hook in the protocol itself. Every method is one syscall-level
+step so a fault can land between any two of them.
+"""
+
+from __future__ import annotations
+
+import errno as _errno
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import portalocker
+
+__all__ = ("FileSystem", "OsFileSystem", "ReadResult")
+
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """Bytes of a regular file, or ``data=None`` when its size exceeded the cap (``size``)."""
+
+    data: bytes | None
+    size: int
+
+
+class FileSystem(Protocol):
+    """The syscalls the storage engine needs, one step each."""
+
+    def open_new(self, path: Path) -> int:
+        """Create ``path`` exclusively for writing (never follows a symlink)."""
+        ...
+
+    def write(self, fd: int, data: memoryview) -> int:
+        """Write some of ``data``; return how many bytes were written."""
+        ...
+
+    def fsync(self, fd: int) -> None:
+        """Flush a file's data to stable storage (``F_FULLFSYNC`` on macOS)."""
+        ...
+
+    def close(self, fd: int) -> None: ...
+
+    def replace(self, src: Path, dst: Path) -> None:
+        """Atomically rename ``src`` over ``dst`` (files or directories)."""
+        ...
+
+    def link(self, src: Path, dst: Path) -> None:
+        """Hard-link ``src`` as ``dst`` (the standard backup of the previous version)."""
+        ...
+
+    def fsync_dir(self, path: Path) -> None:
+        """Make the directory's entries durable (best effort, a no-op on Windows)."""
+        ...
+
+    def unlink(self, path: Path) -> None: ...
+
+    def mkdir(self, path: Path) -> None: ...
+
+    def rmtree(self, path: Path) -> None:
+        """Remove a directory tree that the engine owns (a staged or retired pack)."""
+        ...
+
+    def read_capped(self, path: Path, cap: int) -> ReadResult | None:
+        """Read a regular file whole unless it is larger than ``cap``; ``None`` if missing."""
+        ...
+
+    def lstat(self, path: Path) -> os.stat_result | None:
+        """``lstat`` or ``None`` when the path does not exist."""
+        ...
+
+    def listdir(self, path: Path) -> list[str]:
+        """Entry names; empty when the directory does not exist."""
+        ...
+
+    def open_lock(self, path: Path) -> int:
+        """Open (creating) a lock file read-write WITHOUT truncating it."""
+        ...
+
+    def try_lock(self, fd: int) -> bool:
+        """Take the exclusive OS lock without waiting; ``False`` if it is held."""
+        ...
+
+    def lock_blocking(self, fd: int) -> None:
+        """Wait for the exclusive OS lock (called from a helper thread)."""
+        ...
+
+    def unlock(self, fd: int) -> None: ...
+
+    def write_record(self, fd: int, data: bytes) -> None:
+        """Replace a held lock file's owner record in place (only the holder writes it)."""
+        ...
+
+    def read_record(self, path: Path, cap: int) -> bytes:
+        """Read a lock file's owner record (advisory locks do not block readers)."""
+        ...
+
+
+class OsFileSystem:
+    """The real file system."""
+
+    def open_new(self, path: Path) -> int:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY
+        return os.open(path, flags, 0o644)
+
+    def write(self, fd: int, data: memoryview) -> int:
+        return os.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        if sys.platform == "darwin":  # plain fsync does not flush the drive cache there
+            import fcntl  # noqa: PLC0415 - POSIX-only module
+
+            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+        else:
+            os.fsync(fd)
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+
+    def replace(self, src: Path, dst: Path) -> None:
+        os.replace(src, dst)
+
+    def link(self, src: Path, dst: Path) -> None:
+        os.link(src, dst, follow_symlinks=False)
+
+    def fsync_dir(self, path: Path) -> None:
+        if os.name == "nt":  # M-STORE-9: best effort; Windows cannot open a directory for fsync
+            return
+        fd = os.open(path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def unlink(self, path: Path) -> None:
+        os.unlink(path)
+
+    def mkdir(self, path: Path) -> None:
+        os.mkdir(path, 0o755)
+
+    def rmtree(self, path: Path) -> None:
+        shutil.rmtree(path)
+
+    def read_capped(self, path: Path, cap: int) -> ReadResult | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == _errno.ELOOP:
+                raise IsADirectoryError(_errno.ELOOP, "state file is a symlink", str(path)) from exc
+            raise
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise IsADirectoryError(
+                    _errno.EISDIR, "state path is not a regular file", str(path)
+                )
+            if st.st_size > cap:  # refused by fstat before reading a byte
+                return ReadResult(None, st.st_size)
+            chunks: list[bytes] = []
+            total = 0
+            while True:
+                chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > cap:  # grew while we read it
+                    return ReadResult(None, total)
+            return ReadResult(b"".join(chunks), total)
+        finally:
+            os.close(fd)
+
+    def lstat(self, path: Path) -> os.stat_result | None:
+        try:
+            return os.lstat(path)
+        except FileNotFoundError:
+            return None
+
+    def listdir(self, path: Path) -> list[str]:
+        try:
+            return os.listdir(path)
+        except FileNotFoundError:
+            return []
+
+    def open_lock(self, path: Path) -> int:
+        return os.open(path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY, 0o644)
+
+    def try_lock(self, fd: int) -> bool:
+        try:
+            portalocker.lock(
+                fd, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
+            )
+        except portalocker.exceptions.AlreadyLocked:
+            return False
+        return True
+
+    def lock_blocking(self, fd: int) -> None:
+        portalocker.lock(fd, portalocker.LockFlags.EXCLUSIVE)
+
+    def unlock(self, fd: int) -> None:
+        portalocker.unlock(fd)
+
+    def write_record(self, fd: int, data: bytes) -> None:
+        os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+
+    def read_record(self, path: Path, cap: int) -> bytes:
+        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY)
+        try:
+            return os.read(fd, cap)
+        finally:
+            os.close(fd)
