@@ -1,1 +1,100 @@
-"""persona-mind."""
+"""Mind: scoped memory, backlog, session notes, capture, injection and reminders.
+
+Host-neutral, actor-free domain code and services (seed 000 minus consolidation).  Actors
+own these objects; persistence goes only through :class:`persona_mind.storage.port.StorePort`.
+See ``docs/mind.md`` for every choice and departure.
+"""
+
+from __future__ import annotations
+
+from persona_mind.mind._backlog import MAX_BACKLOG_TEXT as MAX_BACKLOG_TEXT
+from persona_mind.mind._backlog import MAX_TERMINAL as MAX_TERMINAL
+from persona_mind.mind._capture import CaptureDecision as CaptureDecision
+from persona_mind.mind._capture import CaptureMode as CaptureMode
+from persona_mind.mind._capture import decide_capture as decide_capture
+from persona_mind.mind._capture import direct_user_text as direct_user_text
+from persona_mind.mind._errors import AccessRefused as AccessRefused
+from persona_mind.mind._errors import ForeignOwner as ForeignOwner
+from persona_mind.mind._errors import InvalidArgument as InvalidArgument
+from persona_mind.mind._errors import LimitExceeded as LimitExceeded
+from persona_mind.mind._errors import MindRefusal as MindRefusal
+from persona_mind.mind._errors import NotFound as NotFound
+from persona_mind.mind._errors import UnknownVersion as UnknownVersion
+from persona_mind.mind._errors import UnsafeContent as UnsafeContent
+from persona_mind.mind._facts import MAX_TEXT_CHARS as MAX_TEXT_CHARS
+from persona_mind.mind._facts import Draft as Draft
+from persona_mind.mind._facts import validate_draft as validate_draft
+from persona_mind.mind._inject import InjectionInput as InjectionInput
+from persona_mind.mind._inject import InjectionPlan as InjectionPlan
+from persona_mind.mind._inject import NoteView as NoteView
+from persona_mind.mind._inject import plan_injection as plan_injection
+from persona_mind.mind._model import KINDS as KINDS
+from persona_mind.mind._model import STM_TTL as STM_TTL
+from persona_mind.mind._model import BacklogItem as BacklogItem
+from persona_mind.mind._model import Fact as Fact
+from persona_mind.mind._model import Kind as Kind
+from persona_mind.mind._model import Tier as Tier
+from persona_mind.mind._model import content_identity as content_identity
+from persona_mind.mind._notes import NOTE_ENTRY_TYPE as NOTE_ENTRY_TYPE
+from persona_mind.mind._notes import NoteRecord as NoteRecord
+from persona_mind.mind._notes import NotesLedger as NotesLedger
+from persona_mind.mind._notes import OwnerKey as OwnerKey
+from persona_mind.mind._reminder import ReminderBook as ReminderBook
+from persona_mind.mind._reminder import reminder_card as reminder_card
+from persona_mind.mind._retrieval import FactIndex as FactIndex
+from persona_mind.mind._scanner import Finding as Finding
+from persona_mind.mind._scanner import scan as scan
+from persona_mind.mind._scope import MindScope as MindScope
+from persona_mind.mind._scope import ProjectRef as ProjectRef
+from persona_mind.mind._scope import find_project as find_project
+from persona_mind.mind._service import FoundFact as FoundFact
+from persona_mind.mind._service import MemoryService as MemoryService
+from persona_mind.mind._service import Recalled as Recalled
+from persona_mind.mind._service import with_deadline as with_deadline
+
+__all__ = (
+    "KINDS",
+    "MAX_BACKLOG_TEXT",
+    "MAX_TERMINAL",
+    "MAX_TEXT_CHARS",
+    "NOTE_ENTRY_TYPE",
+    "STM_TTL",
+    "AccessRefused",
+    "BacklogItem",
+    "CaptureDecision",
+    "CaptureMode",
+    "Draft",
+    "Fact",
+    "FactIndex",
+    "Finding",
+    "ForeignOwner",
+    "FoundFact",
+    "InjectionInput",
+    "InjectionPlan",
+    "InvalidArgument",
+    "Kind",
+    "LimitExceeded",
+    "MemoryService",
+    "MindRefusal",
+    "MindScope",
+    "NotFound",
+    "NoteRecord",
+    "NoteView",
+    "NotesLedger",
+    "OwnerKey",
+    "ProjectRef",
+    "Recalled",
+    "ReminderBook",
+    "Tier",
+    "UnknownVersion",
+    "UnsafeContent",
+    "content_identity",
+    "decide_capture",
+    "direct_user_text",
+    "find_project",
+    "plan_injection",
+    "reminder_card",
+    "scan",
+    "validate_draft",
+    "with_deadline",
+)

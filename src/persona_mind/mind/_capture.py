@@ -1,0 +1,154 @@
+"""Deterministic capture: strong direct-user cues are saved, casual cues only nudge.
+
+Only the user's own words count (M-CAPTURE-4, M-TRUST-1): quoted lines (``> …``), fenced
+blocks (```` ``` ```` / ``~~~``), text inside quotation marks, and any input that is not
+direct user input (``source="extension"``, peer/Intercom relays, worker reports) are never
+capture requests.  Strong cues must open a sentence; the remainder after the cue is the
+fact.  Modes (M-CAPTURE-3): ``auto`` captures strong cues and nudges casual ones,
+``prompt`` turns strong cues into a nudge (the model asks, then uses the tool), ``off``
+does nothing.  Nudges can be switched off separately.  Cue lists are in ``docs/mind.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from persona_mind.mind._errors import MindRefusal
+from persona_mind.mind._facts import Draft, validate_draft
+from persona_mind.mind._model import Kind
+
+__all__ = (
+    "CASUAL_CUES",
+    "STRONG_CUES",
+    "CaptureDecision",
+    "CaptureMode",
+    "decide_capture",
+    "direct_user_text",
+)
+
+CaptureMode = Literal["auto", "prompt", "off"]
+
+STRONG_CUES: tuple[str, ...] = (
+    "remember that",
+    "remember:",
+    "please remember that",
+    "always remember that",
+    "never forget that",
+    "from now on,",
+    "from now on",
+    "going forward,",
+    "note for the future:",
+    "for future sessions,",
+    "save this to memory:",
+    "ricorda che",
+    "ricordati che",
+    "d'ora in poi,",
+    "d'ora in poi",
+    "tieni a mente che",
+)
+CASUAL_CUES: tuple[str, ...] = (
+    "remember",
+    "don't forget",
+    "do not forget",
+    "keep in mind",
+    "note that",
+    "for future reference",
+    "next time",
+    "ricorda",
+    "non dimenticare",
+    "tieni presente",
+    "la prossima volta",
+)
+
+_FENCE = re.compile(r"(^|\n)(```|~~~).*?(\n\2[^\n]*(?=\n|$)|$)", re.DOTALL)
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|`[^`\n]*`")
+_SENTENCE = re.compile(r"(?:^|(?<=[.!?\n]))\s*")
+_PREFERENCE = re.compile(r"^(?:i|we) (?:prefer|like|want|don't like|do not like)\b")
+_RULE = re.compile(r"\b(?:always|never|must|must not|do not|don't)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureDecision:
+    """What to do with one input: ``capture`` (with a draft), ``nudge`` (a hint) or ``none``."""
+
+    action: Literal["capture", "nudge", "none"]
+    cue: str | None = None
+    draft: Draft | None = None
+    hint: str | None = None
+
+
+def direct_user_text(text: str) -> str:
+    """The user's own words: fenced blocks, quoted lines and quotations removed."""
+    without_fences = _FENCE.sub("\n", text)
+    lines = [ln for ln in without_fences.splitlines() if not ln.lstrip().startswith(">")]
+    return _QUOTED.sub(" ", "\n".join(lines))
+
+
+def _kind_for(fact: str, cue: str) -> Kind:
+    low = fact.casefold()
+    if _PREFERENCE.match(low):
+        return "preference"
+    if cue.startswith(("from now on", "going forward", "d'ora in poi")) or _RULE.search(low):
+        return "convention"
+    return "note"
+
+
+def _strong(text: str) -> tuple[str, str] | None:
+    for match in _SENTENCE.finditer(text):
+        rest = text[match.end() :]
+        low = rest.casefold()
+        for cue in STRONG_CUES:
+            if low.startswith(cue):
+                body = re.split(r"(?<=[.!?])\s|\n", rest[len(cue) :].strip(" :,"), maxsplit=1)[0]
+                if body.strip():
+                    return cue, body.strip()
+    return None
+
+
+def _casual(text: str) -> str | None:
+    low = text.casefold()
+    for cue in CASUAL_CUES:
+        if re.search(rf"(?<!\w){re.escape(cue)}(?!\w)", low):
+            return cue
+    return None
+
+
+def decide_capture(
+    text: str, *, direct: bool, mode: CaptureMode = "auto", nudge: bool = True
+) -> CaptureDecision:
+    """Classify one input.  Never writes; the caller records a ``capture`` draft."""
+    if not direct or mode == "off":
+        return CaptureDecision("none")
+    own = direct_user_text(text)
+    strong = _strong(own)
+    if strong is not None:
+        cue, body = strong
+        if mode == "auto":
+            try:
+                draft = validate_draft(_kind_for(body, cue), body)
+            except MindRefusal as exc:
+                return (
+                    CaptureDecision("nudge", cue, None, f"Not captured automatically ({exc.rule}).")
+                    if nudge
+                    else CaptureDecision("none", cue)
+                )
+            return CaptureDecision("capture", cue, draft)
+        if nudge:
+            return CaptureDecision(
+                "nudge",
+                cue,
+                None,
+                "The user asked to remember something; confirm and save it with the memory tool.",
+            )
+        return CaptureDecision("none", cue)
+    cue2 = _casual(own)
+    if cue2 is not None and nudge:
+        return CaptureDecision(
+            "nudge",
+            cue2,
+            None,
+            "The user may want this remembered; if it is durable, save it with the memory tool.",
+        )
+    return CaptureDecision("none", cue2)

@@ -1,0 +1,93 @@
+"""The durable Mind records: facts (LTM/STM) and backlog items, as strict msgspec Structs.
+
+Times are epoch seconds (floats) from the injected clock's ``wall()``.  A fact's content
+identity is kind + normalised text + sorted tags (M-FACT-7); provenance (persona, source,
+times) is excluded.  Within project tiers (project LTM, STM) two personas may hold the same
+content, so the *row key* there is identity + persona (M-FACT-20).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal, get_args
+
+import msgspec
+
+from persona_mind.mind._text import identity_text
+
+__all__ = (
+    "KINDS",
+    "STM_TTL",
+    "BacklogItem",
+    "BacklogStatus",
+    "Fact",
+    "FactStatus",
+    "Kind",
+    "Tier",
+    "content_identity",
+    "fact_id",
+)
+
+Kind = Literal["objective", "invariant", "preference", "convention", "gotcha", "rationale", "note"]
+KINDS: tuple[str, ...] = get_args(Kind)
+Tier = Literal["persona", "shared", "project", "stm"]
+FactStatus = Literal["active", "superseded"]
+BacklogStatus = Literal["open", "taken", "done", "dropped"]
+
+STM_TTL = 48 * 3600.0
+"""STM default time to live (M-FACT-4) and the backlog default expiry (M-BACKLOG-2)."""
+
+
+class Fact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One LTM or STM row."""
+
+    id: str
+    kind: Kind
+    text: str
+    tags: tuple[str, ...] = ()
+    persona: str | None = None
+    source: str | None = None
+    recordedAt: float  # noqa: N815 - on-disk camelCase (seed 000)
+    lastSeenAt: float  # noqa: N815
+    expiresAt: float | None = None  # noqa: N815 - STM only
+    status: FactStatus = "active"
+    supersededBy: str | None = None  # noqa: N815
+    derivedFrom: tuple[str, ...] = ()  # noqa: N815
+
+    def live(self, now: float) -> bool:
+        """Active and not expired (read-time expiry filtering, M-MIGRATE-7)."""
+        return self.status == "active" and (self.expiresAt is None or self.expiresAt > now)
+
+
+class BacklogItem(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One deferred-work item of a project's backlog."""
+
+    id: str
+    text: str
+    status: BacklogStatus = "open"
+    tags: tuple[str, ...] = ()
+    persona: str | None = None
+    createdAt: float  # noqa: N815
+    updatedAt: float  # noqa: N815
+    expiresAt: float  # noqa: N815
+    remindAt: float | None = None  # noqa: N815
+    closedAt: float | None = None  # noqa: N815
+
+    @property
+    def active(self) -> bool:
+        return self.status in ("open", "taken")
+
+    def live(self, now: float) -> bool:
+        """Active and not past its expiry."""
+        return self.active and self.expiresAt > now
+
+
+def content_identity(kind: str, text: str, tags: tuple[str, ...]) -> str:
+    """kind + case-folded normalised text + sorted tags, as one unambiguous string."""
+    return msgspec.json.encode([kind, identity_text(text), sorted(tags)]).decode()
+
+
+def fact_id(tier: Tier, identity: str, persona: str | None) -> str:
+    """A stable row id: the same content recorded by the same owner keeps its id."""
+    key = msgspec.json.encode([tier, identity, persona]).decode()
+    return "m_" + hashlib.sha256(key.encode()).hexdigest()[:16]

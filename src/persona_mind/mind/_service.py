@@ -1,0 +1,403 @@
+"""MemoryService: the scope-bound memory and backlog operations behind tools, commands and CLI.
+
+Host-neutral and actor-free: it holds a :class:`StorePort`, a :class:`Clock` and a
+:class:`MindScope`, and every mutation is a pure step run by the store under its lock, so
+the owner actor that holds this service gets mutation order from its mailbox and the
+store's lock, never from an in-process lock.  ``generation`` is forwarded to the store,
+which refuses stale work inside its mutation step (M-CAPTURE-5/6).
+
+Reads never write: recall/read/list never bump ``lastSeenAt`` or extend expiry
+(M-FACT-10); expired rows are filtered at read time (M-MIGRATE-7) and removed only by
+:meth:`MemoryService.cleanup`, under the store lock on the current rows (M-STORE-19).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from persona_mind.clock import Clock
+from persona_mind.mind import _backlog as bl
+from persona_mind.mind import _facts as fx
+from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
+from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
+from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Tier
+from persona_mind.mind._retrieval import FactIndex, Ranked
+from persona_mind.mind._scanner import assert_safe, is_safe
+from persona_mind.mind._scope import MindScope
+from persona_mind.storage.port import StorePort, StoreTarget
+
+__all__ = ("FoundFact", "MemoryService", "Recalled", "with_deadline")
+
+T = TypeVar("T")
+E = TypeVar("E")
+TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
+
+
+@dataclass(frozen=True, slots=True)
+class FoundFact:
+    """A fact and the tier it lives in."""
+
+    tier: Tier
+    fact: Fact
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    """A recall hit: tier, fact and the explainable ranking reason."""
+
+    tier: Tier
+    fact: Fact
+    score: float
+    reason: str
+
+
+async def with_deadline(work: Callable[[], Awaitable[T]], clock: Clock, seconds: float) -> T | None:
+    """Run ``work`` but give up (cancel it, return ``None``) after ``seconds`` of ``clock``.
+
+    Injection fails open with this (750 ms, DEC-9): the turn continues without memory and
+    the caller discloses the skip.  Time comes from the injected clock so tests can advance
+    it; a purely synchronous stretch of ``work`` cannot be pre-empted, only its awaits.
+    """
+    task = asyncio.ensure_future(work())
+    timer = asyncio.ensure_future(clock.sleep(seconds))
+    try:
+        done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        timer.cancel()
+    if task in done:
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    return None
+
+
+class MemoryService:
+    """Memory and backlog operations for one scope."""
+
+    def __init__(
+        self,
+        store: StorePort,
+        clock: Clock,
+        scope: MindScope,
+        *,
+        generation: int | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.scope = scope
+        self.generation = generation
+        self.import_pending = False
+        self._indexes: dict[object, tuple[tuple[int, str], float, FactIndex]] = {}
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def now(self) -> float:
+        return self.clock.wall()
+
+    async def _rows(self, target: StoreTarget[E]) -> tuple[E, ...]:
+        snap = await self.store.read(target)
+        return () if snap is None else snap.entries
+
+    async def _mutate(
+        self, target: StoreTarget[E], step: Callable[[tuple[E, ...]], tuple[E, ...]]
+    ) -> None:
+        await self.store.mutate(target, step, generation=self.generation)
+
+    def default_tier(self, kind: str) -> Tier:
+        """STM in a project (objectives: project LTM); persona LTM in home."""
+        if self.scope.project is not None:
+            return "project" if kind == "objective" else "stm"
+        if self.scope.persona is not None:
+            return "persona"
+        raise InvalidArgument(
+            "tier.required",
+            "home is not a project and no persona is active; pass tier 'shared' explicitly",
+        )
+
+    async def _facts(self, tier: Tier) -> tuple[Fact, ...]:
+        return await self._rows(self.scope.fact_target(tier))
+
+    async def find(self, fact_id: str) -> FoundFact:
+        """Locate a row (any status) by id across this scope's tiers."""
+        if not isinstance(fact_id, str) or not fact_id:
+            raise InvalidArgument("id.required", "id must be a non-empty string")
+        for tier in self.scope.tiers():
+            row = fx.find(await self._facts(tier), fact_id)
+            if row is not None:
+                return FoundFact(tier, row)
+        raise NotFound("fact.not_found", f"no fact {fact_id!r} in this scope; recall to find ids")
+
+    # -- memory tool ---------------------------------------------------------------------
+
+    async def remember(
+        self,
+        kind: object,
+        text: object,
+        *,
+        tags: object = (),
+        source: object = None,
+        tier: Tier | None = None,
+    ) -> tuple[FoundFact, bool]:
+        """Record a fact (exact re-record updates it).  Returns (row, created)."""
+        draft = fx.validate_draft(kind, text, tags, source)
+        dest = tier or self.default_tier(draft.kind)
+        target = self.scope.fact_target(dest)
+        now = self.now()
+        out: list[tuple[Fact, bool]] = []
+
+        def step(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            new_rows, row, created = fx.record(
+                rows, dest, draft, persona=self.scope.persona, now=now
+            )
+            out.append((row, created))
+            return new_rows
+
+        await self._mutate(target, step)
+        row, created = out[-1]
+        return FoundFact(dest, row), created
+
+    async def recall(
+        self, query: str, *, tiers: Sequence[Tier] | None = None, limit: int = 10
+    ) -> list[Recalled]:
+        """Rank live facts for ``query`` across tiers; never writes (M-FACT-10)."""
+        if limit < 1 or limit > 50:
+            raise InvalidArgument("limit.range", "limit must be between 1 and 50")
+        now = self.now()
+        hits: list[Recalled] = []
+        for tier in tiers or self.scope.tiers():
+            index = await self.index(tier, now)
+            ranked: list[Ranked] = index.rank(query, limit=limit * 2)
+            hits += [
+                Recalled(tier, r.fact, r.score, r.reason)
+                for r in ranked
+                if is_safe(r.fact.text, *r.fact.tags)
+            ]
+        hits.sort(key=lambda h: (0 if h.score else 1, -h.score, -h.fact.lastSeenAt, h.fact.id))
+        return hits[:limit]
+
+    async def read(self, fact_id: str) -> FoundFact:
+        """The whole fact, re-scanned including source and tags (M-INJECT-9)."""
+        found = await self.find(fact_id)
+        assert_safe("stored fact", found.fact.text, found.fact.source or "", *found.fact.tags)
+        return found
+
+    async def list_facts(self, tier: Tier) -> list[Fact]:
+        """Live rows of one tier, newest first (unsafe rows withheld)."""
+        now = self.now()
+        rows = [f for f in await self._facts(tier) if f.live(now)]
+        rows.sort(key=lambda f: (-f.lastSeenAt, f.id))
+        return [f for f in rows if is_safe(f.text, *f.tags)]
+
+    async def forget(self, fact_id: str) -> FoundFact:
+        """Remove one row (owner-checked in project tiers)."""
+        found = await self.find(fact_id)
+        now = self.now()
+        out: list[Fact] = []
+
+        def step(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            new_rows, row = fx.forget(
+                rows, found.tier, fact_id, persona=self.scope.persona, now=now
+            )
+            out.append(row)
+            return new_rows
+
+        await self._mutate(self.scope.fact_target(found.tier), step)
+        return FoundFact(found.tier, out[-1])
+
+    async def supersede(
+        self, fact_id: str, text: object, *, kind: object = None, tags: object = None
+    ) -> tuple[FoundFact, FoundFact]:
+        """Retire ``fact_id`` and record its replacement in the same tier."""
+        found = await self.find(fact_id)
+        old = found.fact
+        draft = fx.validate_draft(
+            kind if kind is not None else old.kind,
+            text,
+            old.tags if tags is None else tags,
+            old.source,
+        )
+        now = self.now()
+        out: list[tuple[Fact, Fact]] = []
+
+        def step(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            new_rows, retired, new = fx.supersede(
+                rows, found.tier, fact_id, draft, persona=self.scope.persona, now=now
+            )
+            out.append((retired, new))
+            return new_rows
+
+        await self._mutate(self.scope.fact_target(found.tier), step)
+        retired, new = out[-1]
+        return FoundFact(found.tier, retired), FoundFact(found.tier, new)
+
+    async def promote(self, fact_id: str, *, to: Tier = "project") -> FoundFact:
+        """Copy an owned live STM row to ``to`` (LTM first), then remove exactly that row."""
+        if to not in ("project", "persona", "shared"):
+            raise InvalidArgument(
+                "promote.destination", "promote to 'project', 'persona' or 'shared'"
+            )
+        found = await self.find(fact_id)
+        now = self.now()
+        src = found.fact
+        if found.tier != "stm" or not src.live(now):
+            raise InvalidArgument(
+                "promote.source", f"{fact_id} is not a live STM fact; only STM rows are promoted"
+            )
+        if src.persona != self.scope.persona:
+            raise ForeignOwner(
+                "owner.foreign",
+                f"{fact_id} was observed by {src.persona or 'no persona'}; only its owner may "
+                "promote it (record your own fact instead)",
+            )
+        draft = fx.Draft(src.kind, src.text, src.tags, src.source)
+        out: list[Fact] = []
+
+        def write(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            new_rows, row, _ = fx.record(
+                rows,
+                to,
+                draft,
+                persona=self.scope.persona,
+                now=now,
+                derived_from=(src.id,),
+                recorded_at=src.recordedAt,
+            )
+            out.append(row)
+            return new_rows
+
+        await self._mutate(self.scope.fact_target(to), write)
+
+        def remove(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            return tuple(f for f in rows if f.id != src.id)
+
+        await self._mutate(self.scope.fact_target("stm"), remove)
+        return FoundFact(to, out[-1])
+
+    # -- backlog tool --------------------------------------------------------------------
+
+    def _require_backlog(self) -> StoreTarget[BacklogItem]:
+        return self.scope.backlog_target()
+
+    async def backlog_add(
+        self, text: object, *, tags: object = (), remind_in: float | None = None
+    ) -> tuple[BacklogItem, bl.AddOutcome]:
+        """Add deferred work (``remind_in`` seconds from now sets a reminder)."""
+        target = self._require_backlog()
+        clean = bl.validate_text(text)
+        if tags is not None and not isinstance(tags, (list, tuple)):
+            raise InvalidArgument("tags.malformed", "tags must be a list of strings")
+        now = self.now()
+        remind_at = None if remind_in is None else now + remind_in
+        out: list[tuple[BacklogItem, bl.AddOutcome]] = []
+
+        def step(rows: tuple[BacklogItem, ...]) -> tuple[BacklogItem, ...]:
+            new_rows, item, outcome = bl.add(
+                rows, clean, tags=tags, persona=self.scope.persona, now=now, remind_at=remind_at
+            )
+            out.append((item, outcome))
+            return new_rows
+
+        await self._mutate(target, step)
+        return out[-1]
+
+    async def backlog_list(self, *, include_closed: bool = False) -> list[BacklogItem]:
+        """Live items (and closed history when asked), newest first; never writes."""
+        now = self.now()
+        rows = [
+            b
+            for b in await self._rows(self._require_backlog())
+            if b.live(now) or (include_closed and not b.active)
+        ]
+        rows.sort(key=lambda b: (0 if b.active else 1, -b.updatedAt, b.id))
+        return rows
+
+    async def backlog_move(self, item_id: str, to: BacklogStatus) -> tuple[BacklogItem, bool]:
+        """take / done / drop; repeats are idempotent, terminal items never reopen."""
+        if not isinstance(item_id, str) or not item_id:
+            raise InvalidArgument("id.required", "id must be a non-empty string")
+        now = self.now()
+        out: list[tuple[BacklogItem, bool]] = []
+
+        def step(rows: tuple[BacklogItem, ...]) -> tuple[BacklogItem, ...]:
+            new_rows, item, changed = bl.transition(rows, item_id, to, now=now)
+            out.append((item, changed))
+            return bl.cleanup(new_rows, now) if changed and to in ("done", "dropped") else new_rows
+
+        await self._mutate(self._require_backlog(), step)
+        return out[-1]
+
+    async def backlog_remind(self, item_id: str, remind_in: float) -> BacklogItem:
+        """Set a later reminder; it extends the item's expiry (M-BACKLOG-3)."""
+        now = self.now()
+        out: list[BacklogItem] = []
+
+        def step(rows: tuple[BacklogItem, ...]) -> tuple[BacklogItem, ...]:
+            new_rows, item = bl.remind(rows, item_id, now + remind_in, now=now)
+            out.append(item)
+            return new_rows
+
+        await self._mutate(self._require_backlog(), step)
+        return out[-1]
+
+    # -- maintenance and injection -------------------------------------------------------
+
+    async def cleanup(self) -> bool:
+        """Remove expired STM and backlog rows under the lock; deferred while importing."""
+        if self.import_pending or self.scope.project is None:
+            return False
+        now = self.now()
+        stm = await self._facts("stm")
+        if any(not f.live(now) and f.status == "active" for f in stm):
+            await self._mutate(self.scope.fact_target("stm"), lambda rows: fx.expire(rows, now))
+        rows = await self._rows(self._require_backlog())
+        if bl.cleanup(rows, now) != rows:
+            await self._mutate(self._require_backlog(), lambda r: bl.cleanup(r, now))
+        return True
+
+    async def index(self, tier: Tier, now: float) -> FactIndex:
+        """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes."""
+        target = self.scope.fact_target(tier)
+        snap = await self.store.read(target)
+        key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
+        cached = self._indexes.get(target.path)
+        if cached is not None and cached[0] == key and now < cached[1]:
+            return cached[2]
+        rows = () if snap is None else snap.entries
+        index = FactIndex.build(rows, now)
+        next_expiry = min(
+            (f.expiresAt for f in index.facts if f.expiresAt is not None), default=float("inf")
+        )
+        self._indexes[target.path] = (key, next_expiry, index)
+        return index
+
+    async def injection(
+        self, prompt: str, *, notes: Sequence[NoteView] = (), lean: bool = False
+    ) -> InjectionPlan:
+        """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`)."""
+        now = self.now()
+        tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared")]
+        indexes = {t: await self.index(t, now) for t in tiers}
+        backlog: tuple[BacklogItem, ...] = ()
+        if not lean and self.scope.project is not None:
+            backlog = await self._rows(self._require_backlog())
+        return plan_injection(
+            InjectionInput(
+                prompt=prompt,
+                now=now,
+                indexes=indexes,
+                backlog=backlog,
+                notes=() if lean else tuple(notes),
+                lean=lean,
+                persona=self.scope.persona,
+            )
+        )
+
+    def require_tools(self, *, leg: bool) -> None:
+        """Legs have no memory/backlog tools (M-LEG-5)."""
+        if leg:
+            raise AccessRefused("leg.no_tools", "delegated legs have no memory or backlog tools")

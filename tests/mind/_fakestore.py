@@ -1,0 +1,66 @@
+"""A tiny in-memory StorePort for Mind unit tests (until the shared MemoryStore lands).
+
+It keeps the port's contract that matters to Mind: a mutation is a pure step over the
+current rows; if it raises, nothing changes; each write bumps ``sequence``; reads never
+write.  ``fail_next`` makes the next mutation of a path raise *after* the step ran, to
+prove ordering (promotion writes LTM before removing STM).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+from persona_mind.errors import StaleGeneration, StorageError
+from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
+
+E = TypeVar("E")
+
+
+class FakeStore:
+    def __init__(self) -> None:
+        self.files: dict[Path, Snapshot[Any]] = {}
+        self.writes: list[Path] = []
+        self.reads = 0
+        self.current_generation: int | None = None
+        self.fail_next: set[Path] = set()
+
+    async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
+        self.reads += 1
+        return self.files.get(target.path)
+
+    async def mutate(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+    ) -> Snapshot[E]:
+        if (
+            generation is not None
+            and self.current_generation is not None
+            and generation != self.current_generation
+        ):
+            raise StaleGeneration("store", generation, self.current_generation)
+        current = self.files.get(target.path)
+        old: tuple[E, ...] = () if current is None else current.entries
+        new = tuple(mutation(old))
+        if target.path in self.fail_next:
+            self.fail_next.discard(target.path)
+            raise StorageError(f"injected failure writing {target.path}")
+        if current is not None and new == old:
+            return current
+        snap: Snapshot[E] = Snapshot(
+            version=target.version,
+            sequence=1 if current is None else current.sequence + 1,
+            updatedAt=f"seq-{len(self.writes)}",
+            entries=new,
+        )
+        self.files[target.path] = snap
+        self.writes.append(target.path)
+        return snap
+
+    def rows(self, target: StoreTarget[E]) -> tuple[E, ...]:
+        snap = self.files.get(target.path)
+        return () if snap is None else snap.entries
