@@ -1,1 +1,3 @@
-"""persona-mind."""
+"""Persona: global pack store, resolver, session binding, active persona, chat plans."""
+
+from __future__ import annotations

@@ -1,0 +1,283 @@
+"""Draft-based authoring: create, edit, preview, apply, cancel (P-PACK-9..15, P-PACK-38).
+
+A draft is a plain pack tree under ``<store>/drafts/<name>`` that the user (or an
+assisting Pi) edits directly. Nothing changes until ``apply``: it validates the draft,
+refuses when the active pack moved since the draft was staged (no silent overwrite of
+work), and swaps the new content in atomically. A draft never activates anything.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from msgspec.structs import replace as evolve
+
+from persona_mind.persona._change import Change, digest_of
+from persona_mind.persona._errors import DraftConflict, PackInvalid, PackNotFound
+from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, stage_path, swap_in
+from persona_mind.persona._lifecycle import install_tree, roster_line
+from persona_mind.persona._model import Pack
+from persona_mind.persona._names import is_valid_slug
+from persona_mind.persona._state import DraftRecord, PackRecord, now_iso
+from persona_mind.persona._store import PackStore, split_ref
+from persona_mind.persona._validate import digest_files, load_pack
+
+__all__ = (
+    "draft_existing",
+    "prepare_apply",
+    "prepare_cancel",
+    "prepare_create",
+    "prepare_edit",
+    "preview_draft",
+)
+
+MAX_PREVIEW_LINES = 400
+
+_TEMPLATE = {
+    "pack.yaml": "schema: 2\nname: {name}\nversion: 0.1.0\ndescription: {name} team — "
+    "describe what this team is for.\n",
+    "agents/{name}-lead.md": "---\nname: {name}-lead\nrole: generalist\ndescription: Leads "
+    "the {name} team and synthesizes its work.\n---\nYou lead the {name} team. Answer directly "
+    "when shared context is enough; consult a specialist with persona_consult when their "
+    "expertise would change the answer, then write the synthesis yourself.\n",
+    "agents/{name}-specialist.md": "---\nname: {name}-specialist\nrole: specialist\n"
+    "description: Replace with this specialist's focus.\n---\nYou are the {name} team's "
+    "specialist. Answer from your declared specialty and say when a question is outside it.\n",
+    "references/README.md": "Put the documents this team's personas should know about here, "
+    "then list them in each persona's `packDocs`.\n",
+}
+
+
+def _draft_dir(store: PackStore, name: str) -> Path:
+    return store.root / "drafts" / name
+
+
+def draft_existing(store: PackStore, name: str) -> DraftRecord | None:
+    """The draft record for ``drafts/<name>``, if one is staged."""
+    return store.state().drafts.get(name)
+
+
+def prepare_create(store: PackStore, name: str) -> Change:
+    """Stage a blank draft for a new ``custom/<name>``."""
+    if not is_valid_slug(name):
+        raise PackNotFound(f"{name!r} is not a valid pack name (lowercase, digits, '.-_')")
+    target = f"custom/{name}"
+    if target in store.installed_refs():
+        raise DraftConflict(f"{target} already exists; use `/persona pack edit {target}`")
+    if (rec := draft_existing(store, name)) is not None:
+        raise DraftConflict(
+            f"a draft {name!r} for {rec.target} is already staged at "
+            f"{_draft_dir(store, name)}; preview, apply or cancel it"
+        )
+    before = digest_of("create", target, store.installed_refs(), store.state().drafts)
+
+    def execute() -> str:
+        draft = _draft_dir(store, name)
+        with store.mutation(f"create {name}") as state:
+            if name in state.drafts or target in store.installed_refs():
+                raise DraftConflict(f"{target} or its draft appeared meanwhile")
+            stage = stage_path(draft)
+            stage.mkdir(parents=True)
+            for rel, text in _TEMPLATE.items():
+                atomic_write(stage / rel.format(name=name), text.format(name=name).encode())
+            swap_in(stage, draft)
+            rec = DraftRecord(target=target, base_digest="", createdAt=now_iso())
+            store.save(evolve(state, drafts={**state.drafts, name: rec}))
+        return (
+            f"Staged a draft for {target} at {draft}. Edit pack.yaml, agents/*.md and "
+            f"references/** there, then `/persona pack preview {name}` and "
+            f"`/persona pack apply {name}`."
+        )
+
+    return Change(
+        action="pack.create",
+        summary=f"Stage an inactive draft for a new pack {target} at {_draft_dir(store, name)}.",
+        digest=before,
+        execute=execute,
+        details={"ref": target, "draft": str(_draft_dir(store, name))},
+    )
+
+
+def prepare_edit(store: PackStore, pack_name: str) -> Change:
+    """Copy an installed pack into ``drafts/<name>`` for editing."""
+    ref = store.resolve(pack_name)
+    name = split_ref(ref)[1]
+    if (rec := draft_existing(store, name)) is not None:
+        raise DraftConflict(
+            f"a draft {name!r} for {rec.target} is already staged at {_draft_dir(store, name)}; "
+            "keep editing it, or preview, apply or cancel it"
+        )
+    pack = store.load(ref)
+    before = digest_of("edit", ref, pack.digest, store.state().drafts)
+
+    def execute() -> str:
+        draft = _draft_dir(store, name)
+        with store.mutation(f"edit {ref}") as state:
+            current = store.load(ref)
+            if digest_of("edit", ref, current.digest, state.drafts) != before:
+                raise DraftConflict(f"{ref} or its draft changed meanwhile; try again")
+            stage = stage_path(draft)
+            copy_tree(current.root, stage, current.files)
+            swap_in(stage, draft)
+            rec = DraftRecord(target=ref, base_digest=current.digest, createdAt=now_iso())
+            store.save(evolve(state, drafts={**state.drafts, name: rec}))
+        return (
+            f"Staged a draft of {ref} at {draft}. Nothing changes until "
+            f"`/persona pack apply {name}`."
+        )
+
+    return Change(
+        action="pack.edit",
+        summary=f"Copy {ref} into an inactive draft at {_draft_dir(store, name)} for editing.",
+        digest=before,
+        execute=execute,
+        details={"ref": ref, "draft": str(_draft_dir(store, name))},
+    )
+
+
+def _require_draft(store: PackStore, name: str) -> DraftRecord:
+    rec = draft_existing(store, name)
+    if rec is None or not _draft_dir(store, name).is_dir():
+        raise DraftConflict(
+            f"no draft {name!r} is staged; start one with `/persona pack edit {name}` "
+            f"or `/persona pack create {name}`"
+        )
+    return rec
+
+
+def _diff(old: Pack | None, draft_root: Path, draft_files: list[str]) -> list[str]:
+    old_files = set(old.files) if old else set()
+    lines: list[str] = []
+    for rel in sorted(old_files | set(draft_files)):
+        a = (old.root / rel).read_bytes() if old and rel in old_files else b""
+        b = (draft_root / rel).read_bytes() if rel in draft_files else b""
+        if a == b:
+            continue
+        try:
+            ta, tb = a.decode("utf-8"), b.decode("utf-8")
+        except UnicodeDecodeError:
+            lines.append(
+                f"Binary file {rel} {'added' if not a else 'removed' if not b else 'changed'}"
+            )
+            continue
+        lines.extend(
+            difflib.unified_diff(
+                ta.splitlines(),
+                tb.splitlines(),
+                f"a/{rel}" if rel in old_files else "/dev/null",
+                f"b/{rel}" if rel in draft_files else "/dev/null",
+                lineterm="",
+            )
+        )
+    return lines
+
+
+def preview_draft(store: PackStore, name: str) -> str:
+    """A diff of the draft against the active pack, and what ``apply`` would say (read-only)."""
+    rec = _require_draft(store, name)
+    draft = _draft_dir(store, name)
+    active = store.load(rec.target) if rec.target in store.installed_refs() else None
+    try:
+        staged = load_pack(
+            draft,
+            "draft",
+            expected_name=split_ref(rec.target)[1],
+            digest=False,
+            limits=store.limits,
+        )
+        files = list(staged.files)
+        verdict = f"Valid: {roster_line(staged)}."
+        verdict += "".join(f"\n  note: {w}" for w in staged.warnings)
+    except PackInvalid as exc:
+        files = sorted(str(p.relative_to(draft)) for p in draft.rglob("*") if p.is_file())
+        verdict = f"apply will refuse this draft until fixed:\n{exc}"
+    diff = _diff(active, draft, files)
+    if len(diff) > MAX_PREVIEW_LINES:
+        diff = [*diff[:MAX_PREVIEW_LINES], f"… {len(diff) - MAX_PREVIEW_LINES} more diff lines"]
+    body = "\n".join(diff) if diff else "(no changes against the active pack)"
+    return f"Draft {name} → {rec.target}\n{verdict}\n\n{body}"
+
+
+def prepare_apply(store: PackStore, name: str) -> Change:
+    """Validate the draft and describe replacing (or creating) its target (P-PACK-12)."""
+    rec = _require_draft(store, name)
+    draft = _draft_dir(store, name)
+    bare = split_ref(rec.target)[1]
+    staged = load_pack(draft, "draft", expected_name=bare, limits=store.limits)
+    exists = rec.target in store.installed_refs()
+    current = store.load(rec.target).digest if exists else ""
+    if current != rec.base_digest:
+        raise DraftConflict(
+            f"{rec.target} changed since draft {name!r} was staged; applying would discard "
+            f"those changes. Cancel the draft and `/persona pack edit {bare}` again"
+        )
+    before = digest_of("apply", name, rec, staged.digest, current)
+
+    def execute() -> str:
+        with store.mutation(f"apply {name}") as state:
+            now = load_pack(draft, "draft", expected_name=bare, limits=store.limits)
+            cur = store.load(rec.target).digest if rec.target in store.installed_refs() else ""
+            if digest_of("apply", name, state.drafts.get(name), now.digest, cur) != before:
+                raise DraftConflict(f"draft {name!r} or {rec.target} changed since the preview")
+            applied = install_tree(store, now, rec.target)
+            remove_tree(draft)
+            old = state.packs.get(rec.target)
+            if old is None:
+                record = PackRecord(
+                    origin="create",
+                    version=applied.manifest.version,
+                    digest=applied.digest,
+                    updatedAt=now_iso(),
+                )
+            elif old.origin == "catalog":
+                record = old  # keep the install digest: applied edits are local edits
+            else:
+                record = evolve(
+                    old,
+                    version=applied.manifest.version,
+                    digest=applied.digest,
+                    updatedAt=now_iso(),
+                )
+            store.save(
+                evolve(
+                    state,
+                    packs={**state.packs, rec.target: record},
+                    drafts={k: v for k, v in state.drafts.items() if k != name},
+                )
+            )
+        return (
+            f"Applied draft {name} to {rec.target}. No session changed: bound sessions keep "
+            "their snapshot until `/persona team refresh`."
+        )
+
+    verb = "Replace the active content of" if exists else "Create"
+    return Change(
+        action="pack.apply",
+        summary=f"{verb} {rec.target} from draft {name} ({roster_line(staged)}).",
+        digest=before,
+        execute=execute,
+        details={"ref": rec.target, "draft": str(draft), "digest": staged.digest},
+    )
+
+
+def prepare_cancel(store: PackStore, name: str) -> Change:
+    """Discard a staged draft."""
+    rec = _require_draft(store, name)
+    draft = _draft_dir(store, name)
+    files = sorted(str(p.relative_to(draft)) for p in draft.rglob("*") if p.is_file())
+    before = digest_of("cancel", name, rec, digest_files(draft, tuple(files)))
+
+    def execute() -> str:
+        with store.mutation(f"cancel {name}") as state:
+            remove_tree(draft)
+            store.save(evolve(state, drafts={k: v for k, v in state.drafts.items() if k != name}))
+        return f"Discarded draft {name}; {rec.target} is unchanged."
+
+    return Change(
+        action="pack.cancel",
+        summary=f"Discard draft {name} ({len(files)} files) for {rec.target}.",
+        digest=before,
+        execute=execute,
+        details={"ref": rec.target, "draft": str(draft)},
+    )

@@ -1,0 +1,100 @@
+"""The pack store's small durable state: default pack, provenance records and drafts.
+
+One JSON file, ``<agentDir>/persona/store.json``, replaced atomically under the pack-store
+lock. Reads never write; a corrupt file is reported (with what to do), never read as
+empty, because an empty state would silently drop the default and the provenance that
+``update`` relies on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import msgspec
+
+from persona_mind.errors import PersonaError
+from persona_mind.persona._fsio import atomic_write
+
+__all__ = (
+    "DraftRecord",
+    "PackRecord",
+    "StoreState",
+    "StoreStateCorrupt",
+    "now_iso",
+    "read_state",
+    "write_state",
+)
+
+STATE_VERSION = 1
+
+
+class StoreStateCorrupt(PersonaError):
+    """``store.json`` could not be decoded; it is left untouched for inspection."""
+
+
+class PackRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Provenance of one installed or custom pack."""
+
+    origin: str
+    """``catalog`` (official), ``create``, ``fork:<ref>`` or ``migrate:<workspace>``."""
+    version: str
+    """The version installed from ``origin`` (official) or last applied (custom)."""
+    digest: str
+    """Content digest as installed/updated (official) or last applied (custom)."""
+    updatedAt: str  # noqa: N815 - camelCase on disk like the other store files
+
+
+class DraftRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A staged draft under ``drafts/<name>`` and the pack it will replace or create."""
+
+    target: str
+    base_digest: str
+    """Digest of the target when the draft was staged (``""`` for a new pack)."""
+    createdAt: str  # noqa: N815
+
+
+class StoreState(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The whole state file."""
+
+    version: int = STATE_VERSION
+    default: str | None = None
+    packs: dict[str, PackRecord] = msgspec.field(default_factory=dict)
+    drafts: dict[str, DraftRecord] = msgspec.field(default_factory=dict)
+
+
+_DECODER = msgspec.json.Decoder(StoreState)
+_MAX_STATE = 4 * 1024 * 1024
+
+
+def now_iso() -> str:
+    """UTC timestamp for records (display only; ordering never depends on it)."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_state(path: Path) -> StoreState:
+    """The current state, or the empty state when the file does not exist yet."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return StoreState()
+    if len(raw) > _MAX_STATE:
+        raise StoreStateCorrupt(f"{path} is larger than {_MAX_STATE} bytes; inspect or remove it")
+    try:
+        state = _DECODER.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise StoreStateCorrupt(
+            f"{path} is not a valid pack-store state ({exc}); move it aside to start over "
+            "(installed packs stay on disk; only the default and provenance are lost)"
+        ) from exc
+    if state.version != STATE_VERSION:
+        raise StoreStateCorrupt(
+            f"{path} has state version {state.version}; this persona-mind reads version "
+            f"{STATE_VERSION}; upgrade persona-mind"
+        )
+    return state
+
+
+def write_state(path: Path, state: StoreState) -> None:
+    """Replace the state file durably (call only under the pack-store lock)."""
+    atomic_write(path, msgspec.json.format(msgspec.json.encode(state)) + b"\n")
