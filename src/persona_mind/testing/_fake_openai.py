@@ -102,7 +102,10 @@ class FakeOpenAI:
     def start(self) -> FakeOpenAI:
         if self._thread is None:
             self._thread = threading.Thread(
-                target=self._server.serve_forever, name="fake-openai", daemon=True
+                target=self._server.serve_forever,
+                kwargs={"poll_interval": 0.02},  # stop() returns within one poll
+                name="fake-openai",
+                daemon=True,
             )
             self._thread.start()
         return self

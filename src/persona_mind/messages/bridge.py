@@ -1,0 +1,317 @@
+"""The sidecar protocol: versioned newline-delimited JSON frames between Pi and Python.
+
+The Pi extension (``pi-extension/``) and the sidecar (``persona_mind.runners.sidecar``) speak
+one JSON object per line (LF only; UTF-8; at most :data:`MAX_FRAME_BYTES` a line). Every frame
+has a ``type`` tag; the rest is typed here so a bad frame is a decode error we can answer, not a
+crash. ``docs/bridge.md`` is the prose version. In short::
+
+    ext → side   {"type":"hello","protocol":1,...}
+    side → ext   {"type":"ready","protocol":1,"pid":..,"tools":[..],"commands":[..]}
+    either way   {"type":"request","id":7,"method":"tool","params":{..}}
+                 {"type":"response","id":7,"result":..}  or  {..,"error":{"code":..,"message":..}}
+                 {"type":"notify","method":"event","params":{..}}      (no answer)
+                 {"type":"error","code":"malformed","message":"..","id":null}  (protocol trouble)
+
+Each side numbers its own requests; a response answers the peer's request with that id.
+Frames may carry fields this version does not know (they are ignored), so a minor addition
+does not need a new :data:`PROTOCOL_VERSION`; a breaking change does, and ``hello`` with a
+different version is refused with an ``error`` frame (code ``protocol_version``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+import msgspec
+
+from persona_mind.messages.host import (
+    CommandCall,
+    CommandSpec,
+    CustomEntry,
+    DisplayMessage,
+    HostEvent,
+    NotifyLevel,
+    ToolCall,
+    ToolSpec,
+)
+
+__all__ = (
+    "MAX_FRAME_BYTES",
+    "PROTOCOL_VERSION",
+    "AnyFrame",
+    "AppendEntryParams",
+    "BadFrame",
+    "BranchEntriesResult",
+    "CancelParams",
+    "DisplayParams",
+    "ErrorBody",
+    "ErrorCode",
+    "ErrorFrame",
+    "EventParams",
+    "ExtensionMethod",
+    "Frame",
+    "Hello",
+    "LineSplitter",
+    "Notify",
+    "NotifyParams",
+    "Ready",
+    "RegisterCommandsParams",
+    "RegisterToolsParams",
+    "Request",
+    "Response",
+    "SetStatusParams",
+    "SidecarMethod",
+    "decode_frame",
+    "encode_frame",
+    "raw",
+)
+
+#: Bumped only for breaking changes; both sides refuse a different version at ``hello``.
+PROTOCOL_VERSION: Final = 1
+#: The largest frame (one line, without its LF) either side accepts: 16 MiB, like store files.
+MAX_FRAME_BYTES: Final = 16 * 1024 * 1024
+
+ErrorCode = Literal[
+    "malformed",  # not JSON, not an object, or fields of the wrong type
+    "oversized",  # a line longer than MAX_FRAME_BYTES (it was skipped up to its LF)
+    "unknown_type",  # a ``type`` this version does not know
+    "unknown_method",  # a request/notify method this side does not serve
+    "bad_params",  # params that do not decode into the method's type
+    "protocol_version",  # hello with another PROTOCOL_VERSION
+    "not_ready",  # a request before the handshake finished
+    "failed",  # the handler raised; ``message`` says what and what to do
+    "timeout",  # the peer did not answer in time
+    "shutting_down",  # the sidecar is stopping and took no new work
+    "cancelled",  # the caller cancelled the request
+]
+
+#: Requests and notifications the sidecar serves (sent by the extension).
+SidecarMethod = Literal["event", "tool", "command", "cancel", "ping", "shutdown"]
+#: Requests the extension serves (sent by the sidecar; the HostPort).
+ExtensionMethod = Literal[
+    "register_tools",
+    "register_commands",
+    "append_entry",
+    "branch_entries",
+    "notify",
+    "set_status",
+    "display",
+    "reload",
+]
+
+
+class Frame(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    """Base of every frame; ``type`` is the tag."""
+
+
+class Hello(Frame, frozen=True, kw_only=True, tag="hello"):
+    """Extension → sidecar, first frame: who is calling and which protocol it speaks."""
+
+    protocol: int
+    client: str = "pi-extension"
+    host_version: str | None = None
+    agent_dir: str | None = None
+    cwd: str | None = None
+
+
+class Ready(Frame, frozen=True, kw_only=True, tag="ready"):
+    """Sidecar → extension: the runtime is up; these are its tools and commands."""
+
+    protocol: int
+    pid: int
+    tools: tuple[ToolSpec, ...] = ()
+    commands: tuple[CommandSpec, ...] = ()
+    runtime: str = ""
+    startup_ms: float | None = None
+
+
+class Request(Frame, frozen=True, kw_only=True, tag="request"):
+    """A call that gets exactly one :class:`Response` with the same ``id``."""
+
+    id: int
+    method: str
+    params: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
+    """Why a request failed: a code from :data:`ErrorCode` and a message saying what to do."""
+
+    code: str
+    message: str
+
+
+class Response(Frame, frozen=True, kw_only=True, tag="response"):
+    """The answer to the peer's request ``id``: ``result`` or ``error``."""
+
+    id: int
+    result: msgspec.Raw = msgspec.Raw(b"null")
+    error: ErrorBody | None = None
+
+
+class Notify(Frame, frozen=True, kw_only=True, tag="notify"):
+    """A one-way message; never answered (errors come back as :class:`ErrorFrame`)."""
+
+    method: str
+    params: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class ErrorFrame(Frame, frozen=True, kw_only=True, tag="error"):
+    """Protocol trouble not tied to an answerable request (a malformed line, say)."""
+
+    code: str
+    message: str
+    id: int | None = None
+
+
+AnyFrame = Hello | Ready | Request | Response | Notify | ErrorFrame
+
+
+# -- params of the sidecar's methods -------------------------------------------------------
+class EventParams(msgspec.Struct, frozen=True, kw_only=True):
+    """``event``: one host event (request: answered with PromptInjection|null; or notify)."""
+
+    event: HostEvent
+
+
+class CancelParams(msgspec.Struct, frozen=True, kw_only=True):
+    """``cancel`` (notify): the extension gave up on its request ``id`` (tool aborted)."""
+
+    id: int
+
+
+ToolParams = ToolCall
+CommandParams = CommandCall
+
+
+# -- params of the extension's methods (the HostPort) -------------------------------------
+class RegisterToolsParams(msgspec.Struct, frozen=True, kw_only=True):
+    tools: tuple[ToolSpec, ...]
+
+
+class RegisterCommandsParams(msgspec.Struct, frozen=True, kw_only=True):
+    commands: tuple[CommandSpec, ...]
+
+
+class AppendEntryParams(msgspec.Struct, frozen=True, kw_only=True):
+    custom_type: str
+    data: Any
+
+
+class BranchEntriesResult(msgspec.Struct, frozen=True, kw_only=True):
+    entries: tuple[CustomEntry, ...] = ()
+
+
+class NotifyParams(msgspec.Struct, frozen=True, kw_only=True):
+    text: str
+    level: NotifyLevel = "info"
+
+
+class SetStatusParams(msgspec.Struct, frozen=True, kw_only=True):
+    key: str
+    text: str | None = None
+
+
+class DisplayParams(msgspec.Struct, frozen=True, kw_only=True):
+    message: DisplayMessage
+
+
+# -- codec -----------------------------------------------------------------------------------
+_ENCODER = msgspec.json.Encoder()
+_FRAME_DECODER: msgspec.json.Decoder[AnyFrame] = msgspec.json.Decoder(AnyFrame)
+_KNOWN_TYPES = frozenset({"hello", "ready", "request", "response", "notify", "error"})
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """One frame as a line: compact JSON plus LF (JSON never contains a raw LF)."""
+    return _ENCODER.encode(frame) + b"\n"
+
+
+def raw(value: object) -> msgspec.Raw:
+    """``value`` pre-encoded, for ``Request.params`` / ``Response.result``."""
+    return msgspec.Raw(_ENCODER.encode(value))
+
+
+class BadFrame(msgspec.Struct, frozen=True, kw_only=True):
+    """A line that is not a valid frame; ``reply`` is the error frame to send back."""
+
+    reply: ErrorFrame
+
+
+def decode_frame(line: bytes) -> AnyFrame | BadFrame:
+    """Decode one line; a bad line becomes a :class:`BadFrame`, never a raise.
+
+    Its ``reply.id`` carries the offending frame's ``id`` when it was a request with a
+    readable integer id, so the peer can fail that request instead of waiting for it.
+    """
+    try:
+        return _FRAME_DECODER.decode(line)
+    except msgspec.DecodeError as err:
+        return BadFrame(reply=_classify(line, str(err)))
+
+
+def _classify(line: bytes, detail: str) -> ErrorFrame:
+    try:
+        loose = msgspec.json.decode(line)
+    except msgspec.DecodeError:
+        return ErrorFrame(code="malformed", message=f"frame is not valid JSON ({detail})")
+    if not isinstance(loose, dict):
+        return ErrorFrame(code="malformed", message="a frame must be a JSON object with a 'type'")
+    ident = loose.get("id")
+    ident = ident if isinstance(ident, int) and loose.get("type") == "request" else None
+    kind = loose.get("type")
+    if kind not in _KNOWN_TYPES:
+        return ErrorFrame(
+            code="unknown_type",
+            message=f"unknown frame type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}",
+            id=ident,
+        )
+    return ErrorFrame(code="malformed", message=f"bad {kind!r} frame: {detail}", id=ident)
+
+
+class LineSplitter:
+    """Split a byte stream into LF-terminated lines of at most ``max_bytes`` (LF excluded).
+
+    Only LF splits (U+2028 and CR are data). A longer line is skipped up to its LF and
+    reported once through ``oversized`` so the reader never buffers without bound.
+    """
+
+    def __init__(self, max_bytes: int = MAX_FRAME_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._skipping = False
+
+    def feed(self, data: bytes) -> list[bytes | None]:
+        """Lines completed by ``data``; ``None`` marks one skipped oversized line."""
+        out: list[bytes | None] = []
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                break
+            piece = data[start:nl]
+            start = nl + 1
+            if self._skipping:
+                self._skipping = False
+                self._parts, self._size = [], 0
+                continue
+            if self._size + len(piece) > self.max_bytes:
+                out.append(None)
+            else:
+                out.append(b"".join([*self._parts, piece]) if self._parts else piece)
+            self._parts, self._size = [], 0
+        rest = data[start:]
+        if rest and not self._skipping:
+            self._size += len(rest)
+            if self._size > self.max_bytes:
+                self._skipping = True
+                self._parts, self._size = [], 0
+                out.append(None)
+            else:
+                self._parts.append(rest)
+        return out
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an unfinished line held (0 while skipping an oversized one)."""
+        return self._size

@@ -1,0 +1,144 @@
+"""A small stand-in for ``persona_mind.runtime.Runtime`` that exercises every bridge path.
+
+Loaded by the sidecar through ``PERSONA_MIND_SIDECAR_RUNTIME=<this file>:StubRuntime`` in the
+bridge tests, so the bridge is tested on its own terms while the real runtime grows. Every
+event and call is appended as one JSON line to ``$STUB_RUNTIME_LOG`` when set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from persona_mind.messages.host import (
+    BeforeAgentStart,
+    CommandCall,
+    CommandResult,
+    CommandSpec,
+    DisplayMessage,
+    HostEvent,
+    PromptInjection,
+    SessionStart,
+    SessionTree,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+
+if TYPE_CHECKING:
+    from persona_mind.clock import Clock
+    from persona_mind.host import HostPort
+
+TEXT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"text": {"type": "string"}},
+    "required": ["text"],
+    "additionalProperties": False,
+}
+
+
+class StubRuntime:
+    """Echo tool, notes command, injection with a counter; logs everything."""
+
+    def __init__(
+        self,
+        host: HostPort,
+        *,
+        agent_dir: Path,
+        clock: Clock | None = None,
+        trace_path: Path | None = None,
+    ) -> None:
+        self.host = host
+        self.agent_dir = agent_dir
+        self.injections = 0
+        self.notes: list[Any] = []
+        self.log_path = os.environ.get("STUB_RUNTIME_LOG")
+        if os.environ.get("STUB_RUNTIME_FAIL_START"):
+            raise RuntimeError("stub runtime told to fail at start")
+
+    def _log(self, kind: str, value: object) -> None:
+        if self.log_path:
+            with open(self.log_path, "a", encoding="utf-8") as fh:
+                fh.write(
+                    json.dumps(
+                        {"kind": kind, "pid": os.getpid(), "value": msgspec.to_builtins(value)}
+                    )
+                    + "\n"
+                )
+
+    async def __aenter__(self) -> StubRuntime:
+        self._log("enter", str(self.agent_dir))
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._log("exit", None)
+
+    def tool_specs(self) -> Sequence[ToolSpec]:
+        return (
+            ToolSpec(
+                name="stub_echo",
+                description="Echo text back with the sidecar pid.",
+                parameters=TEXT_SCHEMA,
+                label="Stub echo",
+            ),
+            ToolSpec(
+                name="stub_slow",
+                description="Never finishes (for cancel tests).",
+                parameters=TEXT_SCHEMA,
+            ),
+            ToolSpec(name="stub_boom", description="Always raises.", parameters=TEXT_SCHEMA),
+            ToolSpec(
+                name="stub_die", description="Kills the sidecar process.", parameters=TEXT_SCHEMA
+            ),
+        )
+
+    def command_specs(self) -> Sequence[CommandSpec]:
+        return (CommandSpec(name="stub-note", description="Save a session note."),)
+
+    async def event(self, event: HostEvent) -> PromptInjection | None:
+        self._log("event", event)
+        match event:
+            case SessionStart() | SessionTree():
+                self.notes = [e.data for e in event.entries if e.custom_type == "stub-note"]
+                return None
+            case BeforeAgentStart():
+                self.injections += 1
+                notes = ",".join(str(n.get("text")) for n in self.notes if isinstance(n, dict))
+                return PromptInjection(
+                    sections=(f"STUB-MEMORY-{self.injections} notes=[{notes}]",),
+                )
+            case _:
+                return None
+
+    async def tool(self, call: ToolCall) -> ToolResult:
+        self._log("tool", call)
+        text = str(call.arguments.get("text", ""))
+        match call.name:
+            case "stub_echo":
+                entries = await self.host.branch_entries()
+                return ToolResult(
+                    text=f"STUB-ECHO pid={os.getpid()} text={text} entries={len(entries)}"
+                )
+            case "stub_slow":
+                await asyncio.Event().wait()
+                raise AssertionError("unreachable")
+            case "stub_die":
+                os._exit(9)
+            case _:
+                raise ValueError(f"stub tool {call.name} exploded on purpose")
+
+    async def command(self, call: CommandCall) -> CommandResult:
+        self._log("command", call)
+        note = {"text": call.args}
+        await self.host.append_entry("stub-note", note)
+        self.notes.append(note)
+        await self.host.set_status("stub", f"notes={len(self.notes)}")
+        await self.host.display(DisplayMessage(kind="stub", title="Note", body=call.args))
+        await self.host.notify(f"noted: {call.args}")
+        return CommandResult(text=f"saved note {call.args!r}")

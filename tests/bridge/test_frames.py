@@ -1,0 +1,94 @@
+"""The sidecar frame codec: typed frames, bad lines classified, LF-only splitting with a cap."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from persona_mind.messages import bridge as b
+from persona_mind.messages.host import BeforeAgentStart, PromptInjection, ToolSpec
+
+
+def test_frames_round_trip_with_type_tags() -> None:
+    frames: list[b.Frame] = [
+        b.Hello(protocol=1, host_version="1.6.0"),
+        b.Ready(protocol=1, pid=3, tools=(ToolSpec(name="t", description="d", parameters={}),)),
+        b.Request(
+            id=1, method="event", params=b.raw(b.EventParams(event=BeforeAgentStart(prompt="p")))
+        ),
+        b.Response(id=1, result=b.raw(PromptInjection(sections=("S",)))),
+        b.Response(id=2, error=b.ErrorBody(code="failed", message="m")),
+        b.Notify(method="cancel", params=b.raw({"id": 4})),
+        b.ErrorFrame(code="malformed", message="m"),
+    ]
+    for frame in frames:
+        line = b.encode_frame(frame)
+        assert line.endswith(b"\n")
+        assert line.count(b"\n") == 1
+        back = b.decode_frame(line[:-1])
+        assert type(back) is type(frame)
+        assert msgspec.json.encode(back) == msgspec.json.encode(frame)
+    wire = msgspec.json.decode(b.encode_frame(frames[2]))
+    assert wire["type"] == "request"
+    assert wire["params"]["event"]["type"] == "BeforeAgentStart"
+
+
+def test_unknown_fields_are_ignored_for_forward_compatibility() -> None:
+    frame = b.decode_frame(b'{"type":"hello","protocol":1,"future_field":true}')
+    assert isinstance(frame, b.Hello)
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "ident"),
+    [
+        (b"{not json", "malformed", None),
+        (b"[1,2]", "malformed", None),
+        (b'"hello"', "malformed", None),
+        (b'{"id":3}', "unknown_type", None),
+        (b'{"type":"gossip","id":3}', "unknown_type", None),
+        (b'{"type":"request","id":5}', "malformed", 5),
+        (b'{"type":"request","id":"5","method":"ping"}', "malformed", None),
+        (b'{"type":"response","id":5,"error":7}', "malformed", None),
+        (b"\xff\xfe", "malformed", None),
+    ],
+)
+def test_bad_lines_become_error_frames(line: bytes, code: str, ident: int | None) -> None:
+    frame = b.decode_frame(line)
+    assert isinstance(frame, b.BadFrame)
+    assert frame.reply.code == code
+    assert frame.reply.id == ident
+    assert frame.reply.message
+
+
+def test_splitter_only_splits_on_lf() -> None:
+    s = b.LineSplitter(100)
+    assert s.feed("a\u2028b\rc".encode()) == []
+    assert s.feed(b"d\nef\n") == ["a\u2028b\rcd".encode(), b"ef"]
+    assert s.pending == 0
+
+
+@pytest.mark.parametrize(("size", "ok"), [(9, True), (10, True), (11, False)])
+def test_splitter_cap_at_n_minus_one_n_n_plus_one(size: int, ok: bool) -> None:
+    s = b.LineSplitter(10)
+    out = s.feed(b"x" * size + b"\nnext\n")
+    assert out == [b"x" * size if ok else None, b"next"]
+
+
+@pytest.mark.parametrize(("size", "ok"), [(9, True), (10, True), (11, False)])
+def test_splitter_cap_across_chunks(size: int, ok: bool) -> None:
+    s = b.LineSplitter(10)
+    out: list[bytes | None] = []
+    for _ in range(size):
+        out += s.feed(b"y")
+        assert s.pending <= 10
+    out += s.feed(b"\nafter\n")
+    assert out == [b"y" * size if ok else None, b"after"]
+
+
+def test_splitter_skips_a_huge_line_without_buffering_it() -> None:
+    s = b.LineSplitter(10)
+    out = s.feed(b"z" * 50)
+    assert out == [None]
+    assert s.pending == 0
+    assert s.feed(b"z" * 50) == []  # still skipping, reported once
+    assert s.feed(b"zz\nok\n") == [b"ok"]
