@@ -109,7 +109,7 @@ class _Participants:
         self._used.add(ident)
         self._ids[name] = ident
         # A real actor that happens to be called "host" must not look like the outside.
-        shown = mermaid_text(label if name != HOST else f"{HOST} (actor)")
+        shown = mermaid_text(label if name != HOST else f"{HOST} (actor)") or "(empty name)"
         self.declarations.append(
             f"    participant {ident}" if shown == ident else f"    participant {ident} as {shown}"
         )
