@@ -21,6 +21,8 @@ import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
@@ -36,6 +38,7 @@ __all__ = (
     "FrameReader",
     "ProcessSpec",
     "group_alive",
+    "group_members",
     "open_child",
     "within",
 )
@@ -107,6 +110,38 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) pids of process group ``pgid``; empty once the group is gone.
+
+    ``killpg(pgid, 0)`` answers first; only when the group still exists is ``/proc``
+    scanned, because zombies (killed, not yet reaped by their new parent) still count for
+    ``killpg`` but are no longer running anything.
+    """
+    if not group_alive(pgid):
+        return []
+    proc = Path("/proc")
+    if not proc.is_dir():  # not Linux: trust killpg
+        return [pgid]
+    members = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+async def _group_gone(pgid: int) -> None:
+    """Poll (5 ms) until no live member of ``pgid`` remains; callers bound it with the clock."""
+    while group_members(pgid):
+        await anyio.sleep(0.005)  # noqa: ASYNC110 - no event exists for a foreign pid
+
+
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
@@ -123,10 +158,15 @@ class FrameReader:
         self._scanned = 0
         self._eof = False
 
+    def _too_large(self) -> None:
+        raise ChildProtocolError(self._label, f"a stdout frame exceeded {self._limit} bytes")
+
     async def read(self) -> bytes | None:
         """The next frame without its newline; ``None`` at end of stream."""
         while True:
             idx = self._buf.find(b"\n", self._scanned)
+            if idx > self._limit:
+                self._too_large()
             if idx >= 0:
                 frame = bytes(self._buf[:idx])
                 del self._buf[: idx + 1]
@@ -134,9 +174,7 @@ class FrameReader:
                 return frame
             self._scanned = len(self._buf)
             if self._scanned > self._limit:
-                raise ChildProtocolError(
-                    self._label, f"a stdout frame exceeded {self._limit} bytes without a newline"
-                )
+                self._too_large()
             if self._eof:
                 if not self._buf:
                     return None
@@ -298,6 +336,7 @@ async def open_child(
                 with anyio.CancelScope(shield=True):
                     await child.stop(ladder)
                     _signal_group(child.pgid, signal.SIGKILL)
+                    await within(clock, ladder.kill_grace, partial(_group_gone, child.pgid))
                     await within(clock, ladder.kill_grace, child._stderr_done.wait)
                     tg.cancel_scope.cancel()
                     if on_exit is not None:

@@ -1,0 +1,228 @@
+"""One round-table run as an actor: selection → Round 1 → Round 2 → synthesis.
+
+The coordinator owns the run's progress (its mailbox orders every update) and runs the
+fixed workflow as one piece of cancellable work. Each parallel phase is a kernel
+``fan_out`` over children started through the ChildRunner: the first failure (or the
+phase deadline) cancels the unfinished siblings — ``run_child`` then tells the runner to
+stop each process and waits until it is gone — and no synthesis is produced
+(P-ROUNDTABLE-12). ``CancelRoundtable`` cancels the same way. Callers ask
+``AwaitRoundtable`` for a future of the :class:`RoundtableResult`, and
+``GetRoundtableProgress`` at any time for a snapshot that never contains opinions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from persona_mind.actors import Actor, ActorRef, Cancelled, Failed, Ok, fan_out
+from persona_mind.actors.child_runner import run_child
+from persona_mind.errors import FanOutFailed
+from persona_mind.messages.runner import (
+    AwaitRoundtable,
+    CancelRoundtable,
+    ChildActivity,
+    GetRoundtableProgress,
+    RoundtableDone,
+    RoundtableMessage,
+    RoundtableStep,
+    RoundtableWorkDone,
+)
+from persona_mind.runners._child_errors import (
+    ChildCancelled,
+    RoundtableFailed,
+    SelectionInvalid,
+)
+from persona_mind.runners._child_types import (
+    ChildKind,
+    ChildPersona,
+    ChildReply,
+    ChildRequest,
+    ChildTeam,
+    ChildUsage,
+)
+from persona_mind.runners._roundtable_logic import (
+    check_synthesis,
+    parse_selection,
+    round1_prompt,
+    round2_prompt,
+    selection_prompt,
+    synthesis_prompt,
+)
+from persona_mind.runners._roundtable_progress import RoundtableResult, RoundtableTracker
+
+__all__ = ("RoundtableCoordinator",)
+
+PHASE_DEADLINE = 180.0
+"""Per-phase deadline (seconds; DEC-16). Each child gets it; the phase gets it plus slack."""
+
+
+def _quiet(fut: asyncio.Future[RoundtableResult]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
+class RoundtableCoordinator(Actor[RoundtableMessage]):
+    """Runs one round-table on this session's team snapshot (P-ROUNDTABLE-1..21)."""
+
+    def __init__(
+        self,
+        runner: ActorRef[Any],
+        team: ChildTeam,
+        query: str,
+        model: str,
+        *,
+        run_id: str,
+        injection: str = "",
+        phase_deadline: float = PHASE_DEADLINE,
+        phase_slack: float = 20.0,
+        reply_to: ActorRef[Any] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.runner = runner
+        self.team = team
+        self.query = query
+        self.model = model
+        self.run_id = run_id
+        self.injection = injection
+        self.phase_deadline = phase_deadline
+        self.phase_slack = phase_slack
+        self.reply_to = reply_to
+        self.cwd = cwd
+        lead = team.lead
+        self.tracker = RoundtableTracker(query, lead.name if lead else "(no lead)", 0.0)
+        self.result: asyncio.Future[RoundtableResult] | None = None
+
+    async def on_start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.result = loop.create_future()
+        self.result.add_done_callback(_quiet)
+        self.tracker.started = self.clock.monotonic()
+        self.start_work("run", self._run, lambda outcome: RoundtableWorkDone(outcome=outcome))
+
+    async def receive(self, message: RoundtableMessage) -> object:
+        match message:
+            case GetRoundtableProgress():
+                return self.tracker.snapshot(self.clock.monotonic())
+            case AwaitRoundtable():
+                return self.result
+            case CancelRoundtable(reason=reason):
+                return self.cancel_work("run", reason)
+            case ChildActivity(progress=progress):
+                self.tracker.child_event(progress)
+            case RoundtableStep():
+                self._step(message)
+            case RoundtableWorkDone(outcome=outcome):
+                self._done(outcome)
+        return None
+
+    def _step(self, step: RoundtableStep) -> None:
+        match step.kind:
+            case "phase":
+                self.tracker.enter(step.phase)  # type: ignore[arg-type]
+            case "selected":
+                self.tracker.selected(step.picks)
+            case "child":
+                self.tracker.child_done(step.persona, step.usage or ChildUsage(), step.ok)
+
+    def _done(self, outcome: object) -> None:
+        now = self.clock.monotonic()
+        assert self.result is not None
+        error: Exception | None = None
+        match outcome:
+            case Ok(value=value):
+                self.tracker.end("done", now)
+                self.result.set_result(value)
+            case Failed(error=exc):
+                error = exc
+                self.tracker.end("failed", now, str(exc))
+            case Cancelled(reason=reason):
+                error = ChildCancelled(f"roundtable#{self.run_id}", reason)
+                self.tracker.end("cancelled", now, str(error))
+        if error is not None:
+            self.result.set_exception(error)
+        if self.reply_to is not None:
+            value = self.result.result() if error is None else None
+            self.reply_to.tell_if_alive(RoundtableDone(result=value, error=error))
+
+    # -- the workflow (runs as background work; talks to the mailbox by tell) ------------
+
+    def _request(self, kind: ChildKind, persona: ChildPersona, prompt: str) -> ChildRequest:
+        return ChildRequest(
+            request_id=f"{self.run_id}-{kind}-{persona.name}",
+            kind=kind,
+            persona=persona,
+            prompt=prompt,
+            model=self.model,
+            deadline=self.phase_deadline,
+            injection=self.injection,
+            cwd=self.cwd,
+        )
+
+    async def _child(self, kind: ChildKind, persona: ChildPersona, prompt: str) -> ChildReply:
+        try:
+            reply = await run_child(
+                self.runner, self._request(kind, persona, prompt), progress_to=self.ref
+            )
+        except Exception:
+            self.ref.tell_if_alive(RoundtableStep(kind="child", persona=persona.name, ok=False))
+            raise
+        self.ref.tell_if_alive(
+            RoundtableStep(kind="child", persona=persona.name, usage=reply.usage)
+        )
+        return reply
+
+    async def _phase(
+        self, kind: ChildKind, prompts: dict[str, tuple[ChildPersona, str]]
+    ) -> dict[str, ChildReply]:
+        legs = {
+            name: (lambda p=persona, t=text: self._child(kind, p, t))
+            for name, (persona, text) in prompts.items()
+        }
+        try:
+            replies = await fan_out(
+                legs, timeout=self.phase_deadline + self.phase_slack, clock=self.clock
+            )
+        except FanOutFailed as exc:
+            raise RoundtableFailed(kind, exc.leg, exc.cause) from exc
+        return replies
+
+    async def _run(self) -> RoundtableResult:
+        lead = self.team.lead
+        if lead is None:
+            raise SelectionInvalid(f"pack {self.team.pack!r} has no single [G] lead to moderate")
+        if not self.team.specialists:
+            raise SelectionInvalid(f"pack {self.team.pack!r} has no specialists")
+        tell = self.ref.tell_if_alive
+        tell(RoundtableStep(kind="phase", phase="selection"))
+        selection = await self._child("select", lead, selection_prompt(self.team, self.query))
+        usage = selection.usage
+        picks = parse_selection(selection.text, self.team)
+        roster = tuple((p.name, reason) for p, reason in picks)
+        tell(RoundtableStep(kind="selected", picks=roster))
+        tell(RoundtableStep(kind="phase", phase="independent"))
+        first = await self._phase(
+            "round1", {p.name: (p, round1_prompt(self.query, p, r)) for p, r in picks}
+        )
+        round1 = tuple((name, reply.text) for name, reply in first.items())
+        tell(RoundtableStep(kind="phase", phase="revision"))
+        second = await self._phase(
+            "round2", {p.name: (p, round2_prompt(self.query, p, r, round1)) for p, r in picks}
+        )
+        finals = tuple((name, reply.text) for name, reply in second.items())
+        tell(RoundtableStep(kind="phase", phase="synthesis"))
+        synthesis = await self._child(
+            "synthesis", lead, synthesis_prompt(self.query, roster, finals)
+        )
+        check_synthesis(synthesis.text)
+        for reply in (*first.values(), *second.values(), synthesis):
+            usage = usage + reply.usage
+        return RoundtableResult(
+            query=self.query,
+            lead=lead.name,
+            roster=roster,
+            synthesis=synthesis.text,
+            children=2 + 2 * len(picks),
+            usage=usage,
+            elapsed=self.clock.monotonic() - self.tracker.started,
+        )

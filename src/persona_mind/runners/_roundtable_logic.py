@@ -1,0 +1,178 @@
+"""Round-table prompts, the strict selection schema and the synthesis check (pure, no IO).
+
+The fixed workflow (P-ROUNDTABLE-7..9): the team's ``[G]`` lead selects 1–5 specialists
+with one reason each; Round 1 asks each for an independent position on its assignment;
+Round 2 reveals the ordered Round 1 answers and asks for a self-contained final position;
+the lead moderates one synthesis with five named sections.
+
+The selection is *schema-validated* (P-ROUNDTABLE-4): the lead's answer must be exactly one
+JSON object ``{"specialists": [{"name": …, "reason": …}, …]}`` (optionally inside one
+```` ```json ```` fence). Anything else is a :class:`SelectionInvalid` — there is no
+lexical fallback that guesses names from prose (P-ROUNDTABLE-10).
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+
+from persona_mind.runners._child_errors import SelectionInvalid, SynthesisIncomplete
+from persona_mind.runners._child_types import ChildPersona, ChildTeam
+
+__all__ = (
+    "CONTEXT_POLICY",
+    "MAX_REASON_CHARS",
+    "MAX_SPECIALISTS",
+    "SECTIONS",
+    "SELECT_MARKER",
+    "Pick",
+    "check_synthesis",
+    "parse_selection",
+    "round1_prompt",
+    "round2_prompt",
+    "selection_prompt",
+    "synthesis_prompt",
+)
+
+MAX_SPECIALISTS = 5
+"""Roster bound (AMB-20: the older blueprint's one to five)."""
+MAX_REASON_CHARS = 600
+SELECT_MARKER = "[persona-mind:roundtable-select]"
+SYNTHESIS_MARKER = "[persona-mind:roundtable-synthesis]"
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("Perspectives", r"perspectives?"),
+    ("Disagreements", r"disagreements?"),
+    ("Tradeoffs", r"trade-?offs?"),
+    ("Decision", r"decisions?"),
+    ("Uncertainty", r"uncertaint(?:y|ies)"),
+)
+CONTEXT_POLICY = (
+    "Each specialist sees the query and its own assignment in Round 1, plus the ordered "
+    "Round 1 positions of the panel in Round 2; the moderator sees the query, the roster "
+    "and every final position. No child sees the session transcript, memory tools or "
+    "another persona's private library; children have read-only tools."
+)
+
+
+class Pick(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One selected specialist and the contribution it is assigned."""
+
+    name: str
+    reason: str
+
+
+class _Selection(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    specialists: list[Pick]
+
+
+_FENCE = re.compile(r"\A```(?:json)?\s*\n(?P<body>.*)\n```\Z", re.DOTALL)
+
+
+def selection_prompt(team: ChildTeam, query: str) -> str:
+    roster = "\n".join(
+        f"- {p.name}: {p.description or '(no description)'}" for p in team.specialists
+    )
+    return (
+        f"{SELECT_MARKER}\nYou moderate a round-table of your team's specialists on the "
+        f"query below. Select between 1 and {MAX_SPECIALISTS} specialists whose expertise "
+        "the query needs, and give each one a reason: the specific contribution you assign "
+        "to it.\n\nSpecialists you may select (exact names):\n"
+        f"{roster}\n\nQuery:\n{query.strip()}\n\n"
+        "Reply with exactly one JSON object and nothing else:\n"
+        '{"specialists": [{"name": "<exact name>", "reason": "<assigned contribution>"}]}'
+    )
+
+
+def parse_selection(text: str, team: ChildTeam) -> tuple[tuple[ChildPersona, str], ...]:
+    """Validate the lead's reply; return ``(persona, reason)`` pairs in the lead's order."""
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group("body").strip()
+    try:
+        selection = msgspec.json.decode(body.encode(), type=_Selection)
+    except msgspec.ValidationError as exc:
+        raise SelectionInvalid(f"the JSON does not match the selection schema ({exc})") from exc
+    except msgspec.DecodeError as exc:
+        raise SelectionInvalid(f"the reply is not one JSON object ({exc})") from exc
+    picks = selection.specialists
+    if not 1 <= len(picks) <= MAX_SPECIALISTS:
+        raise SelectionInvalid(
+            f"{len(picks)} specialists selected; between 1 and {MAX_SPECIALISTS} are allowed"
+        )
+    allowed = {p.name: p for p in team.specialists}
+    out: list[tuple[ChildPersona, str]] = []
+    seen: set[str] = set()
+    for pick in picks:
+        persona = allowed.get(pick.name)
+        if persona is None:
+            known = ", ".join(allowed) or "(none)"
+            raise SelectionInvalid(
+                f"{pick.name!r} is not a specialist of pack {team.pack!r} (allowed: {known})"
+            )
+        if pick.name in seen:
+            raise SelectionInvalid(f"{pick.name!r} is selected twice")
+        reason = pick.reason.strip()
+        if not reason:
+            raise SelectionInvalid(f"{pick.name!r} has an empty reason")
+        if len(reason) > MAX_REASON_CHARS:
+            raise SelectionInvalid(
+                f"the reason for {pick.name!r} is {len(reason)} characters "
+                f"(at most {MAX_REASON_CHARS})"
+            )
+        seen.add(pick.name)
+        out.append((persona, reason))
+    return tuple(out)
+
+
+def round1_prompt(query: str, persona: ChildPersona, reason: str) -> str:
+    return (
+        "Round 1 of a moderated round-table. Give your independent position on the query, "
+        "focused on your assignment. Other specialists answer in parallel; you will see "
+        f"their positions in Round 2.\n\nYour assignment ({persona.name}):\n{reason}\n\n"
+        f"Query:\n{query.strip()}"
+    )
+
+
+def round2_prompt(
+    query: str, persona: ChildPersona, reason: str, round1: tuple[tuple[str, str], ...]
+) -> str:
+    """Round 2: the ordered Round 1 answers revealed; ask for a self-contained final position."""
+    revealed = "\n\n".join(
+        f"### {i}. {name}\n{answer.strip()}" for i, (name, answer) in enumerate(round1, 1)
+    )
+    return (
+        "Round 2 of a moderated round-table. These are the panel's Round 1 positions, in "
+        f"order:\n\n{revealed}\n\nNow give your final position. Make it self-contained: "
+        "restate the reasoning from your Round 1 position that still holds (the moderator "
+        "will not see Round 1), say where you changed your mind and why, and answer the "
+        f"peers you disagree with.\n\nYour assignment ({persona.name}):\n{reason}\n\n"
+        f"Query:\n{query.strip()}"
+    )
+
+
+def synthesis_prompt(
+    query: str, roster: tuple[tuple[str, str], ...], finals: tuple[tuple[str, str], ...]
+) -> str:
+    assignments = "\n".join(f"- {name}: {reason}" for name, reason in roster)
+    positions = "\n\n".join(f"### {name}\n{text.strip()}" for name, text in finals)
+    headings = "\n".join(f"## {title}" for title, _ in SECTIONS)
+    return (
+        f"{SYNTHESIS_MARKER}\nYou moderate this round-table. Write one argued answer to the "
+        f"query from the specialists' final positions.\n\nQuery:\n{query.strip()}\n\n"
+        f"Roster and assignments:\n{assignments}\n\nFinal positions:\n\n{positions}\n\n"
+        "Use exactly these markdown sections, in this order, each non-empty:\n"
+        f"{headings}"
+    )
+
+
+def check_synthesis(text: str) -> None:
+    """Raise :class:`SynthesisIncomplete` unless every section has a heading line."""
+    missing = tuple(
+        title
+        for title, pattern in SECTIONS
+        if not re.search(rf"^\s*(?:#+\s*|\*\*)\s*{pattern}\b", text, re.IGNORECASE | re.MULTILINE)
+    )
+    if missing:
+        raise SynthesisIncomplete(missing)

@@ -1,0 +1,102 @@
+"""Public facade of the child runner: one-shot children for consults, round-tables, workers.
+
+Three backends implement :class:`ChildBackend`: :class:`PiBackend` (the real ``pi`` or the
+fake one shipped in ``persona_mind.testing``), and ``persona_mind.testing.ScriptedModel``
+(in-process). The :class:`~persona_mind.actors.child_runner.ChildRunner` actor supervises
+them; :func:`consult` and the round-table coordinator build on it. See docs/children.md.
+"""
+
+from __future__ import annotations
+
+from persona_mind.runners._child_errors import (
+    ChildCancelled,
+    ChildDeadlineExceeded,
+    ChildDied,
+    ChildExited,
+    ChildModelError,
+    ChildProtocolError,
+    ChildSpawnFailed,
+    ConsultRefused,
+    PersonaNotInTeam,
+    RequesterNotActive,
+    RoundtableFailed,
+    SelectionInvalid,
+    SelfConsult,
+    SynthesisIncomplete,
+)
+from persona_mind.runners._child_pi import KILL_SWITCH_ENV, PiBackend, PiMode, child_env, pi_argv
+from persona_mind.runners._child_process import (
+    CancelLadder,
+    ChildProcess,
+    ProcessSpec,
+    group_alive,
+    group_members,
+    open_child,
+)
+from persona_mind.runners._child_types import (
+    DEFAULT_CHILD_TOOLS,
+    ChildBackend,
+    ChildKind,
+    ChildPersona,
+    ChildProgress,
+    ChildReply,
+    ChildRequest,
+    ChildTeam,
+    ChildUsage,
+    ProgressFn,
+)
+from persona_mind.runners._consult_logic import ConsultResult, render_consult
+from persona_mind.runners._consult_run import consult, consult_many
+from persona_mind.runners._roundtable_logic import MAX_SPECIALISTS, parse_selection
+from persona_mind.runners._roundtable_progress import (
+    RoundtableProgress,
+    RoundtableResult,
+    render_progress,
+)
+
+__all__ = (
+    "DEFAULT_CHILD_TOOLS",
+    "KILL_SWITCH_ENV",
+    "MAX_SPECIALISTS",
+    "CancelLadder",
+    "ChildBackend",
+    "ChildCancelled",
+    "ChildDeadlineExceeded",
+    "ChildDied",
+    "ChildExited",
+    "ChildKind",
+    "ChildModelError",
+    "ChildPersona",
+    "ChildProcess",
+    "ChildProgress",
+    "ChildProtocolError",
+    "ChildReply",
+    "ChildRequest",
+    "ChildSpawnFailed",
+    "ChildTeam",
+    "ChildUsage",
+    "ConsultRefused",
+    "ConsultResult",
+    "PersonaNotInTeam",
+    "PiBackend",
+    "PiMode",
+    "ProcessSpec",
+    "ProgressFn",
+    "RequesterNotActive",
+    "RoundtableFailed",
+    "RoundtableProgress",
+    "RoundtableResult",
+    "SelectionInvalid",
+    "SelfConsult",
+    "SynthesisIncomplete",
+    "child_env",
+    "consult",
+    "consult_many",
+    "group_alive",
+    "group_members",
+    "open_child",
+    "parse_selection",
+    "pi_argv",
+    "render_consult",
+    "render_progress",
+)
