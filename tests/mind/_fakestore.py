@@ -1,4 +1,4 @@
-"""A tiny in-memory StorePort for Mind unit tests (until the shared MemoryStore lands).
+"""A tiny in-memory StorePort for Mind unit tests (with per-path failure injection).
 
 It keeps the port's contract that matters to Mind: a mutation is a pure step over the
 current rows; if it raises, nothing changes; each write bumps ``sequence``; reads never
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from persona_mind.errors import StaleGeneration, StorageError
+from persona_mind.storage._codec import decode_snapshot, encode_snapshot
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
 E = TypeVar("E")
@@ -54,8 +55,12 @@ class FakeStore:
         snap: Snapshot[E] = Snapshot(
             version=target.version,
             sequence=1 if current is None else current.sequence + 1,
-            updatedAt=f"seq-{len(self.writes)}",
+            updatedAt=f"2026-01-01T00:00:{len(self.writes) % 60:02d}.000Z",
             entries=new,
+        )
+        # round-trip through the real on-disk codec: a Mind struct that cannot be stored fails here
+        snap = decode_snapshot(
+            target.path, encode_snapshot(snap), target.entry_type, target.version
         )
         self.files[target.path] = snap
         self.writes.append(target.path)

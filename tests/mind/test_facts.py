@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from persona_mind.errors import StorageError
+from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.mind import (
     MAX_TEXT_CHARS,
     STM_TTL,
@@ -16,6 +16,7 @@ from persona_mind.mind import (
     NotFound,
     UnsafeContent,
     content_identity,
+    validate_draft,
 )
 from persona_mind.testing import ManualClock
 from tests.mind._fakestore import FakeStore
@@ -40,7 +41,8 @@ async def test_exact_rerecord_updates_one_row_M_FACT_8_9(
     again, created2 = await svc.remember(
         "convention", "run   RUFF", tags=["py", "lint"], tier="project"
     )
-    assert created and not created2
+    assert created
+    assert not created2
     assert again.fact.id == first.fact.id
     assert again.fact.recordedAt == first.fact.recordedAt
     assert again.fact.lastSeenAt == first.fact.recordedAt + 60
@@ -48,7 +50,8 @@ async def test_exact_rerecord_updates_one_row_M_FACT_8_9(
     assert len(rows) == 1
     # semantic equivalence is not identity
     other, created3 = await svc.remember("convention", "Always run ruff", tier="project")
-    assert created3 and other.fact.id != first.fact.id
+    assert created3
+    assert other.fact.id != first.fact.id
 
 
 @pytest.mark.asyncio
@@ -86,7 +89,8 @@ async def test_durable_facts_never_expire_M_FACT_2_11(
     svc: MemoryService, clock: ManualClock
 ) -> None:
     obj, _ = await svc.remember("objective", "ship the 1.0 release")
-    assert obj.tier == "project" and obj.fact.expiresAt is None
+    assert obj.tier == "project"
+    assert obj.fact.expiresAt is None
     clock.advance(365 * 86400)
     assert [f.id for f in await svc.list_facts("project")] == [obj.fact.id]
 
@@ -145,8 +149,6 @@ async def test_bad_input_refused_nothing_written(
 
 @pytest.mark.parametrize(("n", "ok"), [(11, True), (12, True), (13, False)])
 def test_tag_count_boundary(n: int, ok: bool) -> None:
-    from persona_mind.mind import validate_draft
-
     tags = [f"t{i}" for i in range(n)]
     if ok:
         assert len(validate_draft("note", "x", tags).tags) == n
@@ -159,7 +161,8 @@ def test_tag_count_boundary(n: int, ok: bool) -> None:
 async def test_supersession_retires_row_M_FACT_13_14(svc: MemoryService, store: FakeStore) -> None:
     old, _ = await svc.remember("convention", "tabs for indentation", tier="project")
     retired, new = await svc.supersede(old.fact.id, "spaces for indentation")
-    assert retired.fact.status == "superseded" and retired.fact.supersededBy == new.fact.id
+    assert retired.fact.status == "superseded"
+    assert retired.fact.supersededBy == new.fact.id
     assert new.fact.derivedFrom == (old.fact.id,)
     live = [f.id for f in await svc.list_facts("project")]
     assert live == [new.fact.id]
@@ -245,8 +248,6 @@ async def test_project_facts_bound_to_repository_M_SCOPE_19(
 async def test_stale_generation_refused_in_store(
     store: FakeStore, clock: ManualClock, scope: MindScope
 ) -> None:
-    from persona_mind.errors import StaleGeneration
-
     svc = MemoryService(store, clock, scope, generation=1)
     store.current_generation = 2
     with pytest.raises(StaleGeneration):

@@ -1,0 +1,191 @@
+"""``/mind`` and ``/persona-mind``: one handler for both names (M-UI-7, M-HOST-23).
+
+Plain async functions over a :class:`MindCommandContext`; the Companion builds the
+context per call (service for the current scope, the session's notes ledger and settings)
+and shows the returned :class:`CommandResult`.  When Mind is inactive (no valid companion,
+owner not ready, a leg) only ``status``, ``doctor`` and ``help`` answer, with the reason.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from persona_mind.errors import PersonaMindError, StorageError
+from persona_mind.messages.host import CommandResult, CommandSpec
+from persona_mind.mind._cards import Card, backlog_line, fact_line
+from persona_mind.mind._errors import MindRefusal
+from persona_mind.mind._model import Tier
+from persona_mind.mind._notes import NotesLedger
+from persona_mind.mind._service import MemoryService
+from persona_mind.mind._settings import MindSettings
+from persona_mind.storage.port import StoreTarget
+
+__all__ = ("COMMAND_NAMES", "MindCommandContext", "command_specs", "handle_mind_command")
+
+COMMAND_NAMES = ("mind", "persona-mind")
+USAGE = (
+    "usage: /mind [status|list [persona|shared|project|stm|backlog|notes]|read <id>|"
+    "forget <id>|doctor|capture [auto|prompt|off]|nudge [on|off]|help]"
+)
+_LIST_LIMIT = 20
+
+
+@dataclass(slots=True)
+class MindCommandContext:
+    """What a command may use; ``service`` is ``None`` while Mind is inactive."""
+
+    service: MemoryService | None
+    settings: MindSettings
+    ledger: NotesLedger | None = None
+    refusal: str | None = None
+    import_status: str | None = None
+
+
+def command_specs() -> tuple[CommandSpec, ...]:
+    """Both names, one handler."""
+    return tuple(
+        CommandSpec(
+            name=n,
+            description="Mind memory: status, list, read, forget, doctor, capture/nudge settings",
+        )
+        for n in COMMAND_NAMES
+    )
+
+
+def _result(card: Card, level: str = "info") -> CommandResult:
+    return CommandResult(text=card.full(), level=level)  # type: ignore[arg-type]
+
+
+async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResult:
+    """Run one ``/mind …`` command."""
+    try:
+        words = shlex.split(args)
+    except ValueError as exc:
+        return CommandResult(text=f"{exc}\n{USAGE}", level="error")
+    sub = words[0] if words else "status"
+    rest = words[1:]
+    try:
+        if sub == "help":
+            return CommandResult(text=USAGE)
+        if sub == "status":
+            return _result(await _status(ctx))
+        if sub == "doctor":
+            return await _doctor(ctx)
+        if ctx.service is None:
+            return CommandResult(
+                text=f"Mind is inactive: {ctx.refusal or 'not ready'}", level="warning"
+            )
+        if sub == "capture":
+            return _capture(ctx, rest)
+        if sub == "nudge":
+            return _nudge(ctx, rest)
+        if sub == "list":
+            return _result(await _list(ctx, ctx.service, rest[0] if rest else None))
+        if sub in ("read", "forget") and len(rest) == 1:
+            return _result(await _read_forget(ctx, ctx.service, sub, rest[0]))
+    except MindRefusal as exc:
+        return CommandResult(text=str(exc), level="error")
+    return CommandResult(text=f"unknown /mind arguments {args!r}\n{USAGE}", level="error")
+
+
+async def _status(ctx: MindCommandContext) -> Card:
+    lines = [f"capture: {ctx.settings.capture}, nudges: {'on' if ctx.settings.nudge else 'off'}"]
+    if ctx.service is None:
+        return Card("Mind inactive", (f"reason: {ctx.refusal or 'not ready'}", *lines))
+    scope = ctx.service.scope
+    lines.insert(0, f"persona: {scope.persona or '(none)'}")
+    lines.insert(1, f"project: {scope.project.root if scope.project else '(home: not a project)'}")
+    for tier in scope.tiers():
+        lines.append(f"{tier}: {len(await ctx.service.list_facts(tier))} live facts")
+    if scope.project is not None:
+        lines.append(f"backlog: {len(await ctx.service.backlog_list())} active items")
+    if ctx.ledger is not None:
+        where = "session file" if ctx.ledger.persisted else "memory only (not restart-durable)"
+        state = f"closed ({ctx.ledger.closed})" if ctx.ledger.closed else f"{len(ctx.ledger.notes)}"
+        lines.append(f"session notes: {state}; {ctx.ledger.lifetime_events} events; {where}")
+    if ctx.import_status:
+        lines.append(f"import: {ctx.import_status}")
+    lines += [f"warning: {w}" for w in ctx.settings.warnings]
+    return Card("Mind status", tuple(lines))
+
+
+async def _doctor(ctx: MindCommandContext) -> CommandResult:
+    if ctx.service is None:
+        return CommandResult(text=f"Mind inactive: {ctx.refusal or 'not ready'}", level="warning")
+    svc = ctx.service
+    lines: list[str] = []
+    bad = 0
+    targets: list[tuple[str, StoreTarget[Any]]] = [
+        (t, svc.scope.fact_target(t)) for t in svc.scope.tiers()
+    ]
+    if svc.scope.project is not None:
+        targets.append(("backlog", svc.scope.backlog_target()))
+    for name, target in targets:
+        try:
+            snap = await svc.store.read(target)
+        except (StorageError, PersonaMindError) as exc:
+            bad += 1
+            lines.append(f"{name}: PROBLEM {exc}")
+            continue
+        lines.append(f"{name}: {'missing (empty)' if snap is None else 'ok'} {target.path}")
+    if ctx.ledger is not None and ctx.ledger.closed:
+        bad += 1
+        lines.append(f"session notes: closed ({ctx.ledger.closed})")
+    title = "Mind doctor: ok" if not bad else f"Mind doctor: {bad} problem(s)"
+    return _result(Card(title, tuple(lines)), "info" if not bad else "warning")
+
+
+def _capture(ctx: MindCommandContext, rest: list[str]) -> CommandResult:
+    if not rest:
+        return CommandResult(text=f"capture: {ctx.settings.capture}")
+    if rest[0] not in ("auto", "prompt", "off"):
+        return CommandResult(text="capture mode is auto, prompt or off", level="error")
+    ctx.settings.capture = rest[0]  # type: ignore[assignment]
+    return CommandResult(text=f"capture: {rest[0]} (this session only)")
+
+
+def _nudge(ctx: MindCommandContext, rest: list[str]) -> CommandResult:
+    if not rest:
+        return CommandResult(text=f"nudges: {'on' if ctx.settings.nudge else 'off'}")
+    if rest[0] not in ("on", "off"):
+        return CommandResult(text="nudge is on or off", level="error")
+    ctx.settings.nudge = rest[0] == "on"
+    return CommandResult(text=f"nudges: {rest[0]} (this session only)")
+
+
+async def _list(ctx: MindCommandContext, svc: MemoryService, what: str | None) -> Card:
+    lines: list[str] = []
+    if what in (None, "notes") and ctx.ledger is not None:
+        lines += [f"[session {n.kind} {n.note_id}] {n.text}" for n in ctx.ledger.notes.values()]
+    tiers: tuple[Tier, ...] = svc.scope.tiers()
+    if what not in (None, "notes", "backlog"):
+        if what not in tiers:
+            return Card(f"No tier {what!r} here", (f"tiers: {', '.join(tiers)}",))
+        tiers = (what,)  # type: ignore[assignment]
+    if what not in ("notes", "backlog"):
+        for tier in tiers:
+            facts = await svc.list_facts(tier)
+            lines += [fact_line(tier, f) for f in facts[:_LIST_LIMIT]]
+            if len(facts) > _LIST_LIMIT:
+                lines.append(f"(+{len(facts) - _LIST_LIMIT} more {tier} facts)")
+    if what in (None, "backlog") and svc.scope.project is not None:
+        lines += [backlog_line(b) for b in await svc.backlog_list()]
+    return Card("Mind memory", tuple(lines) or ("(nothing stored)",))
+
+
+async def _read_forget(ctx: MindCommandContext, svc: MemoryService, sub: str, fid: str) -> Card:
+    if fid.startswith("n_") and ctx.ledger is not None:
+        if sub == "read":
+            note = ctx.ledger.read(fid)
+            return Card(f"Session note {fid}", (note.text,))
+        return Card(
+            "Use the memory tool to forget a session note",
+            ("(it appends a tombstone entry to the session)",),
+        )
+    if sub == "read":
+        found = await svc.read(fid)
+        return Card(f"{found.tier} {found.fact.kind} {fid}", (found.fact.text,))
+    found = await svc.forget(fid)
+    return Card(f"Forgot {found.tier} {fid}", (found.fact.text,))
