@@ -79,7 +79,7 @@ def test_mermaid_view(capsys: pytest.CaptureFixture[str], trace_file: Path) -> N
     code, out, _ = _run(capsys, str(trace_file), "--mermaid", "--corr", "c1")
     assert code == 0
     assert out.splitlines()[0] == "sequenceDiagram"
-    assert "    host->>owner: SessionStart #1" in out.splitlines()
+    assert "    host->>owner: SessionStart #35;1" in out.splitlines()
     assert "reminder" not in out
 
 

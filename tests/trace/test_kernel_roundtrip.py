@@ -100,6 +100,6 @@ async def test_a_kernel_run_reads_back_and_renders(tmp_path: Path) -> None:
         ("deliver", "sink", "front", "Put"),
     ]
     diagram = render_mermaid(events).splitlines()
-    assert f"    host->>front: Relay #{relay.id}" in diagram
-    assert any(line.startswith("    front->>sink: Put #") for line in diagram)
-    assert any(line.startswith("    Note over sink: drop Put #") for line in diagram)
+    assert f"    host->>front: Relay #35;{relay.id}" in diagram
+    assert any(line.startswith("    front->>sink: Put #35;") for line in diagram)
+    assert any(line.startswith("    Note over sink: drop Put #35;") for line in diagram)

@@ -88,14 +88,14 @@ def test_mermaid_diagram_of_a_run() -> None:
     ]
     assert _body(text) == [
         "Note over owner: start: incarnation 1",
-        "host->>owner: SessionStart #1",
-        "owner->>store: Mutate #2",
-        "store-->>owner: reply #2",
-        "Note over store: drop Mutate #3: stale-generation",
+        "host->>owner: SessionStart #35;1",
+        "owner->>store: Mutate #35;2",
+        "store-->>owner: reply #35;2",
+        "Note over store: drop Mutate #35;3: stale-generation",
         "Note over store: crash: OSError: disk full",
         "Note over store: restart: OSError: disk full",
         "Note over child_runner: child: exit pid=4242 argv0=pi code=0",
-        "host-xreminder: Arm #4 (not delivered)",
+        "host-xreminder: Arm #35;4 (not delivered)",
     ]
 
 
@@ -105,12 +105,12 @@ def test_mermaid_takes_the_sender_from_the_send_when_the_deliver_lacks_it() -> N
         TraceEvent(t=0.1, ev="deliver", actor="b", type="X", id=1),
         TraceEvent(t=0.2, ev="reply", actor="b", id=1),
     ]
-    assert _body(render_mermaid(events)) == ["a->>b: X #1", "b-->>a: reply #1"]
+    assert _body(render_mermaid(events)) == ["a->>b: X #35;1", "b-->>a: reply #35;1"]
 
 
 def test_mermaid_delivery_without_its_send_still_draws_an_arrow() -> None:
     events = [TraceEvent(t=0.0, ev="deliver", actor="b", sender="a", type="X", id=7)]
-    assert _body(render_mermaid(events)) == ["a->>b: X #7"]
+    assert _body(render_mermaid(events)) == ["a->>b: X #35;7"]
 
 
 def test_mermaid_lifecycle_notes_carry_the_generation() -> None:
@@ -135,7 +135,7 @@ def test_mermaid_participant_ids_are_sanitized_unique_and_not_keywords() -> None
     assert labels["store_io"] == "store-io"
     assert labels["store_io_2"] == "store_io"  # the suffix makes it unique; the label stays
     assert labels["a_b"] == ""  # "a;b": ";" ends a Mermaid statement, so it becomes "_"
-    assert ";" not in text
+    assert ";" not in text.replace("#35;", "")
     assert labels["p_end"] == "end"
     assert labels["p_9lives"] == "9lives"
     assert labels["p_actor"] == "(empty name)"
@@ -155,10 +155,19 @@ def test_mermaid_text_cannot_break_out_of_its_line() -> None:
     body = _body(text)
     assert len(body) == 1  # the send was settled by the drop: no lost arrow
     (note,) = body
-    assert note.startswith("Note over a: drop X #1: ")
-    assert not set(note[len("Note over a: drop X #1: ") :]) & set(";#<>\n")
+    assert note.startswith("Note over a: drop X #35;1: ")
+    assert not set(note[len("Note over a: drop X #35;1: ") :]) & set(";#<>\n")
     assert note.endswith("...")
     assert len(note) < 220
+
+
+def test_mermaid_has_no_bare_hash_which_would_start_a_comment() -> None:
+    # In Mermaid a bare "#" ends the text, so "Type #12" would show as "Type": the id is
+    # written with the entity "#35;" (rendered "#"), and "#" from the trace is replaced.
+    events = [*sample_events(), TraceEvent(t=200.0, ev="crash", actor="a#b", reason="#1 #2")]
+    text = render_mermaid(events)
+    assert "#" in text
+    assert re.findall(r"#(?!35;)", text) == []
 
 
 def test_mermaid_of_nothing_is_only_the_header() -> None:

@@ -75,6 +75,9 @@ def render_timeline(events: Sequence[TraceEvent], *, origin: float | None = None
     return "\n".join(lines) + "\n"
 
 
+_HASH: Final = "#35;"
+"""A literal ``#`` in Mermaid text: a bare ``#`` starts a comment there and cuts the line."""
+
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_]")
 _RESERVED = frozenset(
     {
@@ -118,13 +121,14 @@ class _Participants:
 
 def _message_label(event: TraceEvent) -> str:
     label = mermaid_text(event.type or "message")
-    return label if event.id is None else f"{label} #{event.id}"
+    return label if event.id is None else f"{label} {_HASH}{event.id}"
 
 
 def render_mermaid(events: Sequence[TraceEvent]) -> str:
     """A Mermaid ``sequenceDiagram`` of ``events``.
 
-    Each delivered message is a solid arrow ``sender->>actor: Type #id`` at the moment of
+    Each delivered message is a solid arrow ``sender->>actor: Type #35;id`` (rendered
+    ``Type #id``; ``#35;`` is Mermaid's entity for ``#``) at the moment of
     delivery (the sender taken from its ``send`` when present, else from the ``deliver``);
     a send that was never delivered nor dropped is a lost arrow ``-x`` at send time; a
     reply is a dashed arrow back; drops, lifecycle events and child-process events are
@@ -151,7 +155,7 @@ def render_mermaid(events: Sequence[TraceEvent]) -> str:
                 if asker is None and origin is not None:
                     asker = origin.sender
                 dst = parts.of(asker)
-                reply = "reply" if event.id is None else f"reply #{event.id}"
+                reply = "reply" if event.id is None else f"reply {_HASH}{event.id}"
                 body.append(f"    {parts.of(actor)}-->>{dst}: {reply}")
             case "drop":
                 why = mermaid_text(event.reason or "unknown reason")
