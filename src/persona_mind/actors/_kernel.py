@@ -68,7 +68,9 @@ def _accepted_types(cls: type) -> tuple[type, ...] | None:
             members = typing.get_args(arg) if isinstance(arg, types.UnionType) else (arg,)
             if typing.get_origin(arg) is typing.Union:
                 members = typing.get_args(arg)
-            found = tuple(m for m in members if isinstance(m, type))
+            found = tuple(
+                m for m in members if isinstance(m, type) and m not in (typing.Any, object)
+            )
             return found if found and len(found) == len(members) else None
     return None
 
@@ -268,12 +270,20 @@ class _Cell(Generic[M]):
         self.restarts = 0
         self.restart_times: list[float] = []
         self._stopping = False
+        self._next: Actor[M] | None = None
 
     @property
     def closed(self) -> bool:
         return self.state in ("stopping", "stopped")
 
     # -- lifecycle -------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Build the first instance in the caller, so its protocol is known before any send
+        and a constructor error surfaces at spawn time."""
+        actor = self.factory()
+        self.accepts = type(actor)._accepts
+        self._next = actor
+
     def start(self) -> None:
         self.state = "starting"
         self._stopping = False
@@ -300,7 +310,7 @@ class _Cell(Generic[M]):
     async def _incarnate_and_loop(self) -> Exception | None:
         self.incarnation += 1
         try:
-            actor = self.factory()
+            actor, self._next = (self._next or self.factory()), None
             self.accepts = type(actor)._accepts
             actor.ref, actor.system, actor.clock, actor.name = (
                 self.ref,

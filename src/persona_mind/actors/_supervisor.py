@@ -65,6 +65,7 @@ class Supervisor:
             raise ActorError(f"supervisor {self.name!r} is stopped; cannot spawn {name!r}")
         self.system.claim_name(name)
         cell: _Cell[M] = _Cell(self.system, name, factory, self, restart)
+        cell.prepare()
         self.children.append(cell)
         cell.start()
         return cell.ref
@@ -115,7 +116,7 @@ class Supervisor:
 
     def subtree_failed(self, child: Supervisor, error: Escalated) -> None:
         """A child supervisor escalated: restart its whole subtree or escalate further."""
-        if not self.stopped and self._within_intensity(child.restart_times, child.policy):
+        if not self.stopped and self._within_intensity(child.restart_times, self.policy):
             child.restart()
         else:
             self._start_escalation(child.name, error)

@@ -124,6 +124,12 @@ class ChildRunner(Actor[RunnerMessage]):
         ref = self.ref
 
         def progress(p: ChildProgress) -> None:
+            # Process events are traced at once (also while the runner is stopping and its
+            # mailbox is closed); everything else is ordered through the mailbox.
+            if p.event == "spawned":
+                self._trace("spawned", request, pid=p.pid, argv0=p.detail)
+            elif p.event == "exited":
+                self._trace("exited", request, pid=p.pid, detail=p.detail)
             ref.tell_if_alive(ChildActivity(progress=p))
 
         async def work() -> ChildReply:
@@ -146,9 +152,6 @@ class ChildRunner(Actor[RunnerMessage]):
             return
         if progress.event == "spawned":
             entry.pid = progress.pid
-            self._trace("spawned", entry.request, pid=progress.pid, argv0=progress.detail)
-        elif progress.event == "exited":
-            self._trace("exited", entry.request, pid=progress.pid, detail=progress.detail)
         if entry.progress_to is not None:
             entry.progress_to.tell_if_alive(ChildActivity(progress=progress))
 

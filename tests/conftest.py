@@ -1,0 +1,14 @@
+"""Shared fixtures: a clean environment (no user agent dir, no tracing) for every test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Never touch the user's ~/.pi or trace file from a test."""
+    monkeypatch.delenv("PERSONA_MIND_TRACE", raising=False)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent-dir"))
