@@ -138,8 +138,8 @@ def group_members(pgid: int) -> list[int]:
 
 async def _group_gone(pgid: int) -> None:
     """Poll (5 ms) until no live member of ``pgid`` remains; callers bound it with the clock."""
-    while group_members(pgid):
-        await anyio.sleep(0.005)  # noqa: ASYNC110 - no event exists for a foreign pid
+    while group_members(pgid):  # noqa: ASYNC110 - no event exists for a foreign pid
+        await anyio.sleep(0.005)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
