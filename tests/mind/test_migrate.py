@@ -41,6 +41,10 @@ def slug(svc: MemoryService) -> str:
     return legacy_project_slug(svc.scope.project.root)
 
 
+def pending(svc: MemoryService) -> bool:
+    return svc.import_pending
+
+
 async def run(imp: LegacyImport) -> int:
     steps = 0
     while not await imp.step():
@@ -173,10 +177,10 @@ async def test_cleanup_deferred_while_import_pending_M_MIGRATE_6_8(
     write(root / "backlog" / f"{slug(svc)}.json", [{"text": "t", "state": "open"}])
     imp = LegacyImport(svc)
     assert not await imp.step()
-    assert svc.import_pending
+    assert pending(svc)
     assert await svc.cleanup() is False  # deferred, no wait on the import
     await run(imp)
-    assert not svc.import_pending
+    assert not pending(svc)
     assert await svc.cleanup() is True
 
 
