@@ -1,3 +1,112 @@
-"""Persona: global pack store, resolver, session binding, active persona, chat plans."""
+"""Persona: global pack store, resolver, session binding, active persona, chat plans.
+
+Host-neutral and actor-free. The Owner actor holds one :class:`PersonaService` and calls
+it per host event, slash command and tool call; the child runner gets a session's
+:class:`TeamSnapshot` from :meth:`PersonaService.team_snapshot` (or :func:`resolve_team`).
+See ``docs/persona.md``.
+"""
 
 from __future__ import annotations
+
+from persona_mind.persona._binding import BindingRecord, Bindings, session_key
+from persona_mind.persona._change import Change
+from persona_mind.persona._commands import HELP, PACK_VERBS, run_command
+from persona_mind.persona._doctor import Finding, backend_problem, doctor
+from persona_mind.persona._errors import (
+    AmbiguousPackName,
+    DraftConflict,
+    MigrationRequired,
+    PackInvalid,
+    PackNotFound,
+    PackStoreBusy,
+    PersonaNotFound,
+    PlanRefused,
+    Problem,
+    StaleCommand,
+    UnsafeWorkspacePath,
+    UpdateRefused,
+)
+from persona_mind.persona._migrate import MigrationStatus, migration_status
+from persona_mind.persona._model import Pack, PackManifest, PersonaDef
+from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
+from persona_mind.persona._outcome import CommandOutcome, Effects, ToolOutcome
+from persona_mind.persona._plans import Plan, PlanRegistry
+from persona_mind.persona._resolver import ResolvedPersona, Resolver, identity_of
+from persona_mind.persona._scan import Limits
+from persona_mind.persona._service import PersonaService
+from persona_mind.persona._session import (
+    ACTIVE_ENTRY,
+    RESERVED_COMMANDS,
+    ActivePersona,
+    SessionContext,
+    SessionState,
+    TeamScope,
+)
+from persona_mind.persona._state import StoreStateCorrupt
+from persona_mind.persona._store import CATALOG_DIR, PackStore, default_agent_dir
+from persona_mind.persona._team import TeamMember, TeamSnapshot, resolve_team
+from persona_mind.persona._tool import PERSONA_PACK_TOOL, run_handoff, run_tool
+from persona_mind.persona._validate import load_pack
+from persona_mind.persona._workspace import Workspace
+
+__all__ = (
+    "ACTIVE_ENTRY",
+    "CATALOG_DIR",
+    "CHANGES",
+    "HELP",
+    "PACK_VERBS",
+    "PERSONA_PACK_TOOL",
+    "READ_ONLY",
+    "RESERVED_COMMANDS",
+    "ActivePersona",
+    "AmbiguousPackName",
+    "BindingRecord",
+    "Bindings",
+    "Change",
+    "CommandOutcome",
+    "DraftConflict",
+    "Effects",
+    "Finding",
+    "Limits",
+    "MigrationRequired",
+    "MigrationStatus",
+    "Pack",
+    "PackInvalid",
+    "PackManifest",
+    "PackNotFound",
+    "PackStore",
+    "PackStoreBusy",
+    "PersonaDef",
+    "PersonaNotFound",
+    "PersonaService",
+    "Plan",
+    "PlanRefused",
+    "PlanRegistry",
+    "Problem",
+    "ResolvedPersona",
+    "Resolver",
+    "SessionContext",
+    "SessionState",
+    "StaleCommand",
+    "StoreStateCorrupt",
+    "TeamMember",
+    "TeamScope",
+    "TeamSnapshot",
+    "ToolOutcome",
+    "UnsafeWorkspacePath",
+    "UpdateRefused",
+    "Workspace",
+    "backend_problem",
+    "default_agent_dir",
+    "doctor",
+    "identity_of",
+    "load_pack",
+    "migration_status",
+    "prepare",
+    "read",
+    "resolve_team",
+    "run_command",
+    "run_handoff",
+    "run_tool",
+    "session_key",
+)

@@ -1,0 +1,166 @@
+"""Session team binding and retained snapshots (P-BINDING-1..7, -11).
+
+Binding copies the pack once into ``<agentDir>/persona/.runtime-sessions/<session>/``;
+from then on the session's commands, prompts, consults and round-tables read that private
+copy only, so later store changes (edit + apply, update, uninstall) reach the session only
+through ``team refresh`` or a switch. ``binding.json`` is written atomically *after* the
+snapshot is durable, so it is the commit point: a crash mid-copy leaves the old binding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from persona_mind.errors import PersonaError
+from persona_mind.persona._fsio import FS, atomic_write, copy_tree, remove_tree
+from persona_mind.persona._model import Pack, PackSource
+from persona_mind.persona._state import now_iso
+from persona_mind.persona._store import PackStore, split_ref
+from persona_mind.persona._validate import load_pack
+
+__all__ = ("BindingRecord", "BindingState", "Bindings", "session_key")
+
+BindingState = Literal["bound", "none", "unbound"]
+"""``bound`` to a team; ``none`` chosen explicitly; ``unbound``: evaluated, no team."""
+
+
+class BindingRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What one session recorded about its team."""
+
+    version: int = 1
+    session: str
+    state: BindingState
+    pack: str | None = None
+    packVersion: str | None = None  # noqa: N815 - camelCase on disk
+    revision: str = ""
+    snapshot: str = ""
+    updatedAt: str = ""  # noqa: N815
+
+
+_DECODER = msgspec.json.Decoder(BindingRecord)
+
+
+def session_key(session_id: str) -> str:
+    """A collision-safe folder name for a session id (readable prefix + hash)."""
+    readable = re.sub(r"[^A-Za-z0-9_-]", "_", session_id)[:40]
+    return f"{readable}-{hashlib.sha256(session_id.encode()).hexdigest()[:12]}"
+
+
+class Bindings:
+    """Per-session binding records and their retained snapshots."""
+
+    def __init__(self, store: PackStore) -> None:
+        self.store = store
+        self.root = store.root / ".runtime-sessions"
+        self._packs: dict[Path, Pack] = {}
+
+    def session_dir(self, session_id: str) -> Path:
+        """The private folder of one session."""
+        return self.root / session_key(session_id)
+
+    def read(self, session_id: str) -> BindingRecord | None:
+        """The session's record, or ``None`` for a session never evaluated."""
+        path = self.session_dir(session_id) / "binding.json"
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            return _DECODER.decode(raw)
+        except msgspec.DecodeError as exc:
+            raise PersonaError(
+                f"{path} is not a valid binding record ({exc}); select the team again with "
+                "`/persona team select <pack>` to rewrite it"
+            ) from exc
+
+    def _write(self, record: BindingRecord) -> None:
+        atomic_write(
+            self.session_dir(record.session) / "binding.json",
+            msgspec.json.format(msgspec.json.encode(record)) + b"\n",
+        )
+
+    def _drop_other_snapshots(self, session_id: str, keep: str) -> None:
+        folder = self.session_dir(session_id)
+        for name in FS.listdir(folder):
+            if name.startswith("snap-") and name != keep:
+                self._packs.pop(folder / name, None)
+                remove_tree(folder / name)
+
+    def bind(self, session_id: str, ref: str) -> BindingRecord:
+        """Copy ``ref`` into a fresh private snapshot and record it as the session's team."""
+        with self.store.mutation(f"bind {session_id}"):
+            pack = self.store.load(ref)
+            snap = f"snap-{pack.digest[:12]}-{secrets.token_hex(4)}"
+            copy_tree(pack.root, self.session_dir(session_id) / snap, pack.files)
+            record = BindingRecord(
+                session=session_id,
+                state="bound",
+                pack=ref,
+                packVersion=pack.manifest.version,
+                revision=pack.digest,
+                snapshot=snap,
+                updatedAt=now_iso(),
+            )
+            self._write(record)
+            self._drop_other_snapshots(session_id, snap)
+        return record
+
+    def set_state(self, session_id: str, state: BindingState) -> BindingRecord:
+        """Record ``none`` or ``unbound`` (dropping any snapshot)."""
+        record = BindingRecord(session=session_id, state=state, updatedAt=now_iso())
+        self._write(record)
+        self._drop_other_snapshots(session_id, "")
+        return record
+
+    def inherit(self, origin_id: str, session_id: str) -> BindingRecord | None:
+        """A forked session starts with a copy of its origin's binding and snapshot."""
+        origin = self.read(origin_id)
+        if origin is None:
+            return None
+        if origin.state != "bound":
+            return self.set_state(session_id, origin.state)
+        src = self.session_dir(origin_id) / origin.snapshot
+        pack = self.snapshot(origin)
+        if pack is None:
+            return None
+        copy_tree(src, self.session_dir(session_id) / origin.snapshot, pack.files)
+        record = msgspec.structs.replace(origin, session=session_id, updatedAt=now_iso())
+        self._write(record)
+        return record
+
+    def snapshot(self, record: BindingRecord) -> Pack | None:
+        """The retained pack of a bound record (cached: a snapshot never changes)."""
+        if record.state != "bound" or not record.pack or not record.snapshot:
+            return None
+        path = self.session_dir(record.session) / record.snapshot
+        cached = self._packs.get(path)
+        if cached is not None:
+            return cached
+        if FS.lstat(path) is None:
+            return None
+        source, name = split_ref(record.pack)
+        kind: PackSource = "official" if source == "official" else "custom"
+        pack = load_pack(path, kind, expected_name=name, limits=self.store.limits, digest=False)
+        pack = Pack(
+            source=kind,
+            root=path,
+            manifest=pack.manifest,
+            personas=pack.personas,
+            files=pack.files,
+            digest=record.revision,
+            warnings=pack.warnings,
+        )
+        self._packs[path] = pack
+        return pack
+
+    def forget(self, session_id: str) -> None:
+        """Drop cached snapshots of a session that ended (its files stay for resume)."""
+        folder = self.session_dir(session_id)
+        for path in [p for p in self._packs if p.parent == folder]:
+            del self._packs[path]

@@ -1,0 +1,263 @@
+"""PersonaService: the Persona half's state and services for one runtime (host-neutral).
+
+One instance per runtime, owned by the Owner actor: it is the single writer of its
+session table, so it needs no locks (mailbox order serialises calls). Blocking work (file
+IO) runs through the injected ``offload`` (the lead passes a ThreadBridge call; the
+default is a worker thread) so it never blocks the event loop; the synchronous methods
+are also usable directly by the CLI and tests.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio.to_thread
+
+from persona_mind.errors import PersonaMindError
+from persona_mind.messages.host import (
+    CommandCall,
+    CommandSpec,
+    CustomEntry,
+    PromptInjection,
+    ToolCall,
+    ToolSpec,
+)
+from persona_mind.persona._binding import Bindings
+from persona_mind.persona._migrate import GATED, migration_status
+from persona_mind.persona._model import Pack, PackManifest
+from persona_mind.persona._plans import PlanRegistry
+from persona_mind.persona._resolver import Resolver
+from persona_mind.persona._scan import Limits
+from persona_mind.persona._session import (
+    ActivePersona,
+    SessionContext,
+    SessionState,
+    TeamScope,
+    alias_names,
+    restore_active,
+)
+from persona_mind.persona._store import PackStore
+from persona_mind.persona._team import TeamSnapshot, resolve_team
+from persona_mind.persona._workspace import Workspace
+
+__all__ = ("NEW_SESSION_REASONS", "Offload", "PersonaService")
+
+T = TypeVar("T")
+Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
+NEW_SESSION_REASONS = frozenset({"startup", "new"})
+"""Reasons under which a session with no record is genuinely new (default applies)."""
+
+
+async def _thread(fn: Callable[[], T]) -> T:
+    return await anyio.to_thread.run_sync(fn)
+
+
+class PersonaService:
+    """Pack store + bindings + resolver + plans + per-session state."""
+
+    def __init__(
+        self,
+        agent_dir: Path,
+        *,
+        catalog_dir: Path | None = None,
+        limits: Limits | None = None,
+        offload: Offload | None = None,
+        plans: PlanRegistry | None = None,
+    ) -> None:
+        self.store = PackStore(agent_dir, catalog_dir=catalog_dir, limits=limits)
+        self.bindings = Bindings(self.store)
+        self.resolver = Resolver()
+        self.plans = plans or PlanRegistry()
+        self.sessions: dict[str, SessionState] = {}
+        self._offload: Offload = offload or _thread
+
+    # ---- session lifecycle -------------------------------------------------------------
+
+    def open_session(
+        self,
+        ctx: SessionContext,
+        *,
+        reason: str = "startup",
+        origin_session_id: str | None = None,
+        entries: Sequence[CustomEntry] = (),
+    ) -> SessionState:
+        """Evaluate the session's team (default, gate, fork inheritance) and restore state."""
+        scope = self._evaluate(ctx, reason, origin_session_id)
+        state = SessionState(session_id=ctx.session_id, cwd=Path(ctx.cwd), scope=scope)
+        state.active = restore_active(entries, scope)
+        state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
+        self.sessions[ctx.session_id] = state
+        return state
+
+    def close_session(self, session_id: str) -> None:
+        """Forget a session's in-memory state and plans (its binding stays for resume)."""
+        self.sessions.pop(session_id, None)
+        self.plans.drop_session(session_id)
+        self.bindings.forget(session_id)
+
+    def on_branch(self, ctx: SessionContext, entries: Sequence[CustomEntry]) -> bool:
+        """The branch moved: restore the active persona from its entries; True if it changed."""
+        state = self.session(ctx)
+        before = state.active
+        state.active = restore_active(entries, state.scope)
+        return before != state.active
+
+    def session(self, ctx: SessionContext) -> SessionState:
+        """The session's state, opening it (as resumed) if the caller skipped open."""
+        state = self.sessions.get(ctx.session_id)
+        if state is None:
+            state = self.open_session(ctx, reason="resume")
+        return state
+
+    def _evaluate(self, ctx: SessionContext, reason: str, origin: str | None) -> TeamScope:
+        ws = Workspace(Path(ctx.cwd))
+        sid = ctx.session_id
+        record = self.bindings.read(sid)
+        if record is None and reason == "fork" and origin:
+            record = self.bindings.inherit(origin, sid)
+        if record is not None and record.state == "bound":
+            pack = self.bindings.snapshot(record)
+            if pack is None:
+                return TeamScope(
+                    "missing-bound", None, record, f"(the snapshot of {record.pack} is gone)"
+                )
+            return TeamScope("bound", pack, record)
+        if migration_status(self.store, ws) in GATED:
+            return TeamScope("migration-required", None, record)
+        if record is not None and record.state == "none":
+            return TeamScope("none", None, record)
+        note = ""
+        if record is None and reason in NEW_SESSION_REASONS:
+            default = self.store.state().default
+            if default:
+                try:
+                    record = self.bindings.bind(sid, default)
+                    return TeamScope("bound", self.bindings.snapshot(record), record)
+                except PersonaMindError as exc:
+                    note = f"(the default {default} could not be bound: {exc})"
+            record = self.bindings.set_state(sid, "unbound")
+        if not self.store.state().default:
+            legacy = self._legacy_pack(ws)
+            if legacy is not None:
+                return TeamScope("legacy", legacy, record)
+        return TeamScope("unbound", None, record, note)
+
+    @staticmethod
+    def _legacy_pack(ws: Workspace) -> Pack | None:
+        personas, _ = ws.local_personas()
+        if not personas:
+            return None
+        return Pack(
+            source="workspace",
+            root=ws.root / ".pi" / "agents",
+            manifest=PackManifest(
+                schema=2,
+                name=ws.key,
+                version="0.0.0",
+                description="this workspace's own .pi/agents personas",
+            ),
+            personas=tuple(sorted(personas, key=lambda p: (not p.is_lead, p.name))),
+            files=(),
+            digest="",
+        )
+
+    def rescope(self, ctx: SessionContext, *, keep_active: bool) -> SessionState:
+        """Re-evaluate after a team change; keep the active persona only if it still exists."""
+        old = self.session(ctx)
+        scope = self._evaluate(ctx, "resume", None)
+        state = SessionState(
+            session_id=ctx.session_id, cwd=Path(ctx.cwd), scope=scope, handoff=old.handoff
+        )
+        if keep_active and old.active and scope.pack and scope.pack.persona(old.active.name):
+            state.active = ActivePersona(
+                name=old.active.name,
+                identity=f"{scope.pack.source}/{scope.pack.name}/{old.active.name}",
+                pack_ref=scope.pack.ref,
+                revision=scope.pack.digest,
+            )
+        state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
+        state.stale_names = (old.stale_names | set(old.aliases)) - set(state.aliases)
+        self.sessions[ctx.session_id] = state
+        return state
+
+    # ---- per-turn services ---------------------------------------------------------------
+
+    def prompt_injection(self, ctx: SessionContext) -> PromptInjection:
+        """``before_agent_start``: the active persona's resolved prompt, every turn."""
+        state = self.session(ctx)
+        if state.active is None or not state.scope.runnable or state.scope.pack is None:
+            return PromptInjection()
+        resolved = self.resolver.resolve(
+            state.scope.pack, state.active.name, Workspace(Path(ctx.cwd))
+        )
+        return PromptInjection(sections=(resolved.system_prompt,), disclosures=resolved.warnings)
+
+    def active_identity(self, session_id: str) -> str | None:
+        """The pack-qualified identity Mind keys memory by, or ``None`` (DEC-3)."""
+        state = self.sessions.get(session_id)
+        return state.active.identity if state and state.active else None
+
+    def team_snapshot(self, ctx: SessionContext) -> TeamSnapshot | None:
+        """The session's resolved team (names, roles, prompts) for consults/round-tables."""
+        state = self.session(ctx)
+        if not state.scope.runnable or state.scope.pack is None:
+            return None
+        return resolve_team(state.scope.pack, Workspace(Path(ctx.cwd)), self.resolver)
+
+    def command_specs(self, ctx: SessionContext) -> tuple[CommandSpec, ...]:
+        """`/persona`, `/persona-list` and this session's direct persona aliases."""
+        state = self.session(ctx)
+        specs = [
+            CommandSpec(
+                name="persona",
+                description="Personas: use, status, clear, team, "
+                "default, pack, migrate, onboard, doctor",
+            ),
+            CommandSpec(name="persona-list", description="List this session's persona team"),
+        ]
+        pack = state.scope.pack
+        for name in sorted(state.aliases):
+            persona = pack.persona(name) if pack else None
+            desc = persona.description if persona else ""
+            specs.append(CommandSpec(name=name, description=f"Persona: {desc}".strip()))
+        return tuple(specs)
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        """The `persona_pack` tool."""
+        from persona_mind.persona._tool import PERSONA_PACK_TOOL  # noqa: PLC0415 - cycle
+
+        return (PERSONA_PACK_TOOL,)
+
+    # ---- async entry points for the Owner ------------------------------------------------
+
+    async def run(self, fn: Callable[[], T]) -> T:
+        """Run blocking persona work off the event loop through the injected offload."""
+        result: T = await self._offload(fn)
+        return result
+
+    async def handle_command(self, ctx: SessionContext, call: CommandCall) -> Any:
+        """A slash command → :class:`~persona_mind.persona.CommandOutcome`."""
+        from persona_mind.persona._commands import run_command  # noqa: PLC0415 - cycle
+
+        return await self.run(functools.partial(run_command, self, ctx, call))
+
+    async def handle_tool(self, ctx: SessionContext, call: ToolCall) -> Any:
+        """A `persona_pack` call → :class:`~persona_mind.persona.ToolOutcome`."""
+        from persona_mind.persona._tool import run_tool  # noqa: PLC0415 - cycle
+
+        return await self.run(functools.partial(run_tool, self, ctx, call))
+
+    async def open(self, ctx: SessionContext, **kwargs: Any) -> SessionState:
+        """Async :meth:`open_session`."""
+        return await self.run(functools.partial(self.open_session, ctx, **kwargs))
+
+    async def injection(self, ctx: SessionContext) -> PromptInjection:
+        """Async :meth:`prompt_injection`."""
+        return await self.run(functools.partial(self.prompt_injection, ctx))
+
+    async def team(self, ctx: SessionContext) -> TeamSnapshot | None:
+        """Async :meth:`team_snapshot`."""
+        return await self.run(functools.partial(self.team_snapshot, ctx))
