@@ -68,15 +68,20 @@ def write_atomic(fs: FileSystem, path: Path, data: bytes, *, backup: bool = Fals
             raise
         step = "close"
         fs.close(fd)
-        if backup and fs.lstat(path) is not None:
+        live = fs.lstat(path) if backup else None
+        if live is not None:
             step = "backup"
-            bak_tmp = temp_path(path, "bak.tmp")
-            try:
-                fs.link(path, bak_tmp)
-                fs.replace(bak_tmp, backup_path(path))
-            except OSError:
-                _discard(fs, bak_tmp)
-                raise
+            bak = fs.lstat(backup_path(path))
+            # after a failed rename the backup may already be this very inode: rename(2)
+            # between two links of one file is a no-op that would strand the temp link
+            if bak is None or (bak.st_ino, bak.st_dev) != (live.st_ino, live.st_dev):
+                bak_tmp = temp_path(path, "bak.tmp")
+                try:
+                    fs.link(path, bak_tmp)
+                    fs.replace(bak_tmp, backup_path(path))
+                finally:
+                    if fs.lstat(bak_tmp) is not None:
+                        _discard(fs, bak_tmp)
         step = "rename"
         fs.replace(tmp, path)
     except OSError as exc:

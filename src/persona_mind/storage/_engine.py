@@ -30,7 +30,13 @@ from persona_mind.storage._codec import (
     encode_snapshot,
     fingerprint,
 )
-from persona_mind.storage._errors import CasConflict, CorruptStore, UnsupportedVersion
+from persona_mind.storage._errors import (
+    CasConflict,
+    CorruptStore,
+    StoreIOError,
+    UnsupportedVersion,
+    WriteFailed,
+)
 from persona_mind.storage._fs import FileSystem, OsFileSystem
 from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
 from persona_mind.storage._paths import Layout
@@ -97,7 +103,10 @@ class FileStore:
 
     def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """Like :meth:`read`, with the raw-byte fingerprint (for a later CAS)."""
-        return self._load(target)[0]
+        try:
+            return self._load(target)[0]
+        except OSError as exc:
+            raise StoreIOError(target.path, "reading", exc) from exc
 
     def fingerprint(self, target: StoreTarget[Any]) -> str:
         """The current raw-byte fingerprint (``ABSENT_FINGERPRINT`` when there is no file)."""
@@ -207,10 +216,17 @@ class FileStore:
     ) -> Stored[E]:
         """:meth:`mutate`, returning the fingerprint of the bytes now on disk."""
         self.check_generation(generation)  # cheap early refusal; re-checked under the lock
-        with self.hold(self.lock_plan(target), purpose):
-            return self.mutate_locked(
-                target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
-            )
+        try:
+            with self.hold(self.lock_plan(target), purpose):
+                return self.mutate_locked(
+                    target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+                )
+        except WriteFailed:
+            self._cache.pop(target.path, None)
+            raise
+        except OSError as exc:
+            self._cache.pop(target.path, None)
+            raise StoreIOError(target.path, "mutating", exc) from exc
 
     def mutate_locked(
         self,
@@ -298,10 +314,13 @@ class FileStore:
 
         Returns the (already quarantined) problem, or ``None`` when the store is healthy.
         """
-        with self.hold(self.lock_plan(target), "repair"):
-            sweep_temps(self.fs, target.path)
-            try:
-                self._load_or_quarantine(target)
-            except CorruptStore as exc:
-                return exc
+        try:
+            with self.hold(self.lock_plan(target), "repair"):
+                sweep_temps(self.fs, target.path)
+                try:
+                    self._load_or_quarantine(target)
+                except CorruptStore as exc:
+                    return exc
+        except OSError as exc:
+            raise StoreIOError(target.path, "repairing", exc) from exc
         return None

@@ -19,6 +19,7 @@ __all__ = (
     "LockOrderError",
     "LockTimeout",
     "OutcomeUncertain",
+    "StoreIOError",
     "UnsafePath",
     "UnsupportedVersion",
     "WriteFailed",
@@ -151,3 +152,18 @@ class HistoryBlocked(StorageError):
 class HistoryFull(StorageError):
     """A replacement was refused: the new receipt would exceed 32 receipts / 2 MiB even after
     evicting every settled receipt."""
+
+
+class StoreIOError(StorageError):
+    """A file-system call failed outside the write protocol (reading, listing, locking,
+    quarantining). Nothing was acknowledged; ``errno`` names the cause (kept in
+    ``__cause__``). Fix the disk or permissions and retry."""
+
+    def __init__(self, path: Path, action: str, error: OSError) -> None:
+        self.path = path
+        self.action = action
+        self.errno = error.errno
+        super().__init__(
+            f"{action} {path} failed ({error.strerror or error}); nothing was changed by this "
+            "call unless a quarantine is reported; fix the disk or permissions and retry"
+        )

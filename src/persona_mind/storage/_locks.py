@@ -207,9 +207,11 @@ class FileLock:
             stack.pop()
         else:
             stack[:] = [e for e in stack if e != (self.domain, self.path)]
-        try:
+        # closing the descriptor releases the kernel lock even if unlock failed, so neither
+        # error can leave the lock held; the mutation's outcome is already decided
+        with contextlib.suppress(OSError):
             self._fs.unlock(fd)
-        finally:
+        with contextlib.suppress(OSError):
             self._fs.close(fd)
 
     def __enter__(self) -> FileLock:
