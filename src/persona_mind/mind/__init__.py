@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from persona_mind.mind._backlog import MAX_BACKLOG_TEXT as MAX_BACKLOG_TEXT
 from persona_mind.mind._backlog import MAX_TERMINAL as MAX_TERMINAL
+from persona_mind.mind._capture import CASUAL_CUES as CASUAL_CUES
+from persona_mind.mind._capture import STRONG_CUES as STRONG_CUES
 from persona_mind.mind._capture import CaptureDecision as CaptureDecision
 from persona_mind.mind._capture import CaptureMode as CaptureMode
 from persona_mind.mind._capture import decide_capture as decide_capture
 from persona_mind.mind._capture import direct_user_text as direct_user_text
+from persona_mind.mind._cards import Card as Card
+from persona_mind.mind._cards import sanitize as sanitize
+from persona_mind.mind._commands import COMMAND_NAMES as COMMAND_NAMES
+from persona_mind.mind._commands import MindCommandContext as MindCommandContext
+from persona_mind.mind._commands import command_specs as command_specs
+from persona_mind.mind._commands import handle_mind_command as handle_mind_command
 from persona_mind.mind._errors import AccessRefused as AccessRefused
 from persona_mind.mind._errors import ForeignOwner as ForeignOwner
 from persona_mind.mind._errors import InvalidArgument as InvalidArgument
@@ -28,6 +36,8 @@ from persona_mind.mind._inject import InjectionInput as InjectionInput
 from persona_mind.mind._inject import InjectionPlan as InjectionPlan
 from persona_mind.mind._inject import NoteView as NoteView
 from persona_mind.mind._inject import plan_injection as plan_injection
+from persona_mind.mind._migrate import ImportReport as ImportReport
+from persona_mind.mind._migrate import LegacyImport as LegacyImport
 from persona_mind.mind._model import KINDS as KINDS
 from persona_mind.mind._model import STM_TTL as STM_TTL
 from persona_mind.mind._model import BacklogItem as BacklogItem
@@ -51,32 +61,48 @@ from persona_mind.mind._service import FoundFact as FoundFact
 from persona_mind.mind._service import MemoryService as MemoryService
 from persona_mind.mind._service import Recalled as Recalled
 from persona_mind.mind._service import with_deadline as with_deadline
+from persona_mind.mind._settings import MindSettings as MindSettings
+from persona_mind.mind._tools import BACKLOG_TOOL as BACKLOG_TOOL
+from persona_mind.mind._tools import MEMORY_TOOL as MEMORY_TOOL
+from persona_mind.mind._tools import MindTools as MindTools
+from persona_mind.mind._tools import tool_specs as tool_specs
 
 __all__ = (
+    "BACKLOG_TOOL",
+    "CASUAL_CUES",
+    "COMMAND_NAMES",
     "KINDS",
     "MAX_BACKLOG_TEXT",
     "MAX_TERMINAL",
     "MAX_TEXT_CHARS",
+    "MEMORY_TOOL",
     "NOTE_ENTRY_TYPE",
     "STM_TTL",
+    "STRONG_CUES",
     "AccessRefused",
     "BacklogItem",
     "CaptureDecision",
     "CaptureMode",
+    "Card",
     "Draft",
     "Fact",
     "FactIndex",
     "Finding",
     "ForeignOwner",
     "FoundFact",
+    "ImportReport",
     "InjectionInput",
     "InjectionPlan",
     "InvalidArgument",
     "Kind",
+    "LegacyImport",
     "LimitExceeded",
     "MemoryService",
+    "MindCommandContext",
     "MindRefusal",
     "MindScope",
+    "MindSettings",
+    "MindTools",
     "NotFound",
     "NoteRecord",
     "NoteView",
@@ -88,13 +114,17 @@ __all__ = (
     "Tier",
     "UnknownVersion",
     "UnsafeContent",
+    "command_specs",
     "content_identity",
     "decide_capture",
     "direct_user_text",
     "find_project",
+    "handle_mind_command",
     "plan_injection",
     "reminder_card",
+    "sanitize",
     "scan",
+    "tool_specs",
     "validate_draft",
     "with_deadline",
 )
