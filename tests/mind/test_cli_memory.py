@@ -87,5 +87,5 @@ def test_backlog_from_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path, re
     iid = json.loads(out)["id"]
     code, out, _ = run(capsys, *base, "backlog", "take", iid)
     assert json.loads(out)["changed"] is True
-    code, out, _ = run(capsys, *base, "backlog", "list")
+    _code, out, _ = run(capsys, *base, "backlog", "list")
     assert iid in json.loads(out)["ids"]
