@@ -84,8 +84,10 @@ def test_refusal_exit_code_and_rule(
 def test_backlog_from_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path, repo: Path) -> None:
     base = ["memory", "--agent-dir", str(tmp_path / "agent"), "--cwd", str(repo), "--json"]
     code, out, _ = run(capsys, *base, "backlog", "add", "write docs")
+    assert code == 0
     iid = json.loads(out)["id"]
     code, out, _ = run(capsys, *base, "backlog", "take", iid)
+    assert code == 0
     assert json.loads(out)["changed"] is True
     _code, out, _ = run(capsys, *base, "backlog", "list")
     assert iid in json.loads(out)["ids"]

@@ -1,0 +1,61 @@
+"""The Reminder actor's protocol: arm, fire, cancel and inspect backlog reminders.
+
+The Companion (or Owner) sends :class:`ArmReminders` with the project's current backlog
+after session start and after every backlog change or turn (a *maintenance re-arm*); the
+actor keeps one timer per deadline identity ``(item id, remindAt)``.  :class:`CancelReminders`
+stops every timer (session change, shutdown, home, legs).  Timers come back as
+:class:`ReminderDue` through ``clock.send_after``.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from persona_mind.messages._base import Msg
+from persona_mind.mind import BacklogItem
+
+__all__ = (
+    "ArmReminders",
+    "CancelReminders",
+    "GetReminderState",
+    "ReminderDue",
+    "ReminderMsg",
+    "ReminderState",
+)
+
+
+class ArmReminders(Msg, frozen=True, kw_only=True):
+    """Reconcile timers with ``items`` (the project's backlog) under ``generation``."""
+
+    items: tuple[BacklogItem, ...]
+    generation: int
+
+
+class ReminderDue(Msg, frozen=True, kw_only=True):
+    """A timer fired for deadline identity (``item_id``, ``remind_at``)."""
+
+    item_id: str
+    remind_at: float
+    generation: int
+
+
+class CancelReminders(Msg, frozen=True, kw_only=True):
+    """Cancel every pending timer (closure, session/scope change, home, legs)."""
+
+    generation: int
+
+
+class GetReminderState(Msg, frozen=True, kw_only=True):
+    """Ask for a :class:`ReminderState` snapshot (diagnostics, tests)."""
+
+
+class ReminderState(msgspec.Struct, frozen=True, kw_only=True):
+    """Pending and delivered deadline identities, and the number of wakes shown."""
+
+    generation: int
+    pending: tuple[tuple[str, float], ...]
+    delivered: tuple[tuple[str, float], ...]
+    wakes: int
+
+
+ReminderMsg = ArmReminders | ReminderDue | CancelReminders | GetReminderState
