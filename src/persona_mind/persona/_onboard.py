@@ -129,7 +129,7 @@ def start(ws: Workspace) -> str:
     if not missing:
         return head + "All questions are answered. Next: `/persona onboard preview`."
     key, question = missing[0]
-    return head + f"Question 1 of {len(missing)} remaining ({key}): {question}"
+    return head + f"Next question ({len(missing)} left; field {key}): {question}"
 
 
 def index_shared(ws: Workspace, extra: dict[str, str]) -> str:

@@ -174,7 +174,8 @@ class Resolver:
         sections.append(
             "## Team\n" + "\n".join(_roster(pack, persona)) + "\n\n" + _routing(persona, pack)
         )
-        header = f"# Persona: {persona.name} ({persona.label if persona.is_lead else 'specialist'})"
+        kind = "[G] lead" if persona.is_lead else "specialist"
+        header = f"# Persona: {persona.name} — {kind} of {pack.ref}"
         resolved = ResolvedPersona(
             identity=identity_of(pack, persona.name),
             name=persona.name,
