@@ -104,6 +104,8 @@ class RoundtableTracker:
 
     def enter(self, phase: Phase) -> None:
         self.phase = phase
+        if phase == "synthesis":
+            self.lead_state = "waiting"
         if phase in ("independent", "revision"):
             for entry in self.roster.values():
                 entry[1], entry[2] = "waiting", ""

@@ -1,0 +1,34 @@
+"""Adapting the Persona half's team snapshot to the child runner's :class:`ChildTeam`.
+
+The child runner only needs names, roles, identities, resolved prompts and declared tools,
+so it keeps its own small value type and converts here, in one place.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from persona_mind.runners._child_types import DEFAULT_CHILD_TOOLS, ChildPersona, ChildTeam
+
+if TYPE_CHECKING:
+    from persona_mind.persona import TeamSnapshot
+
+__all__ = ("team_from_snapshot",)
+
+
+def team_from_snapshot(snapshot: TeamSnapshot) -> ChildTeam:
+    """One :class:`ChildPersona` per member; declared tools, else the read-only default."""
+    return ChildTeam(
+        pack=snapshot.pack_ref,
+        personas=tuple(
+            ChildPersona(
+                name=m.name,
+                qualified_id=m.identity,
+                role="generalist" if m.role == "generalist" else "specialist",
+                system_prompt=m.system_prompt,
+                description=m.description,
+                tools=tuple(m.tools) or DEFAULT_CHILD_TOOLS,
+            )
+            for m in snapshot.members
+        ),
+    )

@@ -1,0 +1,227 @@
+"""``persona-mind roundtable "<query>"``: run one round-table on a real (or the fake) pi.
+
+The team comes from the pack store under the agent directory, else the bundled catalog
+(default ``software-team``); the model is ``--model`` or the user's configured default in
+``<agentDir>/settings.json`` (``defaultProvider``/``defaultModel``) and is passed exactly
+to every child. Progress is printed while it runs (phase, roster, per-persona state,
+totals — never the opinions); the moderator synthesis is printed in full at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import anyio
+
+from persona_mind.clock import MonotonicClock
+from persona_mind.errors import PersonaMindError
+from persona_mind.runners._child_pi import PiBackend
+from persona_mind.runners._child_team import team_from_snapshot
+from persona_mind.runners._child_types import ChildTeam
+from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
+from persona_mind.runners._roundtable_progress import RoundtableProgress, render_progress
+
+__all__ = ("add_parser", "fake_script", "load_team", "run_roundtable_cli")
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "roundtable",
+        help="run a round-table (lead selects specialists, 2 rounds, one synthesis) on pi",
+        description=__doc__,
+    )
+    p.add_argument("query", help="the question for the panel")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--pi", help="the pi executable (or node cli.js) to run children with")
+    src.add_argument("--fake", action="store_true", help="use the shipped fake pi (offline)")
+    p.add_argument(
+        "--team", default="software-team", help="pack name or source/name (default: software-team)"
+    )
+    p.add_argument("--model", help="provider/model (default: the agent dir's configured model)")
+    p.add_argument("--agent-dir", type=Path, help="Pi agent dir (default: $PI_CODING_AGENT_DIR)")
+    p.add_argument("--mode", choices=("rpc", "json"), default="rpc")
+    p.add_argument("--phase-deadline", type=float, default=180.0)
+    p.add_argument("--cwd", default=None, help="working folder for the children")
+    p.add_argument("--trace", type=Path, help="write the actor trace here")
+    p.add_argument("--fake-delay", type=float, default=0.0, help="fake children's latency")
+    p.add_argument("--quiet", action="store_true", help="print only the synthesis")
+    p.set_defaults(func=run_roundtable_cli)
+
+
+def _agent_dir(arg: Path | None) -> Path:
+    if arg is not None:
+        return arg
+    env = os.environ.get("PI_CODING_AGENT_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".pi" / "agent"
+
+
+def configured_model(agent_dir: Path) -> str | None:
+    """``provider/model`` from Pi's settings.json, or ``None``."""
+    try:
+        data = json.loads((agent_dir / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    provider, model = data.get("defaultProvider"), data.get("defaultModel")
+    if isinstance(provider, str) and isinstance(model, str) and provider and model:
+        return f"{provider}/{model}"
+    return None
+
+
+def load_team(name: str, agent_dir: Path, workspace: Path) -> ChildTeam:
+    """Resolve pack ``name`` (``source/name`` or bare) from the store, else the catalog."""
+    from persona_mind.persona import (  # noqa: PLC0415 - keep CLI start-up light
+        CATALOG_DIR,
+        Workspace,
+        load_pack,
+        resolve_team,
+    )
+
+    source, _, bare = name.rpartition("/")
+    sources = (source,) if source else ("custom", "official")
+    for src in sources:
+        root = agent_dir / "persona" / src / bare
+        if root.is_dir():
+            pack = load_pack(root, src)  # type: ignore[arg-type]
+            return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
+    if source in ("", "official") and (CATALOG_DIR / bare).is_dir():
+        pack = load_pack(CATALOG_DIR / bare, "official")
+        return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
+    raise PersonaMindError(
+        f"no persona pack {name!r} in {agent_dir / 'persona'} or the bundled catalog; "
+        "see `persona-mind persona pack list`"
+    )
+
+
+def fake_script(team: ChildTeam, delay: float = 0.0) -> dict[str, Any]:
+    """A fake-pi script for a whole round-table: a valid selection and a full synthesis."""
+    picks = [
+        {"name": p.name, "reason": f"cover {p.description or p.name}"[:200]}
+        for p in team.specialists[:3]
+    ]
+    synthesis = "\n\n".join(
+        f"## {title}\n(fake) {title.lower()} of the panel" for title, _ in SECTIONS
+    )
+    return {
+        "rules": [
+            {"prompt_contains": SELECT_MARKER, "reply": json.dumps({"specialists": picks})},
+            {"prompt_contains": SYNTHESIS_MARKER, "reply": synthesis, "delay": delay},
+        ],
+        "default": {"delay": delay},
+    }
+
+
+def _key(p: RoundtableProgress) -> tuple[object, ...]:
+    return (
+        p.phase,
+        p.lead_state,
+        tuple((s.name, s.state, s.activity) for s in p.roster),
+        p.children_finished,
+    )
+
+
+class _Setup(NamedTuple):
+    team: ChildTeam
+    command: tuple[str, ...]
+    model: str
+    env: dict[str, str]
+    workspace: Path
+
+
+def _prepare(args: argparse.Namespace) -> _Setup | str:
+    """Blocking set-up (files, pack resolution) before the event loop starts."""
+    from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command  # noqa: PLC0415
+
+    agent_dir = _agent_dir(args.agent_dir)
+    workspace = Path(args.cwd or os.getcwd()).resolve()
+    team = load_team(args.team, agent_dir, workspace)
+    env: dict[str, str] = {}
+    if args.fake:
+        script = Path(tempfile.mkdtemp(prefix="pm-fake-pi-")) / "script.json"
+        script.write_text(json.dumps(fake_script(team, args.fake_delay)))
+        env[SCRIPT_ENV] = str(script)
+        return _Setup(team, fake_pi_command(), args.model or "fake/fake-model", env, workspace)
+    command = tuple(args.pi.split()) if " " in args.pi else (args.pi,)
+    model = args.model or configured_model(agent_dir)
+    if model is None:
+        return (
+            f"no model: pass --model provider/id or set defaultProvider/defaultModel "
+            f"in {agent_dir / 'settings.json'}"
+        )
+    return _Setup(team, command, model, env, workspace)
+
+
+async def _run(args: argparse.Namespace, setup: _Setup) -> int:
+    from persona_mind.actors import ActorSystem  # noqa: PLC0415
+    from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
+    from persona_mind.actors.roundtable import RoundtableCoordinator  # noqa: PLC0415
+    from persona_mind.messages.runner import (  # noqa: PLC0415
+        AwaitRoundtable,
+        CancelRoundtable,
+        GetRoundtableProgress,
+    )
+
+    team, command, model, env, workspace = setup
+    clock = MonotonicClock()
+    backend = PiBackend(command, clock=clock, mode=args.mode, env=env)
+    out = sys.stdout
+    async with ActorSystem(clock=clock, trace_path=args.trace) as system:
+        runner = system.spawn(lambda: ChildRunner(backend), name="child-runner")
+        coord = system.spawn(
+            lambda: RoundtableCoordinator(
+                runner,
+                team,
+                args.query,
+                model,
+                run_id="cli",
+                phase_deadline=args.phase_deadline,
+                cwd=str(workspace),
+            ),
+            name="roundtable",
+        )
+        fut = await coord.ask(AwaitRoundtable())
+        last: tuple[object, ...] | None = None
+        try:
+            while not fut.done():
+                progress: RoundtableProgress = await coord.ask(GetRoundtableProgress())
+                if not args.quiet and _key(progress) != last:
+                    last = _key(progress)
+                    print(render_progress(progress), file=out, end="\n\n", flush=True)
+                with anyio.move_on_after(0.25):  # refresh the display while children run
+                    await asyncio.wait({fut})
+        except BaseException:
+            coord.tell_if_alive(CancelRoundtable(reason="interrupted"))
+            raise
+        try:
+            result = fut.result()
+        except PersonaMindError as exc:
+            final = await coord.ask(GetRoundtableProgress())
+            print(render_progress(final), file=out)
+            print(f"\nround-table failed: {exc}", file=sys.stderr)
+            return 1
+        final = await coord.ask(GetRoundtableProgress())
+    if not args.quiet:
+        print(render_progress(final), file=out, end="\n\n")
+    print(result.synthesis, file=out)
+    return 0
+
+
+def run_roundtable_cli(args: argparse.Namespace) -> int:
+    try:
+        setup = _prepare(args)
+        if isinstance(setup, str):
+            print(f"persona-mind roundtable: {setup}", file=sys.stderr)
+            return 2
+        return anyio.run(_run, args, setup)
+    except PersonaMindError as exc:
+        print(f"persona-mind roundtable: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("persona-mind roundtable: interrupted; children were stopped", file=sys.stderr)
+        return 130
