@@ -13,7 +13,7 @@ import pytest
 from persona_mind.persona import Limits, PackInvalid, load_pack
 from tests.persona.conftest import write_pack
 
-Mutate = Callable[[Path, Path], None]
+Mutate = Callable[[Path, Path], object]
 """(pack root, a folder outside the pack) -> None"""
 
 
@@ -94,6 +94,11 @@ def _outside_file(root: Path, outside: Path) -> Path:
     return path
 
 
+def _remove_specialists(root: Path) -> None:
+    for name in ("alpha", "beta"):
+        (root / "agents" / f"{name}.md").unlink()
+
+
 def _two(*mutations: Mutate) -> Mutate:
     def mutate(root: Path, outside: Path) -> None:
         for m in mutations:
@@ -172,7 +177,7 @@ HOSTILE: list[tuple[str, Mutate, str]] = [
     ("no-generalist", lambda r, o: (r / "agents" / "lead.md").unlink(), "generalist-count"),
     (
         "no-specialist",
-        lambda r, o: [(r / "agents" / f"{n}.md").unlink() for n in ("alpha", "beta")],
+        lambda r, o: _remove_specialists(r),
         "no-specialist",
     ),
     ("manifest-malformed-yaml", _manifest("schema: 2\nname: [demo\n"), "bad-yaml"),

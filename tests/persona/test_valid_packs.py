@@ -41,7 +41,7 @@ def _inner_link(root: Path) -> None:
     )
 
 
-UNUSUAL: list[tuple[str, Callable[[Path], None]]] = [
+UNUSUAL: list[tuple[str, Callable[[Path], object]]] = [
     ("no-references-at-all", _no_refs),
     ("unicode-and-spaces-names", _write("references/résumé notes v1.2.md")),
     (
