@@ -1,0 +1,369 @@
+// persona-mind for Pi: a thin extension that runs the Python runtime as a supervised sidecar.
+//
+// It forwards Pi's session events, tool calls and commands over newline-delimited JSON frames
+// (docs/bridge.md) and serves the runtime's host requests (register tools/commands, append
+// custom entries, read the branch, notify, status, display, reload). Type-only imports and
+// node:* only: no build step, loads on any Pi 1.x.
+//
+// Env: PERSONA_MIND_DISABLE=1 (do nothing; set for every child the sidecar starts),
+// PERSONA_MIND_PYTHON (interpreter, default python3), PERSONA_MIND_SIDECAR_CMD (JSON argv),
+// PERSONA_MIND_BRIDGE_LOG (append diagnostics to this file), timeouts in *_MS below.
+
+import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
+import { appendFileSync } from "node:fs";
+import { Sidecar, SidecarError, type CommandSpec, type Ready, type ToolSpec } from "./sidecar.ts";
+
+const env = process.env;
+const ms = (name: string, fallback: number) => {
+  const v = Number(env[name]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+const READY_TIMEOUT = ms("PERSONA_MIND_READY_TIMEOUT_MS", 20_000);
+const EVENT_TIMEOUT = ms("PERSONA_MIND_EVENT_TIMEOUT_MS", 10_000);
+const INJECT_TIMEOUT = ms("PERSONA_MIND_INJECT_TIMEOUT_MS", 2_000);
+const TOOL_TIMEOUT = ms("PERSONA_MIND_TOOL_TIMEOUT_MS", 600_000);
+const COMMAND_TIMEOUT = ms("PERSONA_MIND_COMMAND_TIMEOUT_MS", 600_000);
+const RESTART_BASE = ms("PERSONA_MIND_RESTART_BASE_MS", 500);
+const MAX_RESTARTS = ms("PERSONA_MIND_MAX_RESTARTS", 5);
+const SECTION = "persona-mind";
+const RELOAD_COMMAND = "persona-mind-reload";
+
+function log(text: string): void {
+  const file = env.PERSONA_MIND_BRIDGE_LOG;
+  if (!file) return;
+  try {
+    appendFileSync(file, `${new Date().toISOString()} ${text}\n`);
+  } catch {
+    /* diagnostics must never break the session */
+  }
+}
+
+type Usage = { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number };
+const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
+
+function textOf(message: any): string {
+  const c = message?.content;
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) return c.filter((p) => p?.type === "text").map((p) => String(p.text ?? "")).join("");
+  return "";
+}
+
+function modelName(model: any): string | null {
+  return model ? `${model.provider}/${model.id}` : null;
+}
+
+export default function personaMind(pi: ExtensionAPI): void {
+  if (env.PERSONA_MIND_DISABLE === "1") return; // kill switch: children must not recurse
+
+  let side: Sidecar | undefined;
+  let ctx: ExtensionContext | undefined;
+  let state: "off" | "starting" | "ready" | "down" | "stopped" = "off";
+  let startReason = "startup";
+  let starting: Promise<void> | undefined;
+  let restarts: number[] = [];
+  let restartTimer: ReturnType<typeof setTimeout> | undefined;
+  let downReason = "persona-mind is starting";
+  let usage = zeroUsage();
+  let reloadWanted = false;
+  let inCommand = false;
+  const tools = new Map<string, string>(); // name -> JSON of the registered spec
+  const commands = new Map<string, CommandSpec>();
+  let registeredCommands = new Set<string>();
+
+  const notify = (text: string, level: "info" | "warning" | "error" = "info") => {
+    log(`notify[${level}] ${text}`);
+    try {
+      ctx?.ui.notify(text, level);
+    } catch {
+      /* no UI (print mode) */
+    }
+  };
+
+  const branchEntries = () => {
+    const out: { custom_type: string; data: unknown; entry_id: string | null }[] = [];
+    for (const e of (ctx?.sessionManager.getBranch() ?? []) as any[]) {
+      if (e?.type === "custom") out.push({ custom_type: String(e.customType), data: e.data ?? null, entry_id: e.id ?? null });
+    }
+    return out;
+  };
+
+  const unavailable = () =>
+    state === "ready" ? "" : `persona-mind is unavailable (${downReason}); the tool did not run — try again shortly`;
+
+  function applyTools(specs: ToolSpec[]): void {
+    const wanted = new Set(specs.map((t) => t.name));
+    for (const spec of specs) {
+      const key = JSON.stringify(spec);
+      if (tools.get(spec.name) === key) continue;
+      tools.set(spec.name, key);
+      pi.registerTool({
+        name: spec.name,
+        label: spec.label ?? spec.name,
+        description: spec.description,
+        parameters: spec.parameters as any,
+        async execute(toolCallId: string, params: any, signal?: AbortSignal) {
+          const why = unavailable();
+          if (why || !side) return { content: [{ type: "text", text: why }], details: undefined, isError: true };
+          let result: any;
+          try {
+            result = await side.request("tool", { type: "ToolCall", call_id: toolCallId, name: spec.name, arguments: params ?? {} }, TOOL_TIMEOUT, signal);
+          } catch (err: any) {
+            throw new Error(`persona-mind ${spec.name}: ${err?.message ?? err}`);
+          }
+          return { content: [{ type: "text", text: String(result?.text ?? "") }], details: result?.details ?? undefined, isError: Boolean(result?.is_error) };
+        },
+      } as any);
+    }
+    const gone = [...tools.keys()].filter((n) => !wanted.has(n));
+    if (gone.length) {
+      for (const n of gone) tools.delete(n);
+      pi.setActiveTools(pi.getActiveTools().filter((n: string) => !gone.includes(n)));
+    }
+    const inactive = [...wanted].filter((n) => !pi.getActiveTools().includes(n));
+    if (inactive.length) pi.setActiveTools([...pi.getActiveTools(), ...inactive]);
+  }
+
+  function applyCommands(specs: CommandSpec[]): void {
+    commands.clear();
+    for (const spec of specs) {
+      commands.set(spec.name, spec);
+      if (registeredCommands.has(spec.name)) continue; // Pi has no unregister: the handler looks it up
+      registeredCommands.add(spec.name);
+      pi.registerCommand(spec.name, {
+        description: spec.description,
+        handler: async (args: string, cmdCtx: any) => {
+          if (!commands.has(spec.name)) return notify(`/${spec.name} is no longer available`, "warning");
+          const why = unavailable();
+          if (why || !side) return notify(why, "error");
+          inCommand = true;
+          let result: any;
+          try {
+            result = await side.request("command", { type: "CommandCall", name: spec.name, args: args ?? "" }, COMMAND_TIMEOUT);
+          } catch (err: any) {
+            return notify(`/${spec.name} failed: ${err?.message ?? err}`, "error");
+          } finally {
+            inCommand = false;
+          }
+          if (result?.text) notify(String(result.text), result.level ?? "info");
+          if (result?.reload || reloadWanted) {
+            reloadWanted = false;
+            await cmdCtx.reload();
+            return;
+          }
+        },
+      });
+    }
+  }
+
+  async function hostRequest(method: string, params: any): Promise<unknown> {
+    switch (method) {
+      case "register_tools":
+        return applyTools(params?.tools ?? []), null;
+      case "register_commands":
+        return applyCommands(params?.commands ?? []), null;
+      case "append_entry":
+        pi.appendEntry(String(params.custom_type), params.data);
+        return null;
+      case "branch_entries":
+        return { entries: branchEntries() };
+      case "notify":
+        notify(String(params.text), params.level ?? "info");
+        return null;
+      case "set_status":
+        ctx?.ui.setStatus(String(params.key), params.text ?? undefined);
+        return null;
+      case "display": {
+        const m = params.message ?? {};
+        notify(`${m.title ?? m.kind ?? "persona-mind"}\n${m.body ?? ""}`.trim(), "info");
+        return null;
+      }
+      case "reload":
+        reloadWanted = true;
+        if (!inCommand && ctx?.isIdle()) triggerReload();
+        return null;
+      default:
+        throw new SidecarError("unknown_method", `the extension has no method ${JSON.stringify(method)}`);
+    }
+  }
+
+  function triggerReload(): void {
+    reloadWanted = false;
+    pi.sendUserMessage(`/${RELOAD_COMMAND}`, { expandPromptTemplates: true } as any);
+  }
+
+  function sessionStartEvent(reason: string) {
+    const sm = ctx!.sessionManager as any;
+    return {
+      type: "SessionStart",
+      reason,
+      session_id: String(sm.getSessionId?.() ?? "unknown"),
+      session_file: sm.getSessionFile?.() ?? null,
+      session_manager: "pi",
+      cwd: ctx!.cwd,
+      entries: branchEntries(),
+      model: modelName(ctx!.model),
+      has_ui: Boolean(ctx!.hasUI),
+    };
+  }
+
+  async function launch(reason: string): Promise<void> {
+    state = "starting";
+    downReason = "persona-mind is starting";
+    const s = new Sidecar({
+      onRequest: hostRequest,
+      onProblem: (text, code) => {
+        log(`problem[${code}] ${text}`);
+        if (code !== "failed" || state === "ready") notify(`persona-mind bridge: ${text}`, "warning");
+      },
+      onStderr: (line) => log(`sidecar: ${line}`),
+      onExit: (code, signal, expected, tail) => {
+        log(`sidecar exit code=${code} signal=${signal} expected=${expected}`);
+        if (side !== s || expected || state === "stopped") return;
+        state = "down";
+        downReason = `the sidecar exited (code ${code}, signal ${signal})`;
+        scheduleRestart(tail);
+      },
+    });
+    side = s;
+    let ready: Ready;
+    try {
+      ready = await s.start({ host_version: (pi as any).version ?? null, agent_dir: env.PI_CODING_AGENT_DIR ?? null, cwd: ctx?.cwd ?? null }, READY_TIMEOUT);
+    } catch (err: any) {
+      if (side !== s || state === "stopped") return;
+      state = "down";
+      downReason = err?.message ?? String(err);
+      s.kill();
+      scheduleRestart("");
+      return;
+    }
+    log(`ready pid=${ready.pid} startup_ms=${ready.startup_ms} runtime=${ready.runtime}`);
+    applyTools(ready.tools ?? []);
+    applyCommands(ready.commands ?? []);
+    state = "ready";
+    try {
+      await s.request("event", { event: sessionStartEvent(reason) }, EVENT_TIMEOUT);
+    } catch (err: any) {
+      notify(`persona-mind: session start failed: ${err?.message ?? err}`, "warning");
+    }
+  }
+
+  function scheduleRestart(tail: string): void {
+    const now = Date.now();
+    restarts = restarts.filter((t) => now - t < 60_000);
+    if (restarts.length >= MAX_RESTARTS) {
+      downReason = `${downReason}; gave up after ${MAX_RESTARTS} restarts in a minute — run /reload to try again`;
+      notify(`persona-mind stopped: ${downReason}${tail ? `\n${tail.split("\n").slice(-3).join("\n")}` : ""}`, "error");
+      return;
+    }
+    const delay = RESTART_BASE * 2 ** restarts.length;
+    restarts.push(now);
+    notify(`persona-mind: ${downReason}; its tools are disabled, restarting in ${delay} ms`, "warning");
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (state === "down") starting = launch("reload");
+    }, delay);
+    restartTimer.unref?.();
+  }
+
+  const forward = (event: Record<string, unknown>) => {
+    if (state === "ready") side?.notify("event", { event });
+  };
+
+  pi.registerCommand(RELOAD_COMMAND, {
+    description: "Reload the session for persona-mind (used after a team switch or rollback)",
+    handler: async (_args: string, cmdCtx: any) => {
+      await cmdCtx.reload();
+    },
+  });
+
+  pi.on("session_start", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    log(`session_start reason=${event?.reason}`);
+    startReason = event?.reason ?? "startup";
+    starting = launch(startReason);
+    await starting;
+  });
+
+  pi.on("session_tree", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    forward({ type: "SessionTree", entries: branchEntries(), leaf_id: event?.newLeafId ?? null });
+  });
+
+  pi.on("input", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    const source = ["interactive", "rpc", "extension"].includes(event?.source) ? event.source : "interactive";
+    forward({ type: "Input", text: String(event?.text ?? ""), source });
+  });
+
+  pi.on("before_agent_start", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    if (state !== "ready" || !side) return;
+    let injection: any;
+    try {
+      injection = await side.request("event", { event: { type: "BeforeAgentStart", prompt: String(event?.prompt ?? ""), system_prompt: String(event?.systemPrompt ?? "") } }, INJECT_TIMEOUT);
+    } catch (err: any) {
+      notify(`persona-mind: memory was not injected (${err?.message ?? err})`, "warning");
+      return;
+    }
+    for (const d of injection?.disclosures ?? []) notify(String(d), "info");
+    const text = (injection?.sections ?? []).map(String).filter(Boolean).join("\n\n");
+    const sections = event?.systemPromptOptions?.sections;
+    if (sections && typeof sections === "object") {
+      if (text) sections[SECTION] = text;
+      else delete sections[SECTION];
+      return;
+    }
+    if (text) return { systemPrompt: `${event.systemPrompt}\n\n<${SECTION}>\n${text}\n</${SECTION}>` };
+  });
+
+  pi.on("agent_start", async (_event: any, c: ExtensionContext) => {
+    ctx = c;
+    forward({ type: "AgentStart" });
+  });
+
+  pi.on("agent_end", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    let final: string | null = null;
+    for (const m of (event?.messages ?? []) as any[]) {
+      if (m?.role !== "assistant") continue;
+      final = textOf(m) || final;
+      const u = m.usage ?? {};
+      usage.input_tokens += Number(u.input ?? 0) || 0;
+      usage.output_tokens += Number(u.output ?? 0) || 0;
+      usage.cache_read_tokens += Number(u.cacheRead ?? 0) || 0;
+      usage.cache_write_tokens += Number(u.cacheWrite ?? 0) || 0;
+    }
+    forward({ type: "AgentEnd", final_text: final });
+  });
+
+  pi.on("agent_settled", async (_event: any, c: ExtensionContext) => {
+    ctx = c;
+    forward({ type: "AgentSettled", usage });
+    usage = zeroUsage();
+    if (reloadWanted && !inCommand) triggerReload();
+  });
+
+  pi.on("model_select", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    const name = modelName(event?.model);
+    if (name) forward({ type: "ModelSelect", model: name });
+  });
+
+  pi.on("session_shutdown", async (event: any) => {
+    log(`session_shutdown reason=${event?.reason}`);
+    const s = side;
+    const wasReady = state === "ready";
+    state = "stopped";
+    if (restartTimer) clearTimeout(restartTimer);
+    if (!s) return;
+    if (wasReady) {
+      try {
+        await s.request("event", { event: { type: "SessionShutdown", reason: String(event?.reason ?? "quit") } }, 1500);
+      } catch {
+        /* stopping anyway */
+      }
+    }
+    await s.stop();
+    log("session_shutdown done");
+  });
+}
