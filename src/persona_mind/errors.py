@@ -65,7 +65,7 @@ class ActorStopped(ActorError):
         self.actor = actor
         self.reason = reason
         self.generation = generation
-        super().__init__(f"actor {actor!r} is not running ({reason}); the request was not handled")
+        super().__init__(f"actor {actor!r} is unavailable ({reason}); the request was not handled")
 
 
 class AskTimeout(ActorError):

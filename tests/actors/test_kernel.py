@@ -134,7 +134,7 @@ async def test_every_pending_ask_is_answered_when_the_actor_stops() -> None:
         await stopping
         assert await blocked == "released"
         for task in queued:
-            with pytest.raises(ActorStopped, match="not running"):
+            with pytest.raises(ActorStopped, match="unavailable"):
                 await task
         with pytest.raises(ActorStopped):
             ref.tell(Log())

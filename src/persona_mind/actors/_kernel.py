@@ -326,7 +326,7 @@ class _Cell(Generic[M]):
         if self.state == "starting":
             self.state = "running"
         if self.tracer.enabled:
-            self.tracer.emit("start", self.name, reason=f"incarnation {self.incarnation}")
+            self.tracer.emit("start", self.name, reason=f"incarnation {self.restarts + 1}")
         try:
             return await self._loop(actor)
         finally:

@@ -17,6 +17,7 @@ import msgspec
 
 if TYPE_CHECKING:
     from persona_mind.clock import Clock
+    from persona_mind.trace import EventKind
 
 __all__ = ("TRACE_ENV", "Tracer")
 
@@ -46,7 +47,7 @@ class Tracer:
 
     def _open(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = path.open("ab", buffering=0)
+        self._file = path.open("wb", buffering=0)  # one file per run: ids restart at 1
         self.enabled = True
 
     def next_id(self) -> int:
@@ -55,7 +56,7 @@ class Tracer:
 
     def emit(
         self,
-        ev: str,
+        ev: EventKind,
         actor: str,
         *,
         sender: str | None = None,
@@ -73,7 +74,7 @@ class Tracer:
             return
         event = TraceEvent(
             t=self._clock.monotonic(),
-            ev=ev,  # type: ignore[arg-type]  # callers pass the literal kinds
+            ev=ev,
             actor=actor,
             sender=sender,
             type=type_,

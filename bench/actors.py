@@ -1,0 +1,155 @@
+"""Kernel benchmark: ask round trip, tell throughput, thread-bridge round trip.
+
+Floors, measured in the same run: a raw ``asyncio.Queue`` + ``Future`` request/reply for
+ask and tell, and ``anyio.to_thread.run_sync`` for the bridge. Targets (issue 2): ask
+≤ 2× the floor, tell throughput ≥ 0.5× the floor, bridge ≤ 0.5× the to_thread round trip.
+
+    python bench/actors.py [--json] [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+if __package__ in (None, ""):  # run as `python bench/actors.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._report import Result, emit, median_of, parse_args
+from persona_mind.actors import Actor, ActorSystem, ThreadBridge
+from persona_mind.messages._base import Msg
+
+
+class Echo(Msg, frozen=True, kw_only=True):
+    n: int
+
+
+class Echoer(Actor[Echo]):
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def receive(self, message: Echo) -> object:
+        self.count += 1
+        return message.n
+
+
+async def _floor_ask(n: int) -> float:
+    queue: asyncio.Queue[tuple[int, asyncio.Future[int]]] = asyncio.Queue()
+
+    async def server() -> None:
+        while True:
+            value, fut = await queue.get()
+            fut.set_result(value)
+
+    task = asyncio.create_task(server())
+    loop = asyncio.get_running_loop()
+    start = time.perf_counter()
+    for i in range(n):
+        fut: asyncio.Future[int] = loop.create_future()
+        queue.put_nowait((i, fut))
+        await fut
+    elapsed = time.perf_counter() - start
+    task.cancel()
+    return elapsed / n * 1e6
+
+
+async def _kernel_ask(n: int) -> float:
+    async with ActorSystem() as system:
+        ref = system.spawn(Echoer, name="echo")
+        await ref.ask(Echo(n=0))
+        msg = Echo(n=1)
+        start = time.perf_counter()
+        for _ in range(n):
+            await ref.ask(msg)
+        return (time.perf_counter() - start) / n * 1e6
+
+
+async def _floor_tell(n: int) -> float:
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    done = asyncio.Event()
+
+    async def consumer() -> None:
+        seen = 0
+        while True:
+            await queue.get()
+            seen += 1
+            if seen == n:
+                done.set()
+
+    task = asyncio.create_task(consumer())
+    start = time.perf_counter()
+    for i in range(n):
+        queue.put_nowait(i)
+    await done.wait()
+    elapsed = time.perf_counter() - start
+    task.cancel()
+    return n / elapsed
+
+
+async def _kernel_tell(n: int) -> float:
+    async with ActorSystem() as system:
+        ref = system.spawn(Echoer, name="echo")
+        await ref.ask(Echo(n=0))
+        msg = Echo(n=1)
+        start = time.perf_counter()
+        for _ in range(n):
+            ref.tell(msg)
+        await ref.ask(msg)  # FIFO: answered after every tell was handled
+        return (n + 1) / (time.perf_counter() - start)
+
+
+def _noop() -> None:
+    return None
+
+
+async def _bridge(n: int) -> float:
+    bridge = ThreadBridge("bench")
+    await bridge.call(_noop)
+    start = time.perf_counter()
+    for _ in range(n):
+        await bridge.call(_noop)
+    elapsed = time.perf_counter() - start
+    await bridge.aclose()
+    return elapsed / n * 1e6
+
+
+async def _to_thread(n: int) -> float:
+    await anyio.to_thread.run_sync(_noop)
+    start = time.perf_counter()
+    for _ in range(n):
+        await anyio.to_thread.run_sync(_noop)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def _run(coro_fn: Any, n: int, samples: int) -> float:
+    return median_of(samples, lambda: asyncio.run(coro_fn(n)))
+
+
+def main() -> None:
+    args = parse_args(__doc__ or "")
+    samples = 3 if args.quick else 7
+    asks, tells, hops = (2_000, 20_000, 1_000) if args.quick else (20_000, 200_000, 5_000)
+    floor_ask = _run(_floor_ask, asks, samples)
+    kernel_ask = _run(_kernel_ask, asks, samples)
+    floor_tell = _run(_floor_tell, tells, samples)
+    kernel_tell = _run(_kernel_tell, tells, samples)
+    to_thread = _run(_to_thread, hops, samples)
+    bridge = _run(_bridge, hops, samples)
+    results = [
+        Result("ask round trip", kernel_ask, "us", floor_ask, kernel_ask / floor_ask,
+               "<= 2.0x", kernel_ask / floor_ask <= 2.0),
+        Result("tell throughput", kernel_tell, "msg/s", floor_tell, kernel_tell / floor_tell,
+               ">= 0.5x", kernel_tell / floor_tell >= 0.5),
+        Result("thread-bridge round trip", bridge, "us", to_thread, bridge / to_thread,
+               "<= 0.5x", bridge / to_thread <= 0.5),
+    ]
+    emit(results, args.json)
+
+
+if __name__ == "__main__":
+    main()

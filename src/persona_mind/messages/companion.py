@@ -1,0 +1,42 @@
+"""The Companion's protocol: host events, tool calls, commands and owner broadcasts."""
+
+from __future__ import annotations
+
+from persona_mind.messages._base import Msg
+from persona_mind.messages.host import (
+    AgentEnd,
+    AgentSettled,
+    AgentStart,
+    BeforeAgentStart,
+    CommandCall,
+    Input,
+    ModelSelect,
+    SessionShutdown,
+    SessionStart,
+    SessionTree,
+    ToolCall,
+)
+from persona_mind.messages.owner import OwnerChanged
+
+__all__ = ("CompanionMsg", "Describe")
+
+
+class Describe(Msg, frozen=True, kw_only=True):
+    """Ask for the tool and command specs currently offered to the host."""
+
+
+CompanionMsg = (
+    SessionStart
+    | Input
+    | BeforeAgentStart
+    | AgentStart
+    | AgentEnd
+    | AgentSettled
+    | SessionTree
+    | ModelSelect
+    | SessionShutdown
+    | ToolCall
+    | CommandCall
+    | OwnerChanged
+    | Describe
+)

@@ -1,0 +1,148 @@
+"""The offline demo: a simulated session on the embedded defaults, narrated.
+
+Each section shows one capability working on real parts (real actors, real files in the
+agent directory, real child processes where children are involved) and prints what
+happened. The demo grows as capabilities land; ``tests/test_demo.py`` runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from persona_mind.actors import Actor, ActorRef, RestartPolicy, fan_out
+from persona_mind.errors import ActorStopped, FanOutFailed
+from persona_mind.messages._base import Msg
+from persona_mind.messages.owner import OwnerChanged, Subscribe
+from persona_mind.runtime import Runtime
+from persona_mind.testing._simhost import SimHost
+
+__all__ = ("run_demo",)
+
+Say = Callable[[str], object]
+
+
+class Work(Msg, frozen=True, kw_only=True):
+    job: str
+
+
+class Flaky(Actor[Work]):
+    """Crashes on its first job after each start, to show one-for-one restarts."""
+
+    crashed_once = False
+
+    async def receive(self, message: Work) -> object:
+        if not Flaky.crashed_once:
+            Flaky.crashed_once = True
+            raise RuntimeError(f"disk hiccup while doing {message.job}")
+        return f"{message.job} done"
+
+
+class Index(Msg, frozen=True, kw_only=True):
+    job: str
+
+
+IndexerMsg = Index | OwnerChanged
+
+
+class Indexer(Actor[IndexerMsg]):
+    """Adopts the owner's generation, so work from a replaced session is dropped."""
+
+    def __init__(self) -> None:
+        self.done: list[str] = []
+
+    async def receive(self, message: IndexerMsg) -> object:
+        match message:
+            case OwnerChanged():
+                self.generation = message.state.generation
+                return None
+            case Index():
+                self.done.append(message.job)
+                return list(self.done)
+
+
+async def _supervision(runtime: Runtime, say: Say) -> None:
+    say("\n-- supervised actors --")
+    sup = runtime.system.supervisor("demo-workers", RestartPolicy(max_restarts=3, within=5.0))
+    flaky = sup.spawn(Flaky, name="flaky-worker")
+    try:
+        await flaky.ask(Work(job="job-1"))
+    except ActorStopped as err:
+        say(f"job-1 failed: {err}")
+    say(
+        f"retry after restart: {await flaky.ask(Work(job='job-1'))} "
+        f"(restarts: {flaky.statistics().restarts})"
+    )
+
+
+async def _generations(host: SimHost, say: Say) -> None:
+    say("\n-- lifecycle generations --")
+    runtime = host.runtime
+    assert runtime._owner is not None
+    indexer: ActorRef[IndexerMsg] = runtime.system.spawn(Indexer, name="indexer")
+    await runtime._owner.ask(Subscribe(ref=indexer))
+    old = (await runtime.owner()).generation
+    indexer.tell(Index(job="index notes of session 1"), generation=old)
+    await host.start("new")
+    new = (await runtime.owner()).generation
+    say(f"session replaced: generation {old} -> {new}")
+    indexer.tell(Index(job="late result from session 1"), generation=old)
+    done = await indexer.ask(Index(job="index notes of session 2"), generation=new)
+    say(f"work applied: {done}")
+    say(
+        f"stale work dropped: {indexer.statistics().dropped_stale} "
+        "(a late result can never reach a replaced session)"
+    )
+
+
+async def _fanout(say: Say) -> None:
+    say("\n-- fan-out / fan-in --")
+
+    async def specialist(name: str, seconds: float, fail: bool = False) -> str:
+        await asyncio.sleep(seconds)
+        if fail:
+            raise RuntimeError(f"{name} could not answer")
+        return f"{name}: considered"
+
+    started = time.perf_counter()
+    answers = await fan_out(
+        {n: functools.partial(specialist, n, 0.05) for n in ("architect", "tester", "reviewer")},
+        timeout=5,
+    )
+    elapsed = (time.perf_counter() - started) * 1000
+    say(f"3 legs in parallel in {elapsed:.0f} ms (each 50 ms): {list(answers.values())}")
+    try:
+        await fan_out(
+            {
+                "architect": lambda: specialist("architect", 1.0),
+                "tester": lambda: specialist("tester", 0.01, fail=True),
+                "reviewer": lambda: specialist("reviewer", 1.0),
+            },
+            timeout=5,
+        )
+    except FanOutFailed as err:
+        say(f"a failing leg: {err}")
+
+
+async def run_demo(agent_dir: Path, trace: Path | None, say: Say) -> int:
+    """Run the whole demo; returns the process exit code."""
+    workspace = agent_dir.parent / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)
+    (workspace / ".git").mkdir(exist_ok=True)
+    say("== persona-mind demo (offline, simulated session) ==")
+    say(f"agent dir: {agent_dir}")
+    async with SimHost(agent_dir=agent_dir, cwd=workspace, trace_path=trace) as host:
+        await host.start()
+        owner = await host.runtime.owner()
+        say(f"session {owner.session_id} started (generation {owner.generation})")
+        await _supervision(host.runtime, say)
+        await _generations(host, say)
+        await _fanout(say)
+        await host.shutdown()
+    if trace is not None:
+        say(f"\ntrace written to {trace}; view it with: persona-mind trace {trace} --mermaid")
+    say("\ndemo finished")
+    return 0
