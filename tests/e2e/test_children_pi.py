@@ -1,0 +1,229 @@
+"""Children on the real Pi 1.x against the fake OpenAI server (issue 6 acceptance).
+
+The server asserts what each child was really given: its system prompt (the persona's own
+resolved prompt), its tool set (read-only ``read,grep,ls``) and its model (the exact
+session model). A consult, a full round-table, and a cancel mid-phase that must leave no
+process behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from persona_mind.actors import ActorSystem
+from persona_mind.actors.child_runner import ChildRunner
+from persona_mind.actors.roundtable import RoundtableCoordinator
+from persona_mind.clock import MonotonicClock
+from persona_mind.messages.runner import (
+    AwaitRoundtable,
+    CancelRoundtable,
+    GetRoundtableProgress,
+    ListChildren,
+)
+from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
+from persona_mind.runners.child import (
+    CancelLadder,
+    ChildCancelled,
+    ChildPersona,
+    ChildTeam,
+    PiBackend,
+    consult,
+    group_members,
+)
+from persona_mind.testing._fake_openai import FakeOpenAI, message_text, pi_agent_env
+from persona_mind.testing._pi import PiInstall, require_pi
+
+pytestmark = pytest.mark.e2e
+
+SYNTHESIS = "\n\n".join(f"## {t}\nE2E {t.lower()}" for t, _ in SECTIONS)
+
+
+def member(name: str, role: str = "specialist") -> ChildPersona:
+    return ChildPersona(
+        name=name,
+        qualified_id=f"custom/e2e/{name}",
+        role=role,  # type: ignore[arg-type]
+        system_prompt=f"You are PERSONA-{name.upper()}.",
+        description=f"{name} expertise",
+    )
+
+
+TEAM = ChildTeam(
+    pack="custom/e2e",
+    personas=(member("lead", "generalist"), member("architect"), member("critic")),
+)
+
+
+class RoutedFake(FakeOpenAI):
+    """Answers by what the request is (selection, synthesis, a round), since parallel
+    children reach the server in any order; everything else echoes the user text."""
+
+    def __init__(self, routes: list[tuple[str, dict[str, Any]]]) -> None:
+        super().__init__()
+        self.routes = routes
+
+    def _record(self, body: dict[str, Any]) -> dict[str, Any]:
+        step = super()._record(body)
+        user = "\n".join(
+            message_text(m) for m in body.get("messages", []) if m.get("role") == "user"
+        )
+        for marker, routed in self.routes:
+            if marker in user:
+                return dict(routed)
+        return step
+
+
+@pytest.fixture(scope="module")
+def pi() -> PiInstall:
+    return require_pi()
+
+
+def selection() -> str:
+    return json.dumps(
+        {
+            "specialists": [
+                {"name": "critic", "reason": "find the risks"},
+                {"name": "architect", "reason": "propose a design"},
+            ]
+        }
+    )
+
+
+@pytest.fixture
+def routed() -> Iterator[RoutedFake]:
+    server = RoutedFake(
+        [(SELECT_MARKER, {"text": selection()}), (SYNTHESIS_MARKER, {"text": SYNTHESIS})]
+    )
+    with server:
+        yield server
+
+
+def backend(pi: PiInstall, fake: FakeOpenAI, tmp_path: Path, mode: str = "rpc") -> PiBackend:
+    env = pi_agent_env(tmp_path / "agent", fake.base_url)
+    return PiBackend(
+        pi.argv,
+        clock=MonotonicClock(),
+        mode=mode,  # type: ignore[arg-type]
+        base_env=env,
+        ladder=CancelLadder(abort_grace=5, term_grace=5, kill_grace=10),
+    )
+
+
+def requests_by_system(fake: FakeOpenAI) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for i, body in enumerate(fake.requests):
+        system = fake.system_prompt(i)
+        out.setdefault(system.split("\n", 1)[0], []).append(body)
+    return out
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", ["rpc", "json"])
+async def test_consult_with_the_real_pi(pi: PiInstall, tmp_path: Path, mode: str) -> None:
+    """P-CONSULT-2/-11, P-CHILD-11, M-OPTIMIZE-WORKER-2: prompt, tools and model as sent."""
+    with FakeOpenAI([{"text": "Retries need idempotency keys."}]) as fake:
+        b = backend(pi, fake, tmp_path, mode)
+        async with ActorSystem(clock=MonotonicClock()) as system:
+            runner = system.spawn(lambda: ChildRunner(b), name="child-runner")
+            result = await consult(
+                runner,
+                TEAM,
+                requester="architect",
+                active="architect",
+                consultant="critic",
+                question="Is the retry loop safe?",
+                model="fake/fake-model",
+                injection="OBJECTIVE: ship v1",
+                cwd=str(tmp_path),
+            )
+        assert result.answer == "Retries need idempotency keys."
+        assert result.usage.input_tokens > 0
+        (body,) = fake.requests
+        sent = fake.system_prompt(0)
+        assert sent.startswith("You are PERSONA-CRITIC.\n\nOBJECTIVE: ship v1")
+        assert sorted(fake.tool_names(0)) == ["grep", "ls", "read"]
+        assert body["model"] == "fake-model"
+        assert "Is the retry loop safe?" in fake.user_texts(0)[-1]
+
+
+@pytest.mark.asyncio
+async def test_full_roundtable_with_the_real_pi(
+    pi: PiInstall, routed: RoutedFake, tmp_path: Path
+) -> None:
+    """P-ROUNDTABLE-2..9/-14: six real children; the server checks each one's setup."""
+    b = backend(pi, routed, tmp_path)
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        runner = system.spawn(lambda: ChildRunner(b), name="child-runner")
+        coord = system.spawn(
+            lambda: RoundtableCoordinator(
+                runner,
+                TEAM,
+                "Queue or cron for reports?",
+                "fake/fake-model",
+                run_id="e2e",
+                cwd=str(tmp_path),
+            ),
+            name="roundtable",
+        )
+        result = await asyncio.wait_for(await coord.ask(AwaitRoundtable()), 120)
+        progress = await coord.ask(GetRoundtableProgress())
+    assert result.synthesis == SYNTHESIS
+    assert progress.phase == "done"
+    assert len(routed.requests) == 6
+    by = requests_by_system(routed)
+    assert {k: len(v) for k, v in by.items()} == {
+        "You are PERSONA-LEAD.": 2,
+        "You are PERSONA-CRITIC.": 2,
+        "You are PERSONA-ARCHITECT.": 2,
+    }
+    for i in range(6):
+        assert sorted(routed.tool_names(i)) == ["grep", "ls", "read"]
+        assert routed.requests[i]["model"] == "fake-model"
+    # Round 2 revealed the Round 1 answers (echoes of each Round 1 prompt) in selection order.
+    r2 = [u for i in range(6) for u in routed.user_texts(i) if u.startswith("Round 2")]
+    assert len(r2) == 2
+    for text in r2:
+        assert text.index("1. critic\nECHO: Round 1") < text.index("2. architect\nECHO: Round 1")
+
+
+@pytest.mark.asyncio
+async def test_cancel_mid_phase_leaves_no_process(pi: PiInstall, tmp_path: Path) -> None:
+    """Cancelling during Round 1 stops every child process group; no synthesis."""
+    routes: list[tuple[str, dict[str, Any]]] = [
+        (SELECT_MARKER, {"text": selection()}),
+        ("Round 1 of", {"delay": 60}),
+    ]
+    with RoutedFake(routes) as fake:
+        b = backend(pi, fake, tmp_path)
+        async with ActorSystem(clock=MonotonicClock()) as system:
+            runner = system.spawn(lambda: ChildRunner(b), name="child-runner")
+            coord = system.spawn(
+                lambda: RoundtableCoordinator(
+                    runner,
+                    TEAM,
+                    "Queue or cron?",
+                    "fake/fake-model",
+                    run_id="cx",
+                    cwd=str(tmp_path),
+                ),
+                name="roundtable",
+            )
+            fut = await coord.ask(AwaitRoundtable())
+            assert await asyncio.to_thread(fake.wait_for_requests, 3, 60)  # both in Round 1
+            pids = [s.pid for s in await runner.ask(ListChildren())]
+            assert len(pids) == 2
+            assert all(pid and group_members(pid) for pid in pids)
+            await coord.ask(CancelRoundtable(reason="user cancelled"))
+            with pytest.raises(ChildCancelled, match="user cancelled"):
+                await asyncio.wait_for(fut, 60)
+            assert await runner.ask(ListChildren()) == ()
+            for pid in pids:
+                assert pid is not None
+                assert group_members(pid) == []
+        assert len(fake.requests) == 3
