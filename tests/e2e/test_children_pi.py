@@ -227,3 +227,70 @@ async def test_cancel_mid_phase_leaves_no_process(pi: PiInstall, tmp_path: Path)
                 assert pid is not None
                 assert group_members(pid) == []
         assert len(fake.requests) == 3
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.asyncio
+async def test_kill_switch_stops_a_child_from_loading_the_bridge(
+    pi: PiInstall, tmp_path: Path
+) -> None:
+    """M-LEG / issue 6 §5: even when our extension is on the child's command line, the
+    child env's PERSONA_MIND_DISABLE=1 keeps the bridge (and its sidecar) from starting.
+    The control run without the switch proves the same setup does start it."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    with FakeOpenAI() as fake:
+        env = pi_agent_env(tmp_path / "agent", fake.base_url)
+        bridge = {
+            "PERSONA_MIND_PYTHON": sys.executable,
+            "PERSONA_MIND_SIDECAR_RUNTIME": f"{REPO / 'tests' / 'bridge' / 'stub_runtime.py'}:StubRuntime",
+            "PYTHONPATH": str(REPO / "src"),
+        }
+        command = (*pi.argv, "-e", str(REPO / "pi-extension"))
+        child_log = tmp_path / "child-stub.log"
+        b = PiBackend(
+            command,
+            clock=MonotonicClock(),
+            mode="json",
+            base_env=env,
+            env={**bridge, "STUB_RUNTIME_LOG": str(child_log)},
+        )
+        async with ActorSystem(clock=MonotonicClock()) as system:
+            runner = system.spawn(lambda: ChildRunner(b), name="child-runner")
+            await consult(
+                runner,
+                TEAM,
+                requester="lead",
+                active="lead",
+                consultant="critic",
+                question="ok?",
+                model="fake/fake-model",
+                cwd=str(tmp_path),
+            )
+        assert not child_log.exists()
+        control_log = tmp_path / "control-stub.log"
+        control_env = {**env, **bridge, "STUB_RUNTIME_LOG": str(control_log)}
+        proc = await asyncio.to_thread(
+            subprocess.run,
+            [
+                *command,
+                "--mode",
+                "json",
+                "-p",
+                "--no-session",
+                "-ne",
+                "--model",
+                "fake/fake-model",
+                "hello",
+            ],
+            env=control_env,
+            cwd=tmp_path,
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert control_log.exists()
