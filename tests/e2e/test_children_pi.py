@@ -230,6 +230,7 @@ async def test_cancel_mid_phase_leaves_no_process(pi: PiInstall, tmp_path: Path)
 
 
 REPO = Path(__file__).resolve().parents[2]
+STUB = REPO / "tests" / "bridge" / "stub_runtime.py"
 
 
 @pytest.mark.asyncio
@@ -246,7 +247,7 @@ async def test_kill_switch_stops_a_child_from_loading_the_bridge(
         env = pi_agent_env(tmp_path / "agent", fake.base_url)
         bridge = {
             "PERSONA_MIND_PYTHON": sys.executable,
-            "PERSONA_MIND_SIDECAR_RUNTIME": f"{REPO / 'tests' / 'bridge' / 'stub_runtime.py'}:StubRuntime",
+            "PERSONA_MIND_SIDECAR_RUNTIME": f"{STUB}:StubRuntime",
             "PYTHONPATH": str(REPO / "src"),
         }
         command = (*pi.argv, "-e", str(REPO / "pi-extension"))
