@@ -240,6 +240,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     applyTools(ready.tools ?? []);
     applyCommands(ready.commands ?? []);
     state = "ready";
+    if (restarts.length) notify(`persona-mind is back (sidecar restarted, pid ${ready.pid})`, "info");
     try {
       await s.request("event", { event: sessionStartEvent(reason) }, EVENT_TIMEOUT);
     } catch (err: any) {

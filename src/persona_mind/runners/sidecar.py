@@ -253,6 +253,11 @@ class Sidecar:
             case b.Response():
                 fut = self._pending.get(frame.id)
                 if fut is None or fut.done():
+                    if frame.error is not None:  # e.g. a late or unknown request failed
+                        _say(
+                            f"Pi answered request {frame.id} with {frame.error.code}: "
+                            f"{frame.error.message}"
+                        )
                     return  # a late answer to a request that already timed out
                 if frame.error is not None:
                     fut.set_exception(HostRequestFailed(f"Pi: {frame.error.message}"))
@@ -261,10 +266,7 @@ class Sidecar:
             case b.BadFrame():
                 self.emit(frame.reply)
             case b.ErrorFrame():
-                print(
-                    f"persona-mind sidecar: Pi reported {frame.code}: {frame.message}",
-                    file=sys.stderr,
-                )
+                _say(f"Pi reported {frame.code}: {frame.message}")
             case b.Ready():
                 self.emit(
                     b.ErrorFrame(code="unknown_type", message="'ready' is sent by the sidecar")
@@ -427,11 +429,16 @@ class Sidecar:
             try:
                 await self.runtime.__aexit__(None, None, None)
             except Exception as err:
-                print(f"persona-mind sidecar: runtime stop failed: {err!r}", file=sys.stderr)
+                _say(f"runtime stop failed: {err!r}")
                 code = code or 1
         self.state = "stopped"
         if not self.done.done():
             self.done.set_result(code)
+
+
+def _say(text: str) -> None:
+    """A diagnostic line on stderr (the extension logs it with PERSONA_MIND_BRIDGE_LOG)."""
+    print(f"persona-mind sidecar: {text}", file=sys.stderr, flush=True)
 
 
 class _StdinProtocol(asyncio.Protocol):
