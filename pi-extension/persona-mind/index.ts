@@ -79,6 +79,14 @@ export default function personaMind(pi: ExtensionAPI): void {
     }
   };
 
+  const setOwnStatus = (text: string | undefined) => {
+    try {
+      ctx?.ui.setStatus("persona-mind", text);
+    } catch {
+      /* no UI */
+    }
+  };
+
   const branchEntries = () => {
     const out: { custom_type: string; data: unknown; entry_id: string | null }[] = [];
     for (const e of (ctx?.sessionManager.getBranch() ?? []) as any[]) {
@@ -240,6 +248,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     applyTools(ready.tools ?? []);
     applyCommands(ready.commands ?? []);
     state = "ready";
+    setOwnStatus(`persona-mind ready (${ready.tools?.length ?? 0} tools)`);
     if (restarts.length) notify(`persona-mind is back (sidecar restarted, pid ${ready.pid})`, "info");
     try {
       await s.request("event", { event: sessionStartEvent(reason) }, EVENT_TIMEOUT);
@@ -253,9 +262,11 @@ export default function personaMind(pi: ExtensionAPI): void {
     restarts = restarts.filter((t) => now - t < 60_000);
     if (restarts.length >= MAX_RESTARTS) {
       downReason = `${downReason}; gave up after ${MAX_RESTARTS} restarts in a minute — run /reload to try again`;
+      setOwnStatus("persona-mind stopped");
       notify(`persona-mind stopped: ${downReason}${tail ? `\n${tail.split("\n").slice(-3).join("\n")}` : ""}`, "error");
       return;
     }
+    setOwnStatus("persona-mind down (restarting)");
     const delay = RESTART_BASE * 2 ** restarts.length;
     restarts.push(now);
     notify(`persona-mind: ${downReason}; its tools are disabled, restarting in ${delay} ms`, "warning");
