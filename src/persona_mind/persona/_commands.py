@@ -41,7 +41,8 @@ HELP = """\
 
 
 def _ok(text: str, **effects: Any) -> CommandOutcome:
-    return CommandOutcome(CommandResult(text=text), Effects(**effects))
+    reload = bool(effects.get("reload"))
+    return CommandOutcome(CommandResult(text=text, reload=reload), Effects(**effects))
 
 
 def _error(text: str) -> CommandOutcome:
