@@ -95,7 +95,7 @@ def decode_snapshot(path: Path, data: bytes, entry_type: type[E], version: int) 
         if isinstance(exc, msgspec.ValidationError):
             try:
                 header = msgspec.json.decode(data, type=_Header)
-            except msgspec.MsgspecError:
+            except (msgspec.MsgspecError, RecursionError):
                 header = None
             if header is not None and header.version > version:
                 raise UnsupportedVersion(
@@ -103,6 +103,8 @@ def decode_snapshot(path: Path, data: bytes, entry_type: type[E], version: int) 
                 ) from exc
         reason, detail = _classify(data, exc)
         raise CorruptStore(path, reason, detail) from exc
+    except RecursionError as exc:
+        raise CorruptStore(path, "invalid-json", "nesting too deep to decode") from exc
     if snapshot.version > version:
         raise UnsupportedVersion(
             path, "newer-version", f"schema version {snapshot.version} > {version}"
