@@ -1,0 +1,218 @@
+"""Pi-bridge benchmark: hook round trip through the sidecar, and sidecar start-to-ready.
+
+1. ``before_agent_start`` round trip: a request frame carrying ``BeforeAgentStart`` into the
+   sidecar (``python -m persona_mind.runners.sidecar``) and its ``PromptInjection`` response
+   back, over OS pipes. Floor, same run: a bare JSON echo process over the same kind of pipe
+   (read a line, ``json.loads``, ``json.dumps``, write). Target ≤ 2× (issue 7). Measured with
+   the stub runtime (it injects a section; this isolates the bridge) and, for information,
+   with the real ``persona_mind.runtime.Runtime`` (its actor hops included).
+2. Sidecar start-to-ready: spawn → ``hello`` → ``ready`` with the real Runtime. Floor:
+   ``python -c "import anyio, msgspec"`` spawn-to-exit. Target ≤ 1.5×.
+
+    python bench/bridge.py [--json] [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+if __package__ in (None, ""):  # run as `python bench/bridge.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._report import Result, emit, median_of, parse_args
+
+REPO = Path(__file__).resolve().parent.parent
+STUB = f"{REPO / 'tests' / 'bridge' / 'stub_runtime.py'}:StubRuntime"
+ECHO = (
+    "import sys, json\n"
+    "out = sys.stdout.buffer\n"
+    "for line in sys.stdin.buffer:\n"
+    "    out.write(json.dumps(json.loads(line)).encode() + b'\\n'); out.flush()\n"
+)
+HOOK = {
+    "type": "request",
+    "method": "event",
+    "params": {
+        "event": {
+            "type": "BeforeAgentStart",
+            "prompt": "fix the failing test in tests/test_parser.py",
+            "system_prompt": "You are a coding agent. " * 40,
+        }
+    },
+}
+
+
+class Pipe:
+    """A child process spoken to in JSON lines over its stdin/stdout."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self.stdin: IO[bytes] = self.proc.stdin
+        self.stdout: IO[bytes] = self.proc.stdout
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.stdin.write(json.dumps(frame).encode() + b"\n")
+        self.stdin.flush()
+
+    def recv(self) -> dict[str, Any]:
+        line = self.stdout.readline()
+        if not line:
+            raise RuntimeError("the child closed its stdout")
+        frame: dict[str, Any] = json.loads(line)
+        return frame
+
+    def answer_until(self, kind: str) -> dict[str, Any]:
+        """Read frames, answering the sidecar's host requests with null, until ``kind``."""
+        while True:
+            frame = self.recv()
+            if frame.get("type") == kind:
+                return frame
+            if frame.get("type") == "request":
+                self.send({"type": "response", "id": frame["id"], "result": None})
+            elif frame.get("type") == "error":
+                raise RuntimeError(f"sidecar error: {frame}")
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.proc.wait(timeout=30)
+        self.stdout.close()
+
+
+def _env(runtime: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("PERSONA_MIND_SIDECAR_RUNTIME", None)
+    if runtime:
+        env["PERSONA_MIND_SIDECAR_RUNTIME"] = runtime
+    return env
+
+
+def _sidecar(runtime: str | None, agent_dir: Path) -> Pipe:
+    pipe = Pipe([sys.executable, "-m", "persona_mind.runners.sidecar"], _env(runtime))
+    pipe.send({"type": "hello", "protocol": 1, "agent_dir": str(agent_dir)})
+    pipe.answer_until("ready")
+    return pipe
+
+
+def _round_trips(pipe: Pipe, n: int, through_sidecar: bool) -> float:
+    """Mean seconds per request/response over ``n`` sequential round trips."""
+    start = time.perf_counter()
+    for i in range(n):
+        pipe.send({**HOOK, "id": i + 1})
+        if through_sidecar:
+            frame = pipe.answer_until("response")
+            assert frame["error"] is None, frame
+        else:
+            pipe.recv()
+    return (time.perf_counter() - start) / n
+
+
+def _hook(runtime: str | None, agent_dir: Path, n: int, rounds: int) -> tuple[float, float]:
+    side = _sidecar(runtime, agent_dir)
+    echo = Pipe([sys.executable, "-c", ECHO], _env(None))
+    try:
+        if runtime is None:  # the real runtime wants a session first
+            side.send(
+                {
+                    "type": "request",
+                    "id": 10**9,
+                    "method": "event",
+                    "params": {
+                        "event": {
+                            "type": "SessionStart",
+                            "reason": "startup",
+                            "session_id": "bench",
+                            "cwd": str(agent_dir),
+                        }
+                    },
+                }
+            )
+            side.answer_until("response")
+        _round_trips(side, n // 5 + 1, True)  # warm up both
+        _round_trips(echo, n // 5 + 1, False)
+        bridge = median_of(rounds, lambda: _round_trips(side, n, True))
+        floor = median_of(rounds, lambda: _round_trips(echo, n, False))
+    finally:
+        side.close()
+        echo.close()
+    return bridge, floor
+
+
+def _startup_once(agent_dir: Path) -> float:
+    start = time.perf_counter()
+    pipe = _sidecar(None, agent_dir)
+    elapsed = time.perf_counter() - start
+    pipe.close()
+    return elapsed
+
+
+def _import_once() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import anyio, msgspec"], check=True, env=_env(None))
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    args = parse_args(__doc__ or "")
+    n, rounds, starts = (200, 3, 5) if args.quick else (1000, 5, 11)
+    import tempfile
+
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        agent_dir = Path(tmp) / "agent"
+        bridge, floor = _hook(STUB, agent_dir, n, rounds)
+        ratio = bridge / floor
+        results.append(
+            Result(
+                "before_agent_start round trip (bridge, stub runtime)",
+                bridge * 1e6,
+                "us",
+                floor * 1e6,
+                ratio,
+                "<= 2x",
+                ratio <= 2.0,
+            )
+        )
+        real, floor2 = _hook(None, agent_dir, n, rounds)
+        results.append(
+            Result(
+                "before_agent_start round trip (real Runtime, info)",
+                real * 1e6,
+                "us",
+                floor2 * 1e6,
+                real / floor2,
+                None,
+                None,
+            )
+        )
+        _startup_once(agent_dir)  # warm the page cache and .pyc files
+        _import_once()
+        ready = median_of(starts, lambda: _startup_once(agent_dir))
+        imports = median_of(starts, _import_once)
+        ratio = ready / imports
+        results.append(
+            Result(
+                "sidecar start-to-ready (real Runtime)",
+                ready * 1e3,
+                "ms",
+                imports * 1e3,
+                ratio,
+                "<= 1.5x",
+                ratio <= 1.5,
+            )
+        )
+    emit(results, args.json)
+
+
+if __name__ == "__main__":
+    main()
