@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import IO, Any
@@ -104,7 +105,7 @@ def _sidecar(runtime: str | None, agent_dir: Path) -> Pipe:
     return pipe
 
 
-def _round_trips(pipe: Pipe, n: int, through_sidecar: bool) -> float:
+def _round_trips(pipe: Pipe, n: int, *, through_sidecar: bool) -> float:
     """Mean seconds per request/response over ``n`` sequential round trips."""
     start = time.perf_counter()
     for i in range(n):
@@ -138,10 +139,10 @@ def _hook(runtime: str | None, agent_dir: Path, n: int, rounds: int) -> tuple[fl
                 }
             )
             side.answer_until("response")
-        _round_trips(side, n // 5 + 1, True)  # warm up both
-        _round_trips(echo, n // 5 + 1, False)
-        bridge = median_of(rounds, lambda: _round_trips(side, n, True))
-        floor = median_of(rounds, lambda: _round_trips(echo, n, False))
+        _round_trips(side, n // 5 + 1, through_sidecar=True)  # warm up both
+        _round_trips(echo, n // 5 + 1, through_sidecar=False)
+        bridge = median_of(rounds, lambda: _round_trips(side, n, through_sidecar=True))
+        floor = median_of(rounds, lambda: _round_trips(echo, n, through_sidecar=False))
     finally:
         side.close()
         echo.close()
@@ -165,8 +166,6 @@ def _import_once() -> float:
 def main() -> None:
     args = parse_args(__doc__ or "")
     n, rounds, starts = (200, 3, 5) if args.quick else (1000, 5, 11)
-    import tempfile
-
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
         agent_dir = Path(tmp) / "agent"
