@@ -125,7 +125,8 @@ class PersonaService:
                     "missing-bound", None, record, f"(the snapshot of {record.pack} is gone)"
                 )
             return TeamScope("bound", pack, record)
-        if migration_status(self.store, ws) in GATED:
+        status = migration_status(self.store, ws)
+        if status in GATED:
             return TeamScope("migration-required", None, record)
         if record is not None and record.state == "none":
             return TeamScope("none", None, record)
@@ -139,7 +140,7 @@ class PersonaService:
                 except PersonaMindError as exc:
                     note = f"(the default {default} could not be bound: {exc})"
             record = self.bindings.set_state(sid, "unbound")
-        if not self.store.state().default:
+        if status == "not-legacy" and not self.store.state().default:
             legacy = self._legacy_pack(ws)
             if legacy is not None:
                 return TeamScope("legacy", legacy, record)
