@@ -15,14 +15,15 @@ against the cap.  Omitted and clipped entries are disclosed in the block.
 
 from __future__ import annotations
 
+import heapq
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from persona_mind.mind._model import BacklogItem, Fact, Tier
 from persona_mind.mind._retrieval import FactIndex, Ranked
-from persona_mind.mind._scanner import is_safe
-from persona_mind.mind._text import collapse_ws
+from persona_mind.mind._text import collapse_ws, lexical_tokens
 
 __all__ = (
     "CAPS",
@@ -81,13 +82,22 @@ class InjectionInput:
     persona: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class PlannedItem:
-    """One admitted entry: where it came from and why it ranked."""
+    """One admitted entry: where it came from and why it ranked (explained on demand)."""
 
-    section: str
-    id: str
-    reason: str
+    __slots__ = ("_ranked", "id", "section")
+
+    def __init__(self, section: str, ranked: Ranked) -> None:
+        self.section = section
+        self.id = ranked.fact.id
+        self._ranked = ranked
+
+    @property
+    def reason(self) -> str:
+        return self._ranked.reason
+
+    def __repr__(self) -> str:
+        return f"PlannedItem({self.section!r}, {self.id!r}, {self.reason!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,13 +121,18 @@ class InjectionPlan:
         return tuple(out)
 
 
+_PLAIN = re.compile(r"\S+(?: \S+)*")
+
+
 def escape(text: str) -> str:
     """Reference data cannot close the fence or forge markup: ``& < >`` become entities."""
+    if "&" not in text and "<" not in text and ">" not in text:
+        return text
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _excerpt(text: str) -> tuple[str, bool]:
-    flat = collapse_ws(text)
+    flat = text if _PLAIN.fullmatch(text) else collapse_ws(text)
     if len(flat) <= EXCERPT_CHARS:
         return escape(flat), False
     return escape(flat[: EXCERPT_CHARS - 1] + "…"), True
@@ -139,67 +154,76 @@ class _Budget:
 
 
 def _key(r: Ranked) -> tuple[float, float, str]:
-    return (-round(r.score, 9), -r.fact.lastSeenAt, r.fact.id)
+    return (-r.score, -r.fact.lastSeenAt, r.fact.id)
 
 
-def _ordered(indexes: Sequence[FactIndex], prompt: str, want: int) -> list[Ranked]:
+_Cand = tuple[str, Ranked, FactIndex]
+"""(section label, ranked fact, its index): one line candidate, rendered only if admitted."""
+
+
+def _ordered(indexes: Sequence[tuple[str, FactIndex]], prompt: str, want: int) -> list[_Cand]:
     """At most ``PRIORITY_SLOTS`` objective/invariant facts first, then task match, then recency.
 
     Several indexes (persona + shared LTM) share one section, so their rankings are merged
     by the same key; priority stays bounded across the whole section (M-INJECT-5/6).
     """
-    prio: list[Ranked] = []
-    rest: list[Ranked] = []
-    for index in indexes:
+    prio: list[_Cand] = []
+    rest: list[_Cand] = []
+    for label, index in indexes:
         scored = index.scores(prompt)
-        mp = sorted(
-            (
-                Ranked(index.facts[d], round(scored[d][0], 6), tuple(scored[d][1]))
-                for d in scored
-                if index.facts[d].kind in ("objective", "invariant")
-            ),
-            key=_key,
-        )[:PRIORITY_SLOTS]
-        mp += [
-            Ranked(index.facts[d], 0.0, ())
-            for d in index.priority[:PRIORITY_SLOTS]
-            if d not in scored
-        ]
-        prio += mp[:PRIORITY_SLOTS]
-        rest += index.rank(prompt, limit=want + PRIORITY_SLOTS)
-    prio.sort(key=_key)
+        hits = scored.keys() & index.priority_set
+        facts = index.facts
+        best = heapq.nsmallest(
+            PRIORITY_SLOTS, hits, key=lambda d: (-scored[d], -facts[d].lastSeenAt, facts[d].id)
+        )
+        qtokens = frozenset(lexical_tokens(prompt))
+        mp = [index.ranked(d, qtokens, scored) for d in best]
+        for d in index.priority:
+            if len(mp) >= PRIORITY_SLOTS:
+                break
+            if d not in scored:
+                mp.append(Ranked(index.facts[d], 0.0, ()))
+        prio += [(label, r, index) for r in mp]
+        rest += [(label, r, index) for r in index.rank(prompt, want + PRIORITY_SLOTS, scored)]
+    prio.sort(key=lambda t: _key(t[1]))
     chosen = prio[:PRIORITY_SLOTS]
-    taken = {r.fact.id for r in chosen}
-    seen = set(taken)
-    merged: list[Ranked] = []
-    for r in sorted(rest, key=lambda r: (0 if r.matched else 1, *_key(r))):
-        if r.fact.id not in seen:
-            seen.add(r.fact.id)
-            merged.append(r)
-    return chosen + merged
+    seen = {(t[0], t[1].fact.id) for t in chosen}
+    out = list(chosen)
+    for cand in sorted(rest, key=lambda t: (0 if t[1].score > 0 else 1, *_key(t[1]))):
+        ident = (cand[0], cand[1].fact.id)
+        if ident not in seen:
+            seen.add(ident)
+            out.append(cand)
+    return out
 
 
 def _section(
     budget: _Budget,
     key: str,
     heading: str,
-    candidates: Sequence[tuple[str, str, str, str]],
+    candidates: Sequence[_Cand],
     cap: int,
     total: int,
     byte_cap: int | None = None,
 ) -> None:
-    """Admit whole lines (id, label, text, reason) while caps and budget allow."""
+    """Admit whole lines while caps and budget allow (a line is never cut to fit)."""
     start = budget.used
     admitted = 0
     head = f"## {heading}\n"
-    for cid, label, text, reason in candidates:
+    for label, ranked, index in candidates:
         if admitted >= cap:
             break
-        if not is_safe(text):
+        fact = ranked.fact
+        if not index.is_safe(fact):
             budget.unsafe += 1
             continue
-        excerpt, clipped = _excerpt(text)
-        line = f"- [{label}] {excerpt}\n"
+        excerpt, clipped = _excerpt(fact.text)
+        tag = (
+            f"{label} {fact.id}"
+            if label.startswith("backlog")
+            else f"{label} {fact.kind} {fact.id}"
+        )
+        line = f"- [{tag}] {excerpt}\n"
         cost = _nbytes(line) + (_nbytes(head) if admitted == 0 else 0)
         if budget.used + cost > budget.limit or (
             byte_cap is not None and budget.used + cost - start > byte_cap
@@ -209,7 +233,7 @@ def _section(
             budget.lines.append(head)
         budget.lines.append(line)
         budget.used += cost
-        budget.items.append(PlannedItem(key, cid, reason))
+        budget.items.append(PlannedItem(key, ranked))
         budget.clipped += int(clipped)
         admitted += 1
     budget.omitted[key] = budget.omitted.get(key, 0) + max(0, total - admitted)
@@ -247,8 +271,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             )
             for n in data.notes
         ]
-        ranked = _ordered([FactIndex.build(notes)], data.prompt, len(notes))
-        cands = [(r.fact.id, f"note {r.fact.kind}", r.fact.text, r.reason) for r in ranked]
+        cands = _ordered([("note", FactIndex.build(notes))], data.prompt, len(notes))
         _section(
             budget,
             "notes",
@@ -259,14 +282,9 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             byte_cap=NOTES_TOKENS * 3,
         )
     ltm_tiers: tuple[Tier, ...] = ("persona", "shared")
-    present = [(t, i) for t in ltm_tiers if (i := data.indexes.get(t)) is not None]
-    ltm_indexes = [i for _, i in present]
-    ltm_total = sum(len(i) for i in ltm_indexes)
-    origin = {f.id: t for t, i in present for f in i.facts}
-    ltm = [
-        (r.fact.id, f"{origin[r.fact.id]} {r.fact.kind} {r.fact.id}", r.fact.text, r.reason)
-        for r in _ordered(ltm_indexes, data.prompt, CAPS["ltm"] * 3)
-    ]
+    present = [(str(t), i) for t in ltm_tiers if (i := data.indexes.get(t)) is not None]
+    ltm_total = sum(len(i) for _, i in present)
+    ltm = _ordered(present, data.prompt, CAPS["ltm"] * 2)
     _section(budget, "ltm", "Persona and shared memory", ltm, CAPS["ltm"], ltm_total)
     if not data.lean:
         sections: tuple[tuple[Tier, str, str], ...] = (
@@ -277,10 +295,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             index = data.indexes.get(tier)
             if index is None:
                 continue
-            cands = [
-                (r.fact.id, f"{tier} {r.fact.kind} {r.fact.id}", r.fact.text, r.reason)
-                for r in _ordered([index], data.prompt, CAPS[key] * 3)
-            ]
+            cands = _ordered([(tier, index)], data.prompt, CAPS[key] * 2)
             _section(budget, key, heading, cands, CAPS[key], len(index))
         items = [b for b in data.backlog if b.live(data.now)]
         if items:
@@ -296,11 +311,8 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
                 for b in items
             ]
             status = {b.id: b.status for b in items}
-            ranked = FactIndex.build(pseudo).rank(data.prompt)
-            cands = [
-                (r.fact.id, f"backlog {status[r.fact.id]} {r.fact.id}", r.fact.text, r.reason)
-                for r in ranked
-            ]
+            bindex = FactIndex.build(pseudo)
+            cands = [(f"backlog {status[r.fact.id]}", r, bindex) for r in bindex.rank(data.prompt)]
             _section(
                 budget, "backlog", "Deferred work (backlog)", cands, CAPS["backlog"], len(items)
             )

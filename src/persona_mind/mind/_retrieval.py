@@ -10,11 +10,14 @@ and bounded there (M-INJECT-5/6).
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from persona_mind.mind._model import Fact
+from persona_mind.mind._scanner import is_safe
 from persona_mind.mind._text import lexical_tokens
 
 __all__ = ("BM25_B", "BM25_K1", "PRIORITY_KINDS", "TAG_WEIGHT", "FactIndex", "Ranked")
@@ -22,26 +25,51 @@ __all__ = ("BM25_B", "BM25_K1", "PRIORITY_KINDS", "TAG_WEIGHT", "FactIndex", "Ra
 BM25_K1 = 1.2
 BM25_B = 0.75
 PRIORITY_KINDS = frozenset({"objective", "invariant"})
+TIE_SLACK = 8
+"""Extra candidates kept by the score heap so recency can break ties at the cut."""
 TAG_WEIGHT = 2
 """A tag token counts as this many text occurrences: tags are the author's own labels."""
 
 
-@dataclass(frozen=True, slots=True)
 class Ranked:
-    """One ranked fact and why it ranked there."""
+    """One ranked fact and why it ranked there (matched terms are computed on demand)."""
 
-    fact: Fact
-    score: float
-    matched: tuple[str, ...]
+    __slots__ = ("_matched", "_qtokens", "fact", "score")
+
+    def __init__(
+        self,
+        fact: Fact,
+        score: float,
+        matched: tuple[str, ...] | None = None,
+        *,
+        qtokens: frozenset[str] = frozenset(),
+    ) -> None:
+        self.fact = fact
+        self.score = score
+        self._matched = matched
+        self._qtokens = qtokens
+
+    @property
+    def matched(self) -> tuple[str, ...]:
+        """The query tokens found in the fact's text or tags."""
+        if self._matched is None:
+            have = set(lexical_tokens(self.fact.text))
+            for tag in self.fact.tags:
+                have.update(lexical_tokens(tag))
+            self._matched = tuple(sorted(self._qtokens & have))
+        return self._matched
 
     @property
     def reason(self) -> str:
-        if self.matched:
+        if self.score > 0:
             return f"task match {self.score:.2f} on {', '.join(self.matched)}"
         return "recent"
 
+    def __repr__(self) -> str:
+        return f"Ranked({self.fact.id!r}, {self.score:.3f})"
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, eq=False)
 class FactIndex:
     """An inverted index over a snapshot's *live* facts (build once, rank many prompts)."""
 
@@ -51,7 +79,10 @@ class FactIndex:
     avgdl: float
     by_recency: list[int]
     priority: list[int]
+    norms: list[float] = field(default_factory=list)
+    priority_set: frozenset[int] = frozenset()
     _idf: dict[str, float] = field(default_factory=dict)
+    _safe: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def build(cls, facts: tuple[Fact, ...] | list[Fact], now: float | None = None) -> FactIndex:
@@ -70,7 +101,9 @@ class FactIndex:
         avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
         order = sorted(range(len(docs)), key=lambda i: (-docs[i].lastSeenAt, docs[i].id))
         prio = [i for i in order if docs[i].kind in PRIORITY_KINDS]
-        return cls(docs, postings, lengths, avgdl or 1.0, order, prio)
+        avg = avgdl or 1.0
+        norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / avg) for n in lengths]
+        return cls(docs, postings, lengths, avg, order, prio, norms, frozenset(prio))
 
     def __len__(self) -> int:
         return len(self.facts)
@@ -84,36 +117,69 @@ class FactIndex:
             self._idf[token] = cached
         return cached
 
-    def scores(self, query: str) -> dict[int, tuple[float, list[str]]]:
-        """BM25 score and matched terms of every document sharing a token with ``query``."""
-        out: dict[int, tuple[float, list[str]]] = {}
+    def scores(self, query: str) -> dict[int, float]:
+        """BM25 score of every document sharing a token with ``query``."""
+        out: dict[int, float] = {}
+        norms = self.norms
+        k1 = BM25_K1 + 1
         for tok in sorted(set(lexical_tokens(query))):
             plist = self.postings.get(tok)
             if not plist:
                 continue
             idf = self.idf(tok)
+            get = out.get
             for doc, tf in plist:
-                norm = BM25_K1 * (1 - BM25_B + BM25_B * self.lengths[doc] / self.avgdl)
-                gain = idf * tf * (BM25_K1 + 1) / (tf + norm)
-                score, terms = out.get(doc, (0.0, []))
-                terms.append(tok)
-                out[doc] = (score + gain, terms)
+                out[doc] = get(doc, 0.0) + idf * tf * k1 / (tf + norms[doc])
         return out
 
-    def rank(self, query: str, limit: int | None = None) -> list[Ranked]:
-        """Matches by score (then recency, then id), followed by the rest by recency."""
-        scored = self.scores(query)
-        matched = sorted(
-            scored,
-            key=lambda d: (-round(scored[d][0], 9), -self.facts[d].lastSeenAt, self.facts[d].id),
-        )
-        out = [Ranked(self.facts[d], round(scored[d][0], 6), tuple(scored[d][1])) for d in matched]
+    def ranked(self, doc: int, qtokens: frozenset[str], scored: dict[int, float]) -> Ranked:
+        """A :class:`Ranked` for ``doc`` (score 0 when it did not match)."""
+        score = scored.get(doc)
+        if score is None:
+            return Ranked(self.facts[doc], 0.0, ())
+        return Ranked(self.facts[doc], score, qtokens=qtokens)
+
+    def rank(
+        self,
+        query: str,
+        limit: int | None = None,
+        scored: dict[int, float] | None = None,
+    ) -> list[Ranked]:
+        """Matches by score (then recency, then id), followed by the rest by recency.
+
+        ``scored`` reuses a :meth:`scores` result; with ``limit`` only the best ``limit``
+        matches are selected (a heap, not a full sort).
+        """
+        if scored is None:
+            scored = self.scores(query)
+        facts = self.facts
+
+        def key(d: int) -> tuple[float, float, str]:
+            return (-scored[d], -facts[d].lastSeenAt, facts[d].id)
+
+        if limit is None:
+            matched = sorted(scored, key=key)
+        else:
+            # a C-level heap on the score alone, with slack for ties at the boundary, then the
+            # full (score, recency, id) order on that small set
+            top = heapq.nlargest(limit + TIE_SLACK, scored.items(), key=itemgetter(1))
+            matched = sorted((d for d, _ in top), key=key)[:limit]
+        qtokens = frozenset(lexical_tokens(query))
+        out = [self.ranked(d, qtokens, scored) for d in matched]
         if limit is not None and len(out) >= limit:
-            return out[:limit]
+            return out
         for d in self.by_recency:
             if d in scored:
                 continue
-            out.append(Ranked(self.facts[d], 0.0, ()))
+            out.append(Ranked(facts[d], 0.0, ()))
             if limit is not None and len(out) >= limit:
                 break
         return out
+
+    def is_safe(self, fact: Fact) -> bool:
+        """The scanner verdict for ``fact`` (text and tags), memoised with the index."""
+        verdict = self._safe.get(fact.id)
+        if verdict is None:
+            verdict = is_safe(fact.text, *fact.tags)
+            self._safe[fact.id] = verdict
+        return verdict
