@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -132,13 +133,10 @@ class StoreMachine(RuleBasedStateMachine):
     def corrupt(self, garbage: bytes) -> None:
         self.target.path.write_bytes(garbage)
         self.fs.track(self.dir)
-        try:
+        with pytest.raises(CorruptStore) as info:
             self.store.mutate(self.target, lambda e: e)
-        except CorruptStore as exc:
-            assert exc.quarantined is not None
-            assert exc.quarantined.read_bytes() == garbage
-        else:
-            raise AssertionError("a corrupt store was mutated as if valid")
+        assert info.value.quarantined is not None
+        assert info.value.quarantined.read_bytes() == garbage
         self.corruptions += 1
         self.visible = None
         self.after_crash = {None}
