@@ -29,15 +29,18 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from persona_mind.clock import MonotonicClock
 from persona_mind.mind import (
     Fact,
     FactIndex,
     InjectionInput,
+    Kind,
     MemoryService,
     MindScope,
     ProjectRef,
+    Tier,
     plan_injection,
 )
 from persona_mind.mind._model import fact_id
@@ -49,7 +52,15 @@ from persona_mind.storage._paths import Layout
 WORDS = [f"w{i}" for i in range(3000)]
 TIERS = (("persona", 0.4), ("shared", 0.1), ("project", 0.3), ("stm", 0.2))
 CAPS = {"persona": 8, "shared": 8, "project": 4, "stm": 5}
-KINDS = ("objective", "invariant", "preference", "convention", "gotcha", "rationale", "note")
+KINDS: tuple[Kind, ...] = (
+    "objective",
+    "invariant",
+    "preference",
+    "convention",
+    "gotcha",
+    "rationale",
+    "note",
+)
 
 
 def make_facts(n: int, rng: random.Random) -> dict[str, list[Fact]]:
@@ -65,13 +76,13 @@ def make_facts(n: int, rng: random.Random) -> dict[str, list[Fact]]:
                 break
         text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 30)))
         tags = tuple(sorted({rng.choice(WORDS) for _ in range(rng.randint(0, 3))}))
-        kind = KINDS[rng.randrange(len(KINDS))] if rng.random() < 0.2 else "note"
+        kind: Kind = KINDS[rng.randrange(len(KINDS))] if rng.random() < 0.2 else "note"
         out[tier].append(
             Fact(
                 id=f"m_{i:08x}",
                 kind=kind,
                 text=text,
-                tags=tags,  # type: ignore[arg-type]
+                tags=tags,
                 recordedAt=float(i),
                 lastSeenAt=float(i),
             )
@@ -131,14 +142,14 @@ def paired(
 
 def bench_inject(n: int, rng: random.Random, repeat: int) -> tuple[float, float]:
     facts = make_facts(n, rng)
-    indexes = {t: FactIndex.build(fs) for t, fs in facts.items()}
+    indexes: dict[Tier, FactIndex] = {cast(Tier, t): FactIndex.build(fs) for t, fs in facts.items()}
     refs = {t: Reference(fs) for t, fs in facts.items()}
     queries = [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(16)]
     qi = iter(range(10**9))
 
     def ours() -> object:
         q = queries[next(qi) % len(queries)]
-        return plan_injection(InjectionInput(prompt=q, now=1e12, indexes=indexes))  # type: ignore[arg-type]
+        return plan_injection(InjectionInput(prompt=q, now=1e12, indexes=indexes))
 
     def ref() -> object:
         q = queries[next(qi) % len(queries)]
