@@ -70,7 +70,7 @@ class FileStore:
     """The durable store engine (synchronous; one instance per process is enough).
 
     ``current_generation`` returns the owner's current lifecycle generation (``None`` when
-    nothing is tracked); a mutation admitted under another generation is refused with
+    nothing is tracked); a mutation admitted under an older generation is refused with
     :class:`persona_mind.errors.StaleGeneration` inside the locked step, before any write.
     """
 
@@ -180,11 +180,11 @@ class FileStore:
     # ------------------------------------------------------------------------ mutation
 
     def check_generation(self, generation: int | None) -> None:
-        """Refuse work admitted under a generation other than the current one."""
+        """Refuse work admitted under a generation older than the current one."""
         if generation is None or self.current_generation is None:
             return
         current = self.current_generation()
-        if current is not None and generation != current:
+        if current is not None and generation < current:
             raise StaleGeneration("store", generation, current)
 
     def mutate(

@@ -105,7 +105,7 @@ class MemoryStore:
             raise self._fail_next.pop(0)
 
     def _check_generation(self, generation: int | None) -> None:
-        if generation is not None and self.generation is not None and generation != self.generation:
+        if generation is not None and self.generation is not None and generation < self.generation:
             raise StaleGeneration("store", generation, self.generation)
 
     def _decode(self, target: StoreTarget[E]) -> Snapshot[E] | None:

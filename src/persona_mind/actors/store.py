@@ -1,0 +1,199 @@
+"""The Store actor: every durable file of its process, in mailbox order, off the event loop.
+
+Why an actor around :class:`~persona_mind.storage.FileStore`: in-process mutations are
+ordered by the mailbox (no in-process locks), blocking IO (lock waits, fsync, rename) runs on
+one :class:`~persona_mind.actors.ThreadBridge` thread, and the owner generation the Store
+knows is actor state — updated by ``SetGeneration`` or the Owner's ``OwnerChanged``
+broadcast — read by the engine *inside* the locked mutation step.
+
+:class:`StoreClient` is the :class:`~persona_mind.storage.StorePort` domain code uses.
+A mutation function that raises (a deliberate abort) is handed back to the caller without
+crashing the Store; an engine error (``StorageError``) is a refusal, as the kernel defines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
+from persona_mind.errors import PersonaMindError
+from persona_mind.messages.owner import OwnerChanged
+from persona_mind.messages.store import Mutate, Read, ReadStored, Repair, SetGeneration, StoreMsg
+from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
+from persona_mind.storage.port import StoreTarget
+
+__all__ = ("DEFAULT_STORE_ASK_TIMEOUT", "StoreActor", "StoreClient", "spawn_store")
+
+E = TypeVar("E")
+
+DEFAULT_STORE_ASK_TIMEOUT = 90.0
+"""Longer than the 30 s lock wait plus the write itself, so a slow lock is a LockTimeout."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    """A mutation function's own exception, carried back to the caller."""
+
+    error: BaseException
+
+
+class StoreActor(Actor[StoreMsg]):
+    """Owns a FileStore and a ThreadBridge; see the module doc."""
+
+    def __init__(
+        self,
+        layout: Layout | None,
+        *,
+        fs: FileSystem | None = None,
+        lock_timeout: float = 30.0,
+        generation: int | None = None,
+        known: list[int | None] | None = None,
+    ) -> None:
+        # the known generation outlives a restart when spawn_store shares ``known``
+        self._known: list[int | None] = known if known is not None else [generation]
+        self.engine = FileStore(
+            layout,
+            fs=fs,
+            lock_timeout=lock_timeout,
+            current_generation=lambda: self._known[0],
+        )
+        self.bridge: ThreadBridge | None = None
+
+    async def on_start(self) -> None:
+        self.engine.wall = self.clock.wall
+        self.bridge = ThreadBridge(f"{self.name}-io")
+
+    async def on_stop(self) -> None:
+        if self.bridge is not None:
+            bridge, self.bridge = self.bridge, None
+            await bridge.aclose()
+
+    @property
+    def current(self) -> int | None:
+        """The newest owner generation this Store has learned."""
+        return self._known[0]
+
+    def _learn(self, generation: int | None) -> None:
+        if generation is not None and (self.current is None or generation > self.current):
+            self._known[0] = generation
+
+    async def receive(self, message: StoreMsg) -> object:
+        bridge = self.bridge
+        assert bridge is not None
+        match message:
+            case SetGeneration(generation=generation):
+                self._learn(generation)
+                return self.current
+            case OwnerChanged(state=state):
+                self._learn(state.generation)
+                return self.current
+            case Read(target=target):
+                return await bridge.call(self.engine.read, target)
+            case ReadStored(target=target):
+                return await bridge.call(self.engine.read_stored, target)
+            case Repair(target=target):
+                return await bridge.call(self.engine.repair, target)
+            case Mutate():
+                return await bridge.call(self._mutate, message)
+        raise AssertionError(f"unhandled {message!r}")  # pragma: no cover - union exhausted
+
+    def _mutate(self, message: Mutate) -> object:
+        try:
+            return self.engine.mutate_stored(
+                message.target,
+                message.mutation,
+                generation=message.generation,
+                expect_fingerprint=message.expect_fingerprint,
+                purpose=message.purpose,
+            )
+        except PersonaMindError:
+            raise
+        except Exception as exc:  # the caller's mutation aborted: not a Store crash
+            return _Raised(exc)
+
+
+class StoreClient:
+    """The :class:`~persona_mind.storage.StorePort` backed by a :class:`StoreActor`."""
+
+    def __init__(self, ref: ActorRef[StoreMsg], *, timeout: float = DEFAULT_STORE_ASK_TIMEOUT):
+        self.ref = ref
+        self.timeout = timeout
+
+    async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
+        result: Snapshot[E] | None = await self.ref.ask(Read(target=target), timeout=self.timeout)
+        return result
+
+    async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
+        """The snapshot with the raw-byte fingerprint to pass as ``expect_fingerprint``."""
+        result: Stored[E] | None = await self.ref.ask(
+            ReadStored(target=target), timeout=self.timeout
+        )
+        return result
+
+    async def mutate(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+    ) -> Snapshot[E]:
+        return (
+            await self.mutate_stored(
+                target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+            )
+        ).snapshot
+
+    async def mutate_stored(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+        purpose: str = "mutation",
+    ) -> Stored[E]:
+        """:meth:`mutate`, also returning the fingerprint of the bytes now on disk."""
+        result: Any = await self.ref.ask(
+            Mutate(
+                target=target,
+                mutation=mutation,
+                generation=generation,
+                expect_fingerprint=expect_fingerprint,
+                purpose=purpose,
+            ),
+            timeout=self.timeout,
+        )
+        if isinstance(result, _Raised):
+            raise result.error
+        stored: Stored[E] = result
+        return stored
+
+    async def repair(self, target: StoreTarget[Any]) -> object:
+        """Sweep temps and quarantine ``target`` if corrupt; the problem found, or None."""
+        return await self.ref.ask(Repair(target=target), timeout=self.timeout)
+
+    def set_generation(self, generation: int) -> None:
+        """Tell the Store the owner's current generation (ordered after queued work)."""
+        self.ref.tell(SetGeneration(generation=generation))
+
+
+def spawn_store(
+    system: ActorSystem,
+    layout: Layout | None,
+    *,
+    name: str = "store",
+    fs: FileSystem | None = None,
+    lock_timeout: float = 30.0,
+    generation: int | None = None,
+    restart: RestartPolicy | None = None,
+) -> StoreClient:
+    """Spawn the Store actor and return its StorePort client."""
+    known: list[int | None] = [generation]
+    ref: ActorRef[StoreMsg] = system.spawn(
+        lambda: StoreActor(layout, fs=fs, lock_timeout=lock_timeout, known=known),
+        name=name,
+        restart=restart or RestartPolicy(max_restarts=3, within=5.0),
+    )
+    return StoreClient(ref)

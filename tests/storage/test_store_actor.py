@@ -1,0 +1,107 @@
+"""The Store actor and its StorePort client (M-STORE, M-OPTIMIZE-HISTORY-18)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from persona_mind.actors import ActorSystem
+from persona_mind.actors.store import StoreClient, spawn_store
+from persona_mind.clock import MonotonicClock
+from persona_mind.errors import StaleGeneration
+from persona_mind.messages.owner import OwnerChanged, OwnerState
+from persona_mind.storage import CasConflict, CorruptStore, Layout, StorePort, StoreTarget
+from tests.storage.conftest import Fact
+
+
+def _target(tmp_path: Path) -> StoreTarget[Fact]:
+    return StoreTarget(path=Layout(tmp_path).stm("demo"), entry_type=Fact, lock="memory")
+
+
+def _add(fact_id: str):  # type: ignore[no-untyped-def]
+    def mutation(entries: tuple[Fact, ...]) -> tuple[Fact, ...]:
+        return (*entries, Fact(id=fact_id))
+
+    return mutation
+
+
+@pytest.mark.asyncio
+async def test_store_client_is_a_store_port(tmp_path: Path) -> None:
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client = spawn_store(system, Layout(tmp_path))
+        port: StorePort = client
+        target = _target(tmp_path)
+        assert await port.read(target) is None
+        snap = await port.mutate(target, _add("a"))
+        assert snap.sequence == 1
+        assert await port.read(target) == snap
+
+
+@pytest.mark.asyncio
+async def test_mailbox_orders_concurrent_mutations(tmp_path: Path) -> None:
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client = spawn_store(system, Layout(tmp_path))
+        target = _target(tmp_path)
+        results = await asyncio.gather(*(client.mutate(target, _add(str(i))) for i in range(40)))
+        assert sorted(r.sequence for r in results) == list(range(1, 41))
+        final = await client.read(target)
+        assert final is not None
+        assert {f.id for f in final.entries} == {str(i) for i in range(40)}
+
+
+@pytest.mark.asyncio
+async def test_m_optimize_history_18_stale_generation_refused_in_step(tmp_path: Path) -> None:
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client = spawn_store(system, Layout(tmp_path), generation=5)
+        target = _target(tmp_path)
+        await client.mutate(target, _add("a"), generation=5)
+        with pytest.raises(StaleGeneration):
+            await client.mutate(target, _add("b"), generation=4)
+        client.ref.tell(OwnerChanged(state=OwnerState(generation=6)))
+        with pytest.raises(StaleGeneration):
+            await client.mutate(target, _add("c"), generation=5)
+        await client.mutate(target, _add("d"), generation=6)
+        client.set_generation(7)
+        with pytest.raises(StaleGeneration):
+            await client.mutate(target, _add("e"), generation=6)
+        snap = await client.read(target)
+        assert snap is not None
+        assert [f.id for f in snap.entries] == ["a", "d"]
+
+
+@pytest.mark.asyncio
+async def test_aborting_mutation_reaches_caller_and_store_survives(tmp_path: Path) -> None:
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client = spawn_store(system, Layout(tmp_path))
+        target = _target(tmp_path)
+        await client.mutate(target, _add("a"))
+
+        def abort(entries: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            raise ValueError("ambiguous: refuse")
+
+        with pytest.raises(ValueError, match="ambiguous"):
+            await client.mutate(target, abort)
+        assert client.ref.statistics().restarts == 0
+        stored = await client.read_stored(target)
+        assert stored is not None
+        with pytest.raises(CasConflict):
+            await client.mutate(target, _add("b"), expect_fingerprint="0" * 64)
+        await client.mutate(target, _add("b"), expect_fingerprint=stored.fingerprint)
+
+
+@pytest.mark.asyncio
+async def test_corrupt_store_is_refused_not_crashed(tmp_path: Path) -> None:
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client: StoreClient = spawn_store(system, Layout(tmp_path))
+        target = _target(tmp_path)
+        target.path.parent.mkdir(parents=True)
+        target.path.write_bytes(b"{")
+        with pytest.raises(CorruptStore):
+            await client.read(target)
+        problem = await client.repair(target)
+        assert isinstance(problem, CorruptStore)
+        assert problem.quarantined is not None
+        assert await client.read(target) is None
+        assert client.ref.statistics().restarts == 0
