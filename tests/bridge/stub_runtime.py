@@ -74,6 +74,8 @@ class StubRuntime:
 
     async def __aenter__(self) -> StubRuntime:
         self._log("enter", str(self.agent_dir))
+        if os.environ.get("STUB_RUNTIME_PRINT"):
+            print("STRAY PRINT FROM THE RUNTIME")  # must land on stderr, not in the frames
         return self
 
     async def __aexit__(self, *exc: object) -> None:
