@@ -27,11 +27,12 @@ import json
 import os
 import select
 import signal
-import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
+
+# Start-up time is this fake's spawn overhead (bench/fanout.py): only cheap imports at the
+# top; ``subprocess`` is imported where a grandchild is scripted and ``pathlib`` not at all.
 
 __all__ = ("LOG_ENV", "SCRIPT_ENV", "fake_pi_command", "main", "write_fake_pi")
 
@@ -65,15 +66,16 @@ _WITH_ARG = {
 
 def fake_pi_command() -> tuple[str, ...]:
     """Argv prefix that runs this fake without importing the persona_mind package."""
-    return (sys.executable, "-S", str(Path(__file__).resolve()))
+    return (sys.executable, "-S", os.path.realpath(__file__))
 
 
-def write_fake_pi(directory: str | os.PathLike[str]) -> Path:
+def write_fake_pi(directory: str | os.PathLike[str]) -> str:
     """Write an executable ``pi`` wrapper script into ``directory`` and return its path."""
-    path = Path(directory) / "pi"
+    path = os.path.join(directory, "pi")
     args = " ".join(f"'{a}'" for a in fake_pi_command())
-    path.write_text(f'#!/bin/sh\nexec {args} "$@"\n')
-    path.chmod(0o755)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(f'#!/bin/sh\nexec {args} "$@"\n')
+    os.chmod(path, 0o755)  # noqa: S103 - an executable test wrapper
     return path
 
 
@@ -109,7 +111,11 @@ def _load_script() -> dict[str, Any]:
     raw = os.environ.get(SCRIPT_ENV, "")
     if not raw:
         return {}
-    text = raw if raw.lstrip().startswith(("{", "[")) else Path(raw).read_text()
+    if raw.lstrip().startswith(("{", "[")):
+        text = raw
+    else:
+        with open(raw, encoding="utf-8") as fh:
+            text = fh.read()
     data = json.loads(text)
     return {"rules": data} if isinstance(data, list) else dict(data)
 
@@ -199,6 +205,8 @@ class _Session:
             },
         }
         if rule.get("grandchild"):
+            import subprocess  # noqa: PLC0415 - keep start-up cheap
+
             child = subprocess.Popen(["sleep", "600"])
             entry["grandchild"] = child.pid
         _log(entry)
