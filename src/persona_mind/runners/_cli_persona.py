@@ -1,0 +1,258 @@
+"""``persona-mind pack …`` and ``persona-mind persona …``: Persona outside a session.
+
+The same operations as `/persona pack …` (P-PACK-22), on the agent directory given by
+``--agent-dir`` (else ``$PI_CODING_AGENT_DIR``, else ``~/.pi/agent``). Removal, apply,
+update, migrate apply/rollback and onboard apply print their plan and need ``--yes``.
+Exit codes: 0 done, 1 refused (the message says why and what to do), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ("add_parser",)
+
+_VERBS: dict[str, tuple[str, ...]] = {
+    "list": (),
+    "status": ("name?",),
+    "install": ("name",),
+    "update": ("name",),
+    "uninstall": ("name",),
+    "fork": ("source", "name"),
+    "create": ("name",),
+    "edit": ("name",),
+    "preview": ("name",),
+    "apply": ("name",),
+    "cancel": ("name",),
+    "delete": ("name",),
+}
+_GATED = frozenset({"uninstall", "delete", "apply", "update"})
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agent-dir", type=Path, help="Pi agent directory (default: Pi's rule)")
+
+
+def _add_pack_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    for verb, params in _VERBS.items():
+        v = sub.add_parser(verb, help=f"{verb} a persona pack")
+        _common(v)
+        for param in params:
+            if param.endswith("?"):
+                v.add_argument(param[:-1], nargs="?")
+            else:
+                v.add_argument(param)
+        if verb == "update":
+            v.add_argument(
+                "--discard-edits",
+                action="store_true",
+                help="replace a locally edited pack wholesale",
+            )
+        if verb in _GATED:
+            v.add_argument("--yes", action="store_true", help="confirm the change")
+        v.set_defaults(func=_run_pack, verb=verb)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``pack`` and ``persona`` subcommands."""
+    pack = subparsers.add_parser("pack", help="manage global persona packs")
+    _add_pack_verbs(pack.add_subparsers(dest="verb", required=True, metavar="VERB"))
+
+    persona = subparsers.add_parser(
+        "persona", help="personas: list, resolve, doctor, default, migrate, onboard (and pack …)"
+    )
+    psub = persona.add_subparsers(dest="persona_command", required=True, metavar="COMMAND")
+    nested = psub.add_parser("pack", help="same as `persona-mind pack …`")
+    _add_pack_verbs(nested.add_subparsers(dest="verb", required=True, metavar="VERB"))
+    lst = psub.add_parser("list", help="a pack's roster with [G] lead, libraries and skills")
+    _common(lst)
+    lst.add_argument("pack")
+    lst.set_defaults(func=_run_list)
+    res = psub.add_parser("resolve", help="print a persona's resolved system prompt")
+    _common(res)
+    res.add_argument("pack")
+    res.add_argument("persona")
+    res.add_argument("--cwd", type=Path, default=Path.cwd(), help="workspace (default: .)")
+    res.set_defaults(func=_run_resolve)
+    doc = psub.add_parser("doctor", help="check the pack store and a workspace")
+    _common(doc)
+    doc.add_argument("--cwd", type=Path, default=Path.cwd())
+    doc.set_defaults(func=_run_doctor)
+    dft = psub.add_parser("default", help="the team for new sessions: show | set <pack> | clear")
+    _common(dft)
+    dft.add_argument("op", choices=("show", "set", "clear"), nargs="?", default="show")
+    dft.add_argument("pack", nargs="?")
+    dft.set_defaults(func=_run_default)
+    mig = psub.add_parser(
+        "migrate",
+        help="older .pi/agents setups: inspect | status | preview | apply [name] | rollback",
+    )
+    _common(mig)
+    mig.add_argument("op", choices=("inspect", "status", "preview", "apply", "rollback"))
+    mig.add_argument("name", nargs="?")
+    mig.add_argument("--cwd", type=Path, default=Path.cwd())
+    mig.add_argument("--yes", action="store_true")
+    mig.set_defaults(func=_run_migrate)
+    onb = psub.add_parser("onboard", help="project foundation: start | preview | apply")
+    _common(onb)
+    onb.add_argument("op", choices=("start", "preview", "apply"), nargs="?", default="start")
+    onb.add_argument("--cwd", type=Path, default=Path.cwd())
+    onb.add_argument("--yes", action="store_true")
+    onb.set_defaults(func=_run_onboard)
+
+
+def _store(args: argparse.Namespace) -> Any:
+    from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415 - fast help
+
+    return PackStore(args.agent_dir or default_agent_dir())
+
+
+def _guard(fn: Any) -> int:
+    from persona_mind.errors import PersonaMindError  # noqa: PLC0415
+
+    try:
+        print(fn())
+    except PersonaMindError as exc:
+        print(f"persona-mind: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _gated(change: Any, yes: bool) -> str:
+    if not yes:
+        return f"{change.summary}\nNothing has changed. Run again with --yes to confirm."
+    return str(change.execute())
+
+
+def _run_pack(args: argparse.Namespace) -> int:
+    from persona_mind.persona import _drafts, _lifecycle, _views  # noqa: PLC0415
+
+    store = _store(args)
+    verb = args.verb
+    yes = getattr(args, "yes", False)
+
+    def run() -> str:
+        prepared = {
+            "install": lambda: _lifecycle.prepare_install(store, args.name),
+            "update": lambda: _lifecycle.prepare_update(
+                store, args.name, discard_edits=args.discard_edits
+            ),
+            "uninstall": lambda: _lifecycle.prepare_uninstall(store, args.name),
+            "delete": lambda: _lifecycle.prepare_delete(store, args.name),
+            "fork": lambda: _lifecycle.prepare_fork(store, args.source, args.name),
+            "create": lambda: _drafts.prepare_create(store, args.name),
+            "edit": lambda: _drafts.prepare_edit(store, args.name),
+            "apply": lambda: _drafts.prepare_apply(store, args.name),
+            "cancel": lambda: _drafts.prepare_cancel(store, args.name),
+        }
+        if verb == "list":
+            return _views.pack_list(store)
+        if verb == "status":
+            return _views.pack_status(store, args.name)
+        if verb == "preview":
+            return _drafts.preview_draft(store, args.name)
+        change = prepared[verb]()
+        return _gated(change, yes) if verb in _GATED else str(change.execute())
+
+    return _guard(run)
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    store = _store(args)
+
+    def run() -> str:
+        pack = store.load(store.resolve(args.pack))
+        lines = [f"{pack.ref} {pack.manifest.version} — {pack.manifest.description}"]
+        for p in pack.personas:
+            lines.append(f"{p.label} — {p.description}")
+            for label, values in (
+                ("libraries", p.docs),
+                ("pack references", p.pack_docs),
+                ("skills", p.skills),
+            ):
+                if values:
+                    lines.append(f"    {label}: {', '.join(values)}")
+        return "\n".join(lines)
+
+    return _guard(run)
+
+
+def _run_resolve(args: argparse.Namespace) -> int:
+    from persona_mind.persona import Resolver, Workspace  # noqa: PLC0415
+
+    store = _store(args)
+    return _guard(
+        lambda: (
+            Resolver()
+            .resolve(store.load(store.resolve(args.pack)), args.persona, Workspace(args.cwd))
+            .system_prompt
+        )
+    )
+
+
+def _run_doctor(args: argparse.Namespace) -> int:
+    from persona_mind.persona import Resolver, Workspace, doctor  # noqa: PLC0415
+    from persona_mind.persona._doctor import render  # noqa: PLC0415
+
+    findings = doctor(_store(args), Workspace(args.cwd), None, Resolver())
+    print(render(findings))
+    return 1 if any(f.level == "error" for f in findings) else 0
+
+
+def _run_default(args: argparse.Namespace) -> int:
+    import msgspec  # noqa: PLC0415
+
+    store = _store(args)
+
+    def run() -> str:
+        if args.op == "show":
+            return f"Default team for new sessions: {store.state().default or 'none'}"
+        ref = store.resolve(args.pack) if args.op == "set" else None
+        if args.op == "set" and not args.pack:
+            raise SystemExit("persona-mind: default set needs a pack")
+        with store.mutation(f"default {args.op}") as state:
+            store.save(msgspec.structs.replace(state, default=ref))
+        return f"Default team for new sessions: {ref or 'none'} (existing sessions unchanged)"
+
+    return _guard(run)
+
+
+def _run_migrate(args: argparse.Namespace) -> int:
+    from persona_mind.persona import Workspace, _migrate  # noqa: PLC0415
+
+    store, ws = _store(args), Workspace(args.cwd)
+
+    def run() -> str:
+        if args.op == "inspect":
+            return _migrate.inspect(store, ws)
+        if args.op == "status":
+            return f"Migration status: {_migrate.migration_status(store, ws)}"
+        if args.op == "preview":
+            return _migrate.preview(store, ws, args.name)[0]
+        if args.op == "apply":
+            return _gated(_migrate.prepare_migrate(store, ws, args.name), args.yes)
+        return _gated(_migrate.prepare_rollback(store, ws), args.yes)
+
+    return _guard(run)
+
+
+def _run_onboard(args: argparse.Namespace) -> int:
+    from persona_mind.persona import Resolver, Workspace, _onboard, doctor  # noqa: PLC0415
+    from persona_mind.persona._doctor import render  # noqa: PLC0415
+
+    store, ws = _store(args), Workspace(args.cwd)
+
+    def run() -> str:
+        if args.op == "start":
+            return _onboard.start(ws)
+        if args.op == "preview":
+            return _onboard.preview(ws)
+        change = _onboard.prepare_foundation(
+            ws, lambda: render(doctor(store, ws, None, Resolver()))
+        )
+        return _gated(change, args.yes)
+
+    return _guard(run)
