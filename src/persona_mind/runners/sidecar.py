@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import importlib.util
 import os
 import sys
 import time
@@ -106,10 +105,12 @@ def load_runtime_factory(spec: str | None = None) -> RuntimeFactory:
     if not where or not name:
         raise HostError(f"bad runtime spec {spec!r}; use 'package.module:Name' or 'file.py:Name'")
     if where.endswith(".py"):
-        mod_spec = importlib.util.spec_from_file_location("_persona_mind_sidecar_rt", where)
+        from importlib import util  # noqa: PLC0415 - only for file specs; keeps startup lean
+
+        mod_spec = util.spec_from_file_location("_persona_mind_sidecar_rt", where)
         if mod_spec is None or mod_spec.loader is None:
             raise HostError(f"cannot load runtime file {where!r}")
-        module = importlib.util.module_from_spec(mod_spec)
+        module = util.module_from_spec(mod_spec)
         mod_spec.loader.exec_module(module)
     else:
         module = importlib.import_module(where)
