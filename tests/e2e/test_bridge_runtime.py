@@ -1,0 +1,104 @@
+"""The real ``persona_mind.runtime.Runtime`` inside a real Pi session (issue 7 acceptance).
+
+Unlike the other bridge tests (stub runtime), these start the sidecar with its default runtime.
+The feature tests need the Mind and Persona halves wired into that runtime; until the runtime
+declares the ``memory`` tool / ``/persona`` command they skip and say so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import NAV_EXTENSION, PiEnv
+
+pytestmark = pytest.mark.e2e
+
+MARKER = "Makefiles here use tabs MARKER-7731"
+
+
+@pytest.fixture
+def real(pienv: PiEnv) -> PiEnv:
+    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
+    return pienv
+
+
+def _needs(real: PiEnv, tool: str | None = None, command: str | None = None) -> None:
+    """Skip (with the reason) when the runtime does not offer what the test exercises."""
+    with real.rpc() as rpc:
+        rpc.prompt("probe")
+        commands = rpc.call({"type": "get_commands"})["data"]
+    names = {c.get("name") for c in commands.get("commands", commands)} if commands else set()
+    if tool and tool not in real.fake.tool_names(-1):
+        pytest.skip(f"the default Runtime does not declare the {tool!r} tool yet")
+    if command and command not in names:
+        pytest.skip(f"the default Runtime does not declare /{command} yet")
+
+
+def test_real_runtime_starts_in_pi_and_the_session_works(real: PiEnv) -> None:
+    proc = real.run_print("hello")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ECHO: hello"
+    log = real.bridge_log.read_text()
+    assert "runtime=persona_mind.runtime.Runtime" in log
+    assert "problem[" not in log
+    assert "sidecar exit code=0" in log
+
+
+def test_memory_tool_saves_a_fact_on_disk_and_the_next_prompt_carries_it(real: PiEnv) -> None:
+    _needs(real, tool="memory")
+    real.fake.push(
+        {
+            "tool_calls": [
+                {
+                    "name": "memory",
+                    "arguments": {"action": "remember", "kind": "convention", "text": MARKER},
+                }
+            ]
+        },
+        {"text_from_last_tool": "SAVED: "},
+    )
+    with real.rpc(session=True) as rpc:
+        rpc.prompt("remember that Makefiles use tabs")
+        saved = real.fake.tool_results(-1)[-1]
+        assert "MARKER-7731" in saved
+        on_disk = [
+            p
+            for p in (real.root / "agent" / "persona-mind").rglob("*")
+            if p.is_file() and "MARKER-7731" in p.read_text(errors="replace")
+        ]
+        assert on_disk, "the fact is in a memory file under <agentDir>/persona-mind/"
+        rpc.prompt("how do we indent Makefiles?")
+        assert "MARKER-7731" in real.fake.system_prompt(-1)
+
+
+def test_persona_command_activates_a_persona_for_the_next_request(real: PiEnv) -> None:
+    _needs(real, command="persona")
+    with real.rpc(session=True) as rpc:
+        for command in (
+            "/persona pack install software-team",
+            "/persona team select official/software-team",
+            "/persona use architect",
+        ):
+            rpc.call({"type": "prompt", "message": command})  # answered after the handler
+        rpc.prompt("design the storage layer")
+        assert "You are the team's software architect" in real.fake.system_prompt(-1)
+
+
+def test_session_notes_survive_continue_and_follow_branch_moves(real: PiEnv) -> None:
+    _needs(real, tool="memory")
+    real.extensions.append(NAV_EXTENSION)
+    note = {"action": "remember", "kind": "note", "tier": "session", "text": "NOTE-A-5150"}
+    with real.rpc(session=True) as rpc:
+        rpc.prompt("first")
+        fork_point = rpc.call({"type": "get_entries"})["data"]["entries"][-1]["id"]
+        real.fake.push({"tool_calls": [{"name": "memory", "arguments": note}]}, {"text": "ok"})
+        rpc.prompt("note this")
+        rpc.prompt("check")
+        assert "NOTE-A-5150" in real.fake.system_prompt(-1)
+    with real.rpc("--continue", session=True) as rpc:
+        rpc.prompt("after restart")
+        assert "NOTE-A-5150" in real.fake.system_prompt(-1)
+        rpc.call({"type": "prompt", "message": f"/e2e-goto {fork_point}"})
+        rpc.wait_notify(f"e2e-goto {fork_point} cancelled=false")
+        rpc.prompt("on the old branch")
+        assert "NOTE-A-5150" not in real.fake.system_prompt(-1)
