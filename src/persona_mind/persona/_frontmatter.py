@@ -13,6 +13,9 @@ import yaml
 
 __all__ = ("YamlProblem", "load_yaml", "split_frontmatter")
 
+_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when present (same safe constructor, ~10x faster), else pure Python."""
+
 
 class YamlProblem(ValueError):
     """Malformed YAML or frontmatter; the message is shown to the user."""
@@ -21,10 +24,10 @@ class YamlProblem(ValueError):
 def load_yaml(text: str, what: str) -> Any:
     """Parse one YAML document safely; raise :class:`YamlProblem` with a usable message."""
     try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        for event in yaml.parse(text, Loader=_LOADER):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise YamlProblem(f"{what} uses YAML anchors/aliases (&, *); write values out")
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader (C or Python)
     except YamlProblem:
         raise
     except yaml.YAMLError as exc:

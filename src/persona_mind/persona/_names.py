@@ -33,6 +33,8 @@ _WINDOWS_DEVICES = frozenset(
     | {f"lpt{d}" for d in "0123456789¹²³"}
 )
 _FORBIDDEN_CHARS = frozenset('<>:"|?*\\')
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_SURROGATE = re.compile("[\udc80-\udcff]")
 
 
 def is_valid_slug(name: str) -> bool:
@@ -50,9 +52,9 @@ def check_segment(name: str) -> str | None:
     reason: str | None = None
     if name in {"", ".", ".."}:
         reason = f"{name!r} is not a file name"
-    elif any(ord(c) < 32 or c == "\x7f" for c in name):
+    elif _CONTROL.search(name):
         reason = "contains a control character (NUL, newline, …)"
-    elif any(0xDC80 <= ord(c) <= 0xDCFF for c in name):
+    elif _SURROGATE.search(name):
         reason = "is not valid UTF-8; rename it with UTF-8 characters"
     elif len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         reason = f"is longer than {MAX_NAME_BYTES} bytes"
