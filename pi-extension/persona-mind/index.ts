@@ -226,7 +226,9 @@ export default function personaMind(pi: ExtensionAPI): void {
       onStderr: (line) => log(`sidecar: ${line}`),
       onExit: (code, signal, expected, tail) => {
         log(`sidecar exit code=${code} signal=${signal} expected=${expected}`);
-        if (side !== s || expected || state === "stopped") return;
+        // Only a crash of a ready sidecar is handled here; start failures are handled by
+        // launch() (its start() promise rejects), so one failure never schedules two restarts.
+        if (side !== s || expected || state !== "ready") return;
         state = "down";
         downReason = `the sidecar exited (code ${code}, signal ${signal})`;
         scheduleRestart(tail);

@@ -131,6 +131,8 @@ def test_runtime_that_cannot_start_is_reported_and_pi_still_answers(pienv: PiEnv
         assert "stub runtime told to fail at start" in note["message"]
         assert "run /reload to try again" in note["message"]
         rpc.prompt("hello anyway")
+    # the first start and exactly two restarts (a failure never schedules two restarts)
+    assert pienv.bridge_log.read_text().count("sidecar exit") == 3
     assert "stub_echo" not in pienv.fake.tool_names(-1)
     assert pienv.fake.user_texts(-1) == ["hello anyway"]
 
