@@ -26,6 +26,7 @@ one atomic exchange; the window between them is closed by recovery, which is doc
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from pathlib import Path
 from types import TracebackType
@@ -121,12 +122,20 @@ class StagedDirectory:
                 self.fs.fsync_dir(directory)
             self.fs.fsync_dir(self.parent)
             old = self.parent / f".{self.name}.old-{self.token}"
-            if self.fs.lstat(final) is not None:
-                self.fs.replace(final, old)
-                self.fs.fsync_dir(self.parent)
-            self.fs.replace(self.path, final)
-            self.fs.fsync_dir(self.parent)
+            moved_old = False
+            try:
+                if self.fs.lstat(final) is not None:
+                    self.fs.replace(final, old)
+                    moved_old = True
+                    self.fs.fsync_dir(self.parent)
+                self.fs.replace(self.path, final)
+            except OSError:
+                if moved_old and self.fs.lstat(final) is None:
+                    with contextlib.suppress(OSError):  # else recovery restores it
+                        self.fs.replace(old, final)
+                raise
             self._done = True
+            self.fs.fsync_dir(self.parent)
             if self.fs.lstat(old) is not None:
                 try:
                     self.fs.rmtree(old)
@@ -136,10 +145,11 @@ class StagedDirectory:
         return final
 
     def _drop_stage_lock(self) -> None:
-        fd, self._stage_lock = self._stage_lock, None
+        fd = self._stage_lock
         if fd is not None:
             self.fs.unlink(self.path / _STAGE_LOCK)
             self.fs.unlock(fd)
+            self._stage_lock = None
             self.fs.close(fd)
 
     def abort(self) -> None:

@@ -118,9 +118,12 @@ def confine(root: Path, *parts: str) -> Path:
         pure = PurePath(part)
         if not part or "\x00" in part or "\\" in part or pure.is_absolute() or ":" in part:
             raise UnsafePath(f"refusing path part {part!r} under {base}: use a relative name")
-        for piece in pure.parts:
-            if piece in {"..", "."}:
-                raise UnsafePath(f"refusing {part!r} under {base}: '..' and '.' are not allowed")
+        for piece in part.split("/"):
+            if piece in {"..", ".", ""}:
+                raise UnsafePath(
+                    f"refusing {part!r} under {base}: '..', '.' and empty components "
+                    "are not allowed"
+                )
             current = current / piece
             if current.is_symlink():
                 raise UnsafePath(
