@@ -228,3 +228,28 @@ async def test_team_without_a_single_lead_is_refused() -> None:
         with pytest.raises(SelectionInvalid, match="no single \\[G\\] lead"):
             await (await coord.ask(AwaitRoundtable()))
     assert model.calls == []
+
+
+@pytest.mark.asyncio
+async def test_reply_to_receives_roundtable_done() -> None:
+    from persona_mind.actors import Actor  # noqa: PLC0415
+    from persona_mind.messages.runner import RoundtableDone  # noqa: PLC0415
+
+    got: list[RoundtableDone] = []
+    arrived = asyncio.Event()
+
+    class Inbox(Actor[RoundtableDone]):
+        async def receive(self, message: RoundtableDone) -> object:
+            got.append(message)
+            arrived.set()
+            return None
+
+    clock = ManualClock()
+    async with ActorSystem(clock=clock) as system:
+        inbox = system.spawn(Inbox, name="inbox")
+        start(system, scripted(clock), reply_to=inbox)
+        await arrived.wait()
+    (done,) = got
+    assert done.error is None
+    assert isinstance(done.result, RoundtableResult)
+    assert done.result.synthesis == SYNTHESIS

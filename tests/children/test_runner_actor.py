@@ -209,3 +209,29 @@ async def test_stopping_the_system_leaves_no_fake_pi_process(
     ]
     assert phases[:2] == ["admitted", "spawned"]
     assert "exited" in phases
+
+
+@pytest.mark.asyncio
+async def test_a_newer_generation_cancels_older_children_and_refuses_late_admissions() -> None:
+    """Generations: no late child answer reaches a replaced session (ARCHITECTURE)."""
+    from persona_mind.errors import StaleGeneration  # noqa: PLC0415
+    from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415
+
+    clock = ManualClock()
+    model = ScriptedModel(clock).on(hang=True)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        old = await runner.ask(RunChild(request=request(rid="g1"), generation=1))
+        free = await runner.ask(RunChild(request=request(rid="nog")))
+        await settle()
+        assert await runner.ask(RunnerGeneration(generation=2)) == 1
+        with pytest.raises(ChildCancelled, match="stale generation"):
+            await old
+        assert not free.done()  # not generation-bound: untouched
+        with pytest.raises(StaleGeneration):
+            await runner.ask(RunChild(request=request(rid="g1b"), generation=1))
+        current = await runner.ask(RunChild(request=request(rid="g2"), generation=2))
+        await settle()
+        assert sorted(s.request_id for s in await runner.ask(ListChildren())) == ["g2", "nog"]
+        assert await runner.ask(RunnerGeneration(generation=2)) == 0
+        assert not current.done()

@@ -18,7 +18,7 @@ from typing import Any
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Failed, Ok
 from persona_mind.clock import TimerHandle
-from persona_mind.errors import ChildError
+from persona_mind.errors import ChildError, StaleGeneration
 from persona_mind.messages.runner import (
     CancelChild,
     ChildActivity,
@@ -28,6 +28,7 @@ from persona_mind.messages.runner import (
     ChildWorkDone,
     ListChildren,
     RunChild,
+    RunnerGeneration,
     RunnerMessage,
 )
 from persona_mind.runners._child_errors import ChildCancelled, ChildDeadlineExceeded
@@ -49,6 +50,7 @@ class _Running:
     reply_to: ActorRef[Any] | None
     progress_to: ActorRef[Any] | None
     started: float
+    generation: int | None = None
     watchdog: TimerHandle | None = None
     pid: int | None = None
     cancel_reason: str | None = None
@@ -101,6 +103,8 @@ class ChildRunner(Actor[RunnerMessage]):
             case ChildWorkDone(request_id=rid, outcome=outcome):
                 self._finish(rid, outcome)
                 return None
+            case RunnerGeneration(generation=generation):
+                return self._new_generation(generation)
             case ChildOverdue(request_id=rid):
                 entry = self.running.get(rid)
                 if entry is not None:
@@ -109,15 +113,38 @@ class ChildRunner(Actor[RunnerMessage]):
                     self.cancel_work(rid, "overdue")
                 return None
 
+    def _new_generation(self, generation: int) -> int:
+        """Adopt a newer Owner generation; cancel children admitted under an older one, so
+        no late answer reaches a replaced session. Returns how many were cancelled."""
+        if generation <= self.generation:
+            return 0
+        self.generation = generation
+        stale = [
+            rid
+            for rid, e in self.running.items()
+            if e.generation is not None and e.generation < generation
+        ]
+        for rid in stale:
+            self._trace("stale", self.running[rid].request, generation=generation)
+            self.cancel_work(rid, f"stale generation (now {generation})")
+        return len(stale)
+
     def _admit(self, message: RunChild) -> asyncio.Future[ChildReply]:
         request = message.request
         rid = request.request_id
+        if message.generation is not None and message.generation < self.generation:
+            raise StaleGeneration(self.name, message.generation, self.generation)
         if rid in self.running:
             raise ChildError(f"child {rid!r} is already running; use a new request id")
         fut: asyncio.Future[ChildReply] = asyncio.get_running_loop().create_future()
         fut.add_done_callback(_quiet)
         entry = _Running(
-            request, fut, message.reply_to, message.progress_to, self.clock.monotonic()
+            request,
+            fut,
+            message.reply_to,
+            message.progress_to,
+            self.clock.monotonic(),
+            generation=message.generation,
         )
         self.running[rid] = entry
         self.launched += 1

@@ -35,6 +35,7 @@ __all__ = (
     "RoundtableStep",
     "RoundtableWorkDone",
     "RunChild",
+    "RunnerGeneration",
     "RunnerMessage",
 )
 
@@ -45,6 +46,8 @@ class RunChild(Msg, frozen=True, kw_only=True):
     request: ChildRequest
     reply_to: ActorRef[Any] | None = None
     progress_to: ActorRef[Any] | None = None
+    generation: int | None = None
+    """The Owner generation the child was admitted under (None: not generation-bound)."""
 
 
 class CancelChild(Msg, frozen=True, kw_only=True):
@@ -52,6 +55,12 @@ class CancelChild(Msg, frozen=True, kw_only=True):
 
     request_id: str
     reason: str = "cancelled"
+
+
+class RunnerGeneration(Msg, frozen=True, kw_only=True):
+    """The Owner moved to ``generation``: refuse older admissions, cancel older children."""
+
+    generation: int
 
 
 class ListChildren(Msg, frozen=True, kw_only=True):
@@ -93,7 +102,15 @@ class ChildOverdue(Msg, frozen=True, kw_only=True):
     request_id: str
 
 
-RunnerMessage = RunChild | CancelChild | ListChildren | ChildActivity | ChildWorkDone | ChildOverdue
+RunnerMessage = (
+    RunChild
+    | CancelChild
+    | ListChildren
+    | ChildActivity
+    | ChildWorkDone
+    | ChildOverdue
+    | RunnerGeneration
+)
 
 
 class GetRoundtableProgress(Msg, frozen=True, kw_only=True):
