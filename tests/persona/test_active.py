@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.messages.host import CommandCall, CustomEntry
+from persona_mind.messages.host import CommandCall, CustomEntry, ToolCall
 from persona_mind.persona import (
     ACTIVE_ENTRY,
     RESERVED_COMMANDS,
@@ -16,6 +16,7 @@ from persona_mind.persona import (
     PersonaService,
     SessionContext,
     run_command,
+    run_tool,
 )
 from persona_mind.persona._lifecycle import prepare_install
 from tests.persona.conftest import write_pack
@@ -102,6 +103,16 @@ def test_reserved_and_colliding_names_are_not_aliases(
     listing = _run(svc, ctx, "", name="persona-list").result.text
     assert "/persona use mind (reserved)" in listing
     assert "/persona use review (name collides)" in listing
+    plan = run_tool(
+        svc,
+        ctx,
+        ToolCall(
+            call_id="1",
+            name="persona_pack",
+            arguments={"action": "team", "op": "select", "pack": "odd"},
+        ),
+    )
+    assert "only with /persona use: mind, persona-list, review" in plan.result.text  # P-PACK-24
     _run(svc, ctx, "use mind")
     assert svc.active_identity("x") == "official/odd/mind"
     assert {

@@ -40,6 +40,7 @@ def test_two_sessions_keep_their_own_snapshots_while_the_pack_is_edited(
     assert snap_a is not None
     assert snap_b is not None
     assert snap_a.root != snap_b.root  # private copies
+    assert list(a.cwd.iterdir()) == []  # P-BINDING-7: nothing is copied into the project
 
     prepare_edit(service.store, "demo").execute()
     draft = service.store.root / "drafts" / "demo" / "agents" / "alpha.md"

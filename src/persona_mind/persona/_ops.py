@@ -41,7 +41,7 @@ from persona_mind.persona._migrate import preview as migrate_preview
 from persona_mind.persona._onboard import prepare_foundation, start
 from persona_mind.persona._onboard import preview as onboard_preview
 from persona_mind.persona._service import PersonaService
-from persona_mind.persona._session import SessionContext
+from persona_mind.persona._session import SessionContext, alias_names
 from persona_mind.persona._state import now_iso
 from persona_mind.persona._views import pack_list, pack_status, team_status
 from persona_mind.persona._workspace import Workspace
@@ -108,14 +108,24 @@ def _team_select(svc: PersonaService, ctx: SessionContext, args: dict[str, Any])
             "replace the previous team's after the reload."
         )
 
+    aliases = alias_names(pack, ctx.other_commands)
+    only_use = [p.name for p in pack.personas if p.name not in aliases]
+    collisions = (
+        f" Reserved or colliding names, reachable only with /persona use: {', '.join(only_use)}."
+        if only_use
+        else ""
+    )
+    summary = (
+        f"Switch this session's team to {ref} ({roster_line(pack)}); the session reloads "
+        f"when idle.{collisions}"
+    )
     return Change(
         "team.select",
-        f"Switch this session's team to {ref} "
-        f"({roster_line(pack)}); the session reloads when idle.",
+        summary,
         before,
         execute,
         reload=True,
-        details={"ref": ref},
+        details={"ref": ref, "aliases": sorted(aliases), "useOnly": only_use},
     )
 
 
