@@ -284,7 +284,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
     ltm_tiers: tuple[Tier, ...] = ("persona", "shared")
     present = [(str(t), i) for t in ltm_tiers if (i := data.indexes.get(t)) is not None]
     ltm_total = sum(len(i) for _, i in present)
-    ltm = _ordered(present, data.prompt, CAPS["ltm"] * 2)
+    ltm = _ordered(present, data.prompt, CAPS["ltm"] + 4)
     _section(budget, "ltm", "Persona and shared memory", ltm, CAPS["ltm"], ltm_total)
     if not data.lean:
         sections: tuple[tuple[Tier, str, str], ...] = (
@@ -295,7 +295,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             index = data.indexes.get(tier)
             if index is None:
                 continue
-            cands = _ordered([(tier, index)], data.prompt, CAPS[key] * 2)
+            cands = _ordered([(tier, index)], data.prompt, CAPS[key] + 4)
             _section(budget, key, heading, cands, CAPS[key], len(index))
         items = [b for b in data.backlog if b.live(data.now)]
         if items:

@@ -20,12 +20,20 @@ from persona_mind.mind._model import Fact
 from persona_mind.mind._scanner import is_safe
 from persona_mind.mind._text import lexical_tokens
 
-__all__ = ("BM25_B", "BM25_K1", "PRIORITY_KINDS", "TAG_WEIGHT", "FactIndex", "Ranked")
+__all__ = (
+    "BM25_B",
+    "BM25_K1",
+    "PRIORITY_KINDS",
+    "TAG_WEIGHT",
+    "FactIndex",
+    "Ranked",
+    "TokenCache",
+)
 
 BM25_K1 = 1.2
 BM25_B = 0.75
 PRIORITY_KINDS = frozenset({"objective", "invariant"})
-TIE_SLACK = 8
+TIE_SLACK = 4
 """Extra candidates kept by the score heap so recency can break ties at the cut."""
 TAG_WEIGHT = 2
 """A tag token counts as this many text occurrences: tags are the author's own labels."""
@@ -69,6 +77,10 @@ class Ranked:
         return f"Ranked({self.fact.id!r}, {self.score:.3f})"
 
 
+TokenCache = dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, int], ...]]]
+"""Per-fact token counts kept across index rebuilds (keyed by fact id)."""
+
+
 @dataclass(slots=True, eq=False)
 class FactIndex:
     """An inverted index over a snapshot's *live* facts (build once, rank many prompts)."""
@@ -83,20 +95,37 @@ class FactIndex:
     priority_set: frozenset[int] = frozenset()
     _idf: dict[str, float] = field(default_factory=dict)
     _safe: dict[str, bool] = field(default_factory=dict)
+    _weighted: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, facts: tuple[Fact, ...] | list[Fact], now: float | None = None) -> FactIndex:
-        """Index ``facts`` (only live ones when ``now`` is given)."""
+    def build(
+        cls,
+        facts: tuple[Fact, ...] | list[Fact],
+        now: float | None = None,
+        cache: TokenCache | None = None,
+    ) -> FactIndex:
+        """Index ``facts`` (only live ones when ``now`` is given).
+
+        ``cache`` (fact id → (text, tags, token counts)) lets a rebuild after one write
+        re-tokenise only the rows that changed; it is updated in place.
+        """
         docs = [f for f in facts if now is None or f.live(now)]
         postings: dict[str, list[tuple[int, int]]] = {}
         lengths: list[int] = []
         for i, fact in enumerate(docs):
-            counts = Counter(lexical_tokens(fact.text))
-            for tag in fact.tags:
-                for tok in lexical_tokens(tag):
-                    counts[tok] += TAG_WEIGHT
-            lengths.append(sum(counts.values()))
-            for tok, tf in counts.items():
+            hit = cache.get(fact.id) if cache is not None else None
+            if hit is not None and hit[0] == fact.text and hit[1] == fact.tags:
+                items = hit[2]
+            else:
+                counts = Counter(lexical_tokens(fact.text))
+                for tag in fact.tags:
+                    for tok in lexical_tokens(tag):
+                        counts[tok] += TAG_WEIGHT
+                items = tuple(counts.items())
+                if cache is not None:
+                    cache[fact.id] = (fact.text, fact.tags, items)
+            lengths.append(sum(tf for _, tf in items))
+            for tok, tf in items:
                 postings.setdefault(tok, []).append((i, tf))
         avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
         order = sorted(range(len(docs)), key=lambda i: (-docs[i].lastSeenAt, docs[i].id))
@@ -117,19 +146,32 @@ class FactIndex:
             self._idf[token] = cached
         return cached
 
+    def weighted(self, token: str) -> list[tuple[int, float]]:
+        """``token``'s postings with each document's full BM25 contribution, memoised.
+
+        A contribution depends only on the token and the document (idf, tf, length), never
+        on the rest of the query, so it is computed once per index and token.
+        """
+        cached = self._weighted.get(token)
+        if cached is None:
+            idf = self.idf(token)
+            k1 = BM25_K1 + 1
+            norms = self.norms
+            cached = [
+                (doc, idf * tf * k1 / (tf + norms[doc])) for doc, tf in self.postings.get(token, ())
+            ]
+            self._weighted[token] = cached
+        return cached
+
     def scores(self, query: str) -> dict[int, float]:
         """BM25 score of every document sharing a token with ``query``."""
         out: dict[int, float] = {}
-        norms = self.norms
-        k1 = BM25_K1 + 1
+        get = out.get
         for tok in sorted(set(lexical_tokens(query))):
-            plist = self.postings.get(tok)
-            if not plist:
+            if tok not in self.postings:
                 continue
-            idf = self.idf(tok)
-            get = out.get
-            for doc, tf in plist:
-                out[doc] = get(doc, 0.0) + idf * tf * k1 / (tf + norms[doc])
+            for doc, gain in self.weighted(tok):
+                out[doc] = get(doc, 0.0) + gain
         return out
 
     def ranked(self, doc: int, qtokens: frozenset[str], scored: dict[int, float]) -> Ranked:

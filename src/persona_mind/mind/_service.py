@@ -25,7 +25,7 @@ from persona_mind.mind import _facts as fx
 from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
 from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
 from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Tier
-from persona_mind.mind._retrieval import FactIndex, Ranked
+from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
 from persona_mind.storage.port import StorePort, StoreTarget
@@ -93,6 +93,7 @@ class MemoryService:
         self.generation = generation
         self.import_pending = False
         self._indexes: dict[object, tuple[tuple[int, str], float, FactIndex]] = {}
+        self._tokens: dict[object, TokenCache] = {}
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -368,7 +369,12 @@ class MemoryService:
         if cached is not None and cached[0] == key and now < cached[1]:
             return cached[2]
         rows = () if snap is None else snap.entries
-        index = FactIndex.build(rows, now)
+        tokens = self._tokens.setdefault(target.path, {})
+        index = FactIndex.build(rows, now, tokens)
+        if len(tokens) > 2 * max(1, len(index)):  # forget rows that left the store
+            live = {f.id for f in index.facts}
+            for key_ in [k for k in tokens if k not in live]:
+                del tokens[key_]
         next_expiry = min(
             (f.expiresAt for f in index.facts if f.expiresAt is not None), default=float("inf")
         )
