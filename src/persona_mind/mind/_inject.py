@@ -79,6 +79,10 @@ class InjectionInput:
     backlog: Sequence[BacklogItem] = ()
     notes: Sequence[NoteView] = ()
     lean: bool = False
+    total_tokens: int = TOTAL_TOKENS
+    """The whole block's budget; the seed's 2,400 (only the recall harness varies it)."""
+    caps: Mapping[str, int] = field(default_factory=lambda: dict(CAPS))
+    """Entry caps per section; the seed's 8/4/5/6 (only the recall harness varies them)."""
     persona: str | None = None
 
 
@@ -258,7 +262,8 @@ _NOTICE_RESERVE = _nbytes(_notice(dict.fromkeys(_LABEL, 99_999), 99_999, 99_999)
 
 def plan_injection(data: InjectionInput) -> InjectionPlan:
     """Plan the memory block for ``data.prompt`` (pure, deterministic)."""
-    limit = TOTAL_TOKENS * 3 - _nbytes(_OPEN) - _nbytes(_CLOSE) - _NOTICE_RESERVE
+    caps = data.caps
+    limit = data.total_tokens * 3 - _nbytes(_OPEN) - _nbytes(_CLOSE) - _NOTICE_RESERVE
     budget = _Budget(used=0, limit=limit)
     if not data.lean and data.notes:
         notes = [
@@ -284,8 +289,8 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
     ltm_tiers: tuple[Tier, ...] = ("persona", "shared")
     present = [(str(t), i) for t in ltm_tiers if (i := data.indexes.get(t)) is not None]
     ltm_total = sum(len(i) for _, i in present)
-    ltm = _ordered(present, data.prompt, CAPS["ltm"] + 4)
-    _section(budget, "ltm", "Persona and shared memory", ltm, CAPS["ltm"], ltm_total)
+    ltm = _ordered(present, data.prompt, caps["ltm"] + 4)
+    _section(budget, "ltm", "Persona and shared memory", ltm, caps["ltm"], ltm_total)
     if not data.lean:
         sections: tuple[tuple[Tier, str, str], ...] = (
             ("project", "project", "Project memory"),
@@ -295,8 +300,8 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             index = data.indexes.get(tier)
             if index is None:
                 continue
-            cands = _ordered([(tier, index)], data.prompt, CAPS[key] + 4)
-            _section(budget, key, heading, cands, CAPS[key], len(index))
+            cands = _ordered([(tier, index)], data.prompt, caps[key] + 4)
+            _section(budget, key, heading, cands, caps[key], len(index))
         items = [b for b in data.backlog if b.live(data.now)]
         if items:
             pseudo = [
@@ -314,7 +319,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             bindex = FactIndex.build(pseudo)
             cands = [(f"backlog {status[r.fact.id]}", r, bindex) for r in bindex.rank(data.prompt)]
             _section(
-                budget, "backlog", "Deferred work (backlog)", cands, CAPS["backlog"], len(items)
+                budget, "backlog", "Deferred work (backlog)", cands, caps["backlog"], len(items)
             )
     notice = _notice(budget.omitted, budget.clipped, budget.unsafe)
     if not budget.items and not notice:
