@@ -37,6 +37,14 @@ from persona_mind.storage._errors import (
     WriteFailed,
 )
 from persona_mind.storage._fs import FileSystem, OsFileSystem, ReadResult
+from persona_mind.storage._history import (
+    MAX_HISTORY_BYTES,
+    MAX_RECEIPTS,
+    ApplyResult,
+    OptimizeHistory,
+    Receipt,
+    history_target,
+)
 from persona_mind.storage._locks import (
     DEFAULT_LOCK_TIMEOUT,
     FileLock,
@@ -59,8 +67,11 @@ from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StorePort,
 __all__ = (
     "ABSENT_FINGERPRINT",
     "DEFAULT_LOCK_TIMEOUT",
+    "MAX_HISTORY_BYTES",
+    "MAX_RECEIPTS",
     "MAX_STORE_BYTES",
     "RESERVED_NAMES",
+    "ApplyResult",
     "CasConflict",
     "CorruptStore",
     "FileLock",
@@ -74,9 +85,11 @@ __all__ = (
     "LockOwner",
     "LockTimeout",
     "Mutation",
+    "OptimizeHistory",
     "OsFileSystem",
     "OutcomeUncertain",
     "ReadResult",
+    "Receipt",
     "Snapshot",
     "StagedDirectory",
     "StoreIOError",
@@ -95,6 +108,7 @@ __all__ = (
     "fingerprint",
     "fingerprint_of",
     "held_locks",
+    "history_target",
     "is_windows_reserved",
     "lock_path",
     "locked",

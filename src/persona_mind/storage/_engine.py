@@ -93,6 +93,7 @@ class FileStore:
         self.backup = backup
         self.max_bytes = max_bytes
         self._cache: dict[Path, tuple[bytes, Stored[Any]]] = {}
+        self._pending: dict[Path, bytes] = {}
 
     # ----------------------------------------------------------------- reads (never write)
 
@@ -237,9 +238,36 @@ class FileStore:
         expect_fingerprint: str | None = None,
     ) -> Stored[E]:
         """The mutation step; the caller already holds the target's store lock."""
+        current = self.load_locked(target)
+        prepared = self.prepare_locked(
+            target,
+            current,
+            mutation,
+            generation=generation,
+            expect_fingerprint=expect_fingerprint,
+        )
+        if prepared is None:
+            assert current is not None
+            return current
+        return self.commit_locked(target, prepared)
+
+    def load_locked(self, target: StoreTarget[E]) -> Stored[E] | None:
+        """Under the store lock: sweep orphan temps, then read (quarantining a bad file)."""
+        sweep_temps(self.fs, target.path)
+        return self._load_or_quarantine(target)
+
+    def prepare_locked(
+        self,
+        target: StoreTarget[E],
+        current: Stored[E] | None,
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+    ) -> Stored[E] | None:
+        """CAS, generation check and the pure mutation; the exact snapshot to write, or
+        ``None`` when nothing changes. Nothing is written here."""
         path = target.path
-        sweep_temps(self.fs, path)
-        current = self._load_or_quarantine(target)
         actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
         if expect_fingerprint is not None and expect_fingerprint != actual:
             raise CasConflict(path, expect_fingerprint, None if current is None else actual)
@@ -255,7 +283,7 @@ class FileStore:
                     )
         self.check_generation(generation)  # M-OPTIMIZE-HISTORY-18: inside the step
         if current is not None and new == old:
-            return current
+            return None
         snapshot: Snapshot[E] = Snapshot(
             version=target.version,
             sequence=1 if current is None else current.snapshot.sequence + 1,
@@ -268,11 +296,17 @@ class FileStore:
                 f"refusing to write {path}: {len(data)} bytes would exceed the "
                 f"{self.max_bytes}-byte cap; remove entries first"
             )
+        self._pending[path] = data
+        return Stored(snapshot, fingerprint(data), len(data))
+
+    def commit_locked(self, target: StoreTarget[E], prepared: Stored[E]) -> Stored[E]:
+        """Durably write a prepared snapshot (acknowledged when this returns)."""
+        path = target.path
+        data = self._pending.pop(path)
         self._cache.pop(path, None)
         write_atomic(self.fs, path, data, backup=self.backup)
-        stored = Stored(snapshot, fingerprint(data), len(data))
-        self._cache[path] = (data, stored)
-        return stored
+        self._cache[path] = (data, prepared)
+        return prepared
 
     def _load_or_quarantine(self, target: StoreTarget[E]) -> Stored[E] | None:
         try:

@@ -1,0 +1,315 @@
+"""Durable optimizer receipts: prepared before the memory rename, settled after it.
+
+``<store>.optimize-history.json`` holds a ``Snapshot[Receipt]`` per target, written with the
+standard protocol and backup (M-OPTIMIZE-HISTORY-1, -5). :meth:`OptimizeHistory.apply` runs
+a replacement under memory -> history -> store locks (M-OPTIMIZE-HISTORY-2):
+
+1. refuse while any receipt of the target is still *prepared* (``HistoryBlocked``, -7);
+2. CAS and generation checks and the pure mutation: a known pre-write conflict or lifecycle
+   refusal is rejected and nothing is recorded (-9, -18);
+3. evict the oldest *settled* receipts until the new one fits 32 receipts / 2 MiB; refuse if
+   it cannot (``HistoryFull``, -3, -4, -6, -7);
+4. write the receipt *prepared* (durable) — then write the store;
+5. a failure before the rename settles the receipt ``aborted``; a failure after it (the
+   directory fsync) leaves it *prepared* with outcome ``uncertain`` and raises
+   ``OutcomeUncertain`` — never presumed applied or discarded (-8, -19, -20);
+6. settle it ``applied``; if only that last write fails, the replacement still succeeded:
+   the result carries a warning and the receipt stays prepared until reconciled (-10).
+
+:meth:`reconcile` settles prepared receipts only on proof (the store's fingerprint equals the
+receipt's after- or before-fingerprint); anything else needs :meth:`resolve` by an operator.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+import msgspec
+
+from persona_mind.errors import StorageError
+from persona_mind.storage._codec import ABSENT_FINGERPRINT, encode_snapshot
+from persona_mind.storage._engine import FileStore, Stored, _utc, lock_path
+from persona_mind.storage._errors import (
+    HistoryBlocked,
+    HistoryFull,
+    OutcomeUncertain,
+    StoreIOError,
+    WriteFailed,
+)
+from persona_mind.storage._paths import Layout
+from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
+
+__all__ = (
+    "MAX_HISTORY_BYTES",
+    "MAX_RECEIPTS",
+    "ApplyResult",
+    "OptimizeHistory",
+    "Receipt",
+    "history_target",
+)
+
+E = TypeVar("E")
+
+MAX_RECEIPTS = 32
+MAX_HISTORY_BYTES = 2 * 1024 * 1024
+
+Outcome = Literal["pending", "uncertain", "applied", "aborted", "discarded"]
+
+
+class Receipt(msgspec.Struct, frozen=True, kw_only=True):
+    """A scoped before/after record of one optimizer replacement."""
+
+    id: str
+    state: Literal["prepared", "settled"]
+    outcome: Outcome
+    target: str
+    owner: str | None = None
+    generation: int | None = None
+    createdAt: str  # noqa: N815 - on-disk camelCase like the stores
+    settledAt: str | None = None  # noqa: N815
+    beforeFingerprint: str  # noqa: N815
+    afterFingerprint: str  # noqa: N815
+    before: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b"null"))
+    after: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b"null"))
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ApplyResult(Generic[E]):
+    """The written store, the settled (or still prepared) receipt and any warnings."""
+
+    stored: Stored[E]
+    receipt: Receipt
+    warnings: tuple[str, ...] = field(default=())
+
+
+def history_target(target: StoreTarget[Any]) -> StoreTarget[Receipt]:
+    """The receipt file of a memory store target."""
+    return StoreTarget(path=Layout.history(target.path), entry_type=Receipt, lock="history")
+
+
+def _replace(receipts: tuple[Receipt, ...], receipt: Receipt) -> tuple[Receipt, ...]:
+    return tuple(receipt if r.id == receipt.id else r for r in receipts)
+
+
+def _size(receipts: tuple[Receipt, ...], version: int) -> int:
+    snap: Snapshot[Receipt] = Snapshot(
+        version=version, sequence=10**9, updatedAt="0000-00-00T00:00:00.000Z", entries=receipts
+    )
+    return len(encode_snapshot(snap))
+
+
+class OptimizeHistory:
+    """Receipt-guarded replacements of memory stores (see the module doc)."""
+
+    def __init__(
+        self,
+        engine: FileStore,
+        *,
+        max_receipts: int = MAX_RECEIPTS,
+        max_bytes: int = MAX_HISTORY_BYTES,
+    ) -> None:
+        self.engine = engine
+        self.max_receipts = max_receipts
+        self.max_bytes = max_bytes
+
+    def receipts(
+        self, target: StoreTarget[Any], *, owner: str | None = None
+    ) -> tuple[Receipt, ...]:
+        """The receipts of ``target`` (newest last), optionally one owner's; never writes."""
+        snap = self.engine.read(history_target(target))
+        found = () if snap is None else snap.entries
+        return tuple(r for r in found if owner is None or r.owner == owner)
+
+    def _plan(self, target: StoreTarget[Any]) -> list[tuple[Any, Any]]:
+        layout = self.engine._layout("history")
+        return [
+            ("memory", layout.memory_lock),
+            ("history", lock_path(history_target(target).path)),
+            ("store", lock_path(target.path)),
+        ]
+
+    def _write_history(self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]) -> None:
+        hist = history_target(target)
+        current = self.engine.load_locked(hist)
+        prepared = self.engine.prepare_locked(hist, current, lambda _old: receipts)
+        if prepared is not None:
+            self.engine.commit_locked(hist, prepared)
+
+    def apply(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        before: object,
+        after: object,
+        owner: str | None = None,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+        note: str = "",
+    ) -> ApplyResult[E]:
+        """Replace ``target`` through ``mutation`` with a durable receipt (module doc steps)."""
+        engine = self.engine
+        try:
+            with engine.hold(self._plan(target), "optimizer apply"):
+                return self._apply_locked(
+                    target, mutation, before, after, owner, generation, expect_fingerprint, note
+                )
+        except OSError as exc:
+            raise StoreIOError(target.path, "applying an optimizer replacement to", exc) from exc
+
+    def _apply_locked(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        before: object,
+        after: object,
+        owner: str | None,
+        generation: int | None,
+        expect_fingerprint: str | None,
+        note: str,
+    ) -> ApplyResult[E]:
+        engine = self.engine
+        hist = history_target(target)
+        stored_hist = engine.load_locked(hist)
+        receipts = () if stored_hist is None else stored_hist.snapshot.entries
+        open_ = [r.id for r in receipts if r.state == "prepared"]
+        if open_:
+            raise HistoryBlocked(
+                f"refusing to replace {target.path.name}: receipt(s) {', '.join(open_)} are still "
+                "prepared (an earlier replacement's outcome is unresolved); run "
+                "`persona-mind store history reconcile` or resolve them by hand"
+            )
+        current = engine.load_locked(target)
+        prepared = engine.prepare_locked(
+            target, current, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+        )
+        if prepared is None:
+            raise StorageError(
+                f"the replacement of {target.path.name} changes nothing; nothing was recorded"
+            )
+        receipt = Receipt(
+            id=secrets.token_hex(8),
+            state="prepared",
+            outcome="pending",
+            target=str(target.path),
+            owner=owner,
+            generation=generation,
+            createdAt=_utc(engine.wall()),
+            beforeFingerprint=ABSENT_FINGERPRINT if current is None else current.fingerprint,
+            afterFingerprint=prepared.fingerprint,
+            before=msgspec.Raw(msgspec.json.encode(before)),
+            after=msgspec.Raw(msgspec.json.encode(after)),
+            note=note,
+        )
+        kept = self._fit(target, receipts, receipt, hist.version)
+        self._write_history(target, (*kept, receipt))  # prepared: durable before the rename
+        try:
+            written = engine.commit_locked(target, prepared)
+        except WriteFailed as exc:
+            if exc.replaced:
+                self._try_settle(target, receipt, "uncertain", keep_prepared=True)
+                raise OutcomeUncertain(
+                    f"replacing {target.path.name} failed after the rename ({exc}); receipt "
+                    f"{receipt.id} stays prepared with an uncertain outcome and blocks further "
+                    "replacements until it is reconciled or resolved"
+                ) from exc
+            self._try_settle(target, receipt, "aborted")
+            raise
+        warnings: tuple[str, ...] = ()
+        settled = self._try_settle(target, receipt, "applied")
+        if settled is None:
+            warnings = (
+                f"the replacement of {target.path.name} is committed, but receipt {receipt.id} "
+                "could not be finalized; it stays prepared until "
+                "`persona-mind store history reconcile` settles it",
+            )
+        return ApplyResult(written, settled or receipt, warnings)
+
+    def _fit(
+        self,
+        target: StoreTarget[Any],
+        receipts: tuple[Receipt, ...],
+        new: Receipt,
+        version: int,
+    ) -> tuple[Receipt, ...]:
+        kept = list(receipts)
+        while kept and (
+            len(kept) + 1 > self.max_receipts or _size((*kept, new), version) > self.max_bytes
+        ):
+            victim = next((r for r in kept if r.state == "settled"), None)
+            if victim is None:  # pragma: no cover - prepared receipts were refused above
+                break
+            kept.remove(victim)
+        if len(kept) + 1 > self.max_receipts or _size((*kept, new), version) > self.max_bytes:
+            raise HistoryFull(
+                f"refusing to replace {target.path.name}: its receipt "
+                f"({_size((new,), version)} bytes) does not fit the history of at most "
+                f"{self.max_receipts} receipts / {self.max_bytes} bytes; make a smaller change"
+            )
+        return tuple(kept)
+
+    def _try_settle(
+        self,
+        target: StoreTarget[Any],
+        receipt: Receipt,
+        outcome: Outcome,
+        *,
+        keep_prepared: bool = False,
+    ) -> Receipt | None:
+        final = msgspec.structs.replace(
+            receipt,
+            state="prepared" if keep_prepared else "settled",
+            outcome=outcome,
+            settledAt=None if keep_prepared else _utc(self.engine.wall()),
+        )
+        try:
+            current = self.engine.load_locked(history_target(target))
+            receipts = () if current is None else current.snapshot.entries
+            self._write_history(target, _replace(receipts, final))
+        except (OSError, StorageError):
+            return None
+        return final
+
+    def reconcile(self, target: StoreTarget[Any]) -> list[str]:
+        """Settle prepared receipts whose outcome the store proves; report the rest."""
+        report: list[str] = []
+        with self.engine.hold(self._plan(target), "history reconcile"):
+            stored = self.engine.load_locked(history_target(target))
+            current = self.engine.load_locked(target)
+            actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
+            for receipt in () if stored is None else stored.snapshot.entries:
+                if receipt.state != "prepared":
+                    continue
+                if actual == receipt.afterFingerprint:
+                    outcome: Outcome = "applied"
+                elif actual == receipt.beforeFingerprint:
+                    outcome = "aborted"
+                else:
+                    report.append(
+                        f"{receipt.id}: store matches neither side; manual recovery required "
+                        "(inspect it, then `persona-mind store history resolve`)"
+                    )
+                    continue
+                settled = self._try_settle(target, receipt, outcome)
+                report.append(f"{receipt.id}: {outcome if settled else 'could not be settled'}")
+        return report
+
+    def resolve(
+        self, target: StoreTarget[Any], receipt_id: str, outcome: Literal["applied", "discarded"]
+    ) -> Receipt:
+        """An operator's explicit decision about one prepared receipt."""
+        with self.engine.hold(self._plan(target), "history resolve"):
+            stored = self.engine.load_locked(history_target(target))
+            found = [
+                r for r in (() if stored is None else stored.snapshot.entries) if r.id == receipt_id
+            ]
+            if not found or found[0].state != "prepared":
+                raise StorageError(f"no prepared receipt {receipt_id!r} for {target.path.name}")
+            final = msgspec.structs.replace(
+                found[0], state="settled", outcome=outcome, settledAt=_utc(self.engine.wall())
+            )
+            self._write_history(target, _replace(stored.snapshot.entries, final))  # type: ignore[union-attr]
+            return final
