@@ -1,4 +1,4 @@
-"""Active persona mode and direct commands (P-ACTIVE-1..14, AMB-15, DEC-3)."""
+"""Active persona mode and direct commands (groups P-ACTIVE, AMB-15, DEC-3)."""
 
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ def test_use_without_query_sends_nothing(bound: tuple[PersonaService, SessionCon
 def test_prompt_is_injected_every_turn_until_cleared(
     bound: tuple[PersonaService, SessionContext],
 ) -> None:
-    """P-ACTIVE-1/9/11/12: persona mode persists across turns; /persona clear exits."""
+    """P-ACTIVE-1/2/9/11/12/14: the adapter stores the selection and injects the prompt into
+    the active chat every turn (no child); /persona clear exits."""
     svc, ctx = bound
     assert svc.prompt_injection(ctx).sections == ()
     _run(svc, ctx, "use beta")

@@ -1,4 +1,4 @@
-"""Session binding and retained snapshots (P-BINDING-1..11, P-MIGRATE-2, -8)."""
+"""Session binding and retained snapshots (group P-BINDING)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,8 @@ def test_default_applies_to_genuinely_new_sessions_only(
 def test_pack_changes_never_change_binding_or_default(
     service: PersonaService, make_ctx: Ctx
 ) -> None:
-    """P-PACK-6/15/34: install/fork/edit/apply leave team and default alone."""
+    """P-PACK-6/15/34, P-BINDING-9: install/fork/edit/apply leave team and default alone;
+    only a team action binds."""
     ctx = make_ctx()
     service.open_session(ctx)
     _cmd(service, ctx, "pack install demo")

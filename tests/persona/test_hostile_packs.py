@@ -304,7 +304,8 @@ HOSTILE: list[tuple[str, Mutate, str]] = [
 def test_hostile_pack_is_refused_with_a_clear_message(
     tmp_path: Path, case: str, mutate: Mutate, code: str
 ) -> None:
-    """P-RESOLVER-11: every hostile pack is refused; the message names the file and the fix."""
+    """P-RESOLVER-11: every hostile pack is refused; the message names the file and the fix.
+    (Includes P-PACK-8/35: manifests with profiles or hooks.)"""
     root = write_pack(tmp_path / "store" / "demo")
     outside = tmp_path / "outside"
     outside.mkdir()

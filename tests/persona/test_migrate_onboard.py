@@ -1,4 +1,4 @@
-"""Migration of older setups (P-MIGRATE-1..10), onboarding (P-ONBOARD-1..11), doctor."""
+"""Migration of older setups (group P-MIGRATE), onboarding (P-ONBOARD), doctor."""
 
 from __future__ import annotations
 
@@ -121,12 +121,14 @@ def test_migrate_through_the_tool_is_plan_gated(
 def test_onboarding_creates_resumes_previews_and_applies(
     service: PersonaService, make_ctx: Ctx, workspace: Path
 ) -> None:
-    """P-ONBOARD-2/5/6/7/9: manifest, journey before Q1, preview, apply, index, doctor."""
+    """P-ONBOARD-1/2/3/5/6/7/9/10, P-HOST-10: manifest, journey (the "project foundation")
+    before Q1, preview, apply, index, doctor; no pack files in the project."""
     ctx = make_ctx()
     service.open_session(ctx)
     first = _cmd(service, ctx, "onboard")
     assert first.index("Project purpose") < first.index("What is the project called?")
     assert "library/shared/" in first
+    assert "project foundation" in first.lower()
     manifest = workspace / "init-data" / "my-persona-setup.yaml"
     data = yaml.safe_load(manifest.read_text())
     data["project"].update(name="Acme", purpose="Ship rockets safely.")
@@ -144,6 +146,7 @@ def test_onboarding_creates_resumes_previews_and_applies(
     # P-ONBOARD-8: no persona, no coordinator, no pack
     assert [p.name for p in (workspace / ".pi/agents").iterdir()] == ["_baseline.md"]
     assert service.store.installed_refs() == []
+    assert not (workspace / "agents").exists()
 
 
 def test_onboarding_needs_purpose_before_apply(
@@ -158,7 +161,8 @@ def test_onboarding_needs_purpose_before_apply(
 
 
 def test_backend_setting_rules(workspace: Path) -> None:
-    """P-HOST (backend): native or absent is a no-op; anything else names the setting."""
+    """P-ONBOARD-11 + backend rule: native or absent is a no-op; anything else names the
+    setting."""
     ws = Workspace(workspace)
     assert backend_problem(ws, env={}) is None
     assert backend_problem(ws, env={"PI_PERSONA_BACKEND": "native"}) is None

@@ -1,4 +1,4 @@
-"""Chat-first management: plans, confirmation rules, reload hand-off (P-CHAT-PLAN-1..14)."""
+"""Chat-first management: plans, confirmation rules, reload hand-off (group P-CHAT-PLAN)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def _confirm(svc: PersonaService, ctx: SessionContext, plan_id: str) -> ToolOutc
 
 
 def test_tool_schema_covers_lifecycle_team_default_migrate() -> None:
-    """P-CHAT-PLAN-2: one tool, JSON Schema arguments."""
+    """P-CHAT-PLAN-2, P-MIGRATE-9, P-BINDING-8: one tool covers the lifecycle, team, default,
+    migrate; P-PACK-23: no public plan/validate actions."""
     actions = set(PERSONA_PACK_TOOL.parameters["properties"]["action"]["enum"])
     assert {
         "list",
@@ -60,6 +61,11 @@ def test_tool_schema_covers_lifecycle_team_default_migrate() -> None:
     } <= actions
     assert "plan" not in actions
     assert "validate" not in actions
+
+
+def test_the_only_tool_is_persona_pack(service: PersonaService) -> None:
+    """P-HOST-7: no public subagent tool, workflow language or job platform — one tool."""
+    assert [t.name for t in service.tool_specs()] == ["persona_pack"]
 
 
 def test_read_only_actions_answer_at_once(service: PersonaService, make_ctx: Ctx) -> None:
@@ -247,7 +253,8 @@ def test_unknown_action_is_a_clear_error(service: PersonaService, make_ctx: Ctx)
 
 
 def test_slash_removal_needs_yes(service: PersonaService, make_ctx: Ctx) -> None:
-    """P-PACK-31: uninstall/delete are confirmation-gated on the exact route too."""
+    """P-PACK-31, P-CHAT-PLAN-1/14: the exact slash route reaches the same operation and
+    still waits for a confirmation for removal."""
     ctx = make_ctx()
     run_command(service, ctx, CommandCall(name="persona", args="pack install demo"))
     out = run_command(service, ctx, CommandCall(name="persona", args="pack uninstall demo"))

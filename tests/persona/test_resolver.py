@@ -1,4 +1,4 @@
-"""The resolver assembles awareness (P-RESOLVER-1..21) from the retained snapshot."""
+"""The resolver assembles awareness (group P-RESOLVER) from the retained snapshot."""
 
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ def _foundation(ws: Path) -> None:
 
 
 def test_prompt_contains_every_input(pack: Pack, workspace: Path) -> None:
-    """P-RESOLVER-3/4/5/7: baseline, persona, docs indexes, packDocs, skills, roster."""
+    """P-RESOLVER-1/3/4/5/7/17: baseline (docs, skills, body), persona, docs indexes,
+    packDocs, skills, roster."""
     _foundation(workspace)
     r = Resolver().resolve(pack, "alpha", Workspace(workspace))
     text = r.system_prompt
@@ -115,7 +116,7 @@ def test_warm_cache_sees_workspace_changes(pack: Pack, workspace: Path) -> None:
 
 
 def test_team_snapshot_gives_each_member_its_own_package(pack: Pack, workspace: Path) -> None:
-    """P-RESOLVER-20: consulted personas receive their own resolved awareness."""
+    """P-RESOLVER-2/20: the same resolver builds each consulted persona's own package."""
     team = resolve_team(pack, Workspace(workspace))
     assert team.lead is not None
     assert team.lead.name == "lead"

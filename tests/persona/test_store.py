@@ -1,4 +1,4 @@
-"""Pack store lifecycle: the twelve verbs' semantics (P-PACK-1..39)."""
+"""Pack store lifecycle: the twelve verbs' semantics (group P-PACK)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from persona_mind.persona._lifecycle import (
     prepare_update,
 )
 from persona_mind.persona._store import CATALOG_DIR
+from persona_mind.persona._views import pack_list
 from tests.persona.conftest import write_pack
 
 
@@ -48,7 +49,8 @@ def _bump_catalog(catalog: Path, version: str) -> None:
 
 
 def test_store_layout_lives_under_agent_dir(store: PackStore, agent_dir: Path) -> None:
-    """P-PACK-1: <agentDir>/persona/{official,custom,drafts}."""
+    """P-PACK-1/2/37: one global store under the agent dir, one fixed layout; P-PACK-27,
+    P-ONBOARD-4: no onboarding or project foundation is needed for any pack operation."""
     prepare_install(store, "demo").execute()
     prepare_create(store, "mine").execute()
     prepare_fork(store, "demo", "forked").execute()
@@ -66,8 +68,8 @@ def test_prepare_changes_nothing(store: PackStore, agent_dir: Path) -> None:
 
 
 def test_bare_install_names_resolve_only_the_catalog(store: PackStore) -> None:
-    """P-PACK-26: a custom pack's name is not installable; only the bundled catalog."""
-    with pytest.raises(PackNotFound, match="catalog"):
+    """P-PACK-26, P-HOST-13: only the bundled offline catalog; no network source."""
+    with pytest.raises(PackNotFound, match="network catalogs are not supported"):
         prepare_install(store, "nonexistent")
     with pytest.raises(PackNotFound):
         prepare_install(store, "custom/demo")
@@ -143,7 +145,7 @@ def test_custom_packs_have_no_update_source(store: PackStore) -> None:
 
 
 def test_removal_is_permanent_and_clears_the_default(store: PackStore, agent_dir: Path) -> None:
-    """P-PACK-31..33: no archive; a removed default is cleared, never reassigned."""
+    """P-PACK-31/32/33: no archive; a removed default is cleared, never reassigned."""
     prepare_install(store, "demo").execute()
     prepare_install(store, "other").execute()
     with store.mutation("test") as state:
@@ -276,7 +278,8 @@ def test_store_state_corruption_is_reported_not_emptied(store: PackStore) -> Non
 
 
 def test_bundled_catalog_packs_are_valid_and_on_theme() -> None:
-    """P-PACK-39 + acceptance: ≥ 3 bundled packs, each one lead + specialists; philosopher-7."""
+    """P-PACK-39 + acceptance: ≥ 3 bundled packs, each one lead + specialists; philosopher-7.
+    P-PACK-19/35: each pack is one roster with its own lead; nothing coordinates above packs."""
     store = PackStore(Path("/nonexistent-agent-dir"), catalog_dir=CATALOG_DIR)
     packs = {p.name: p for p in store.catalog()}
     assert {"software-team", "philosopher-7", "editorial-room"} <= set(packs)
@@ -288,3 +291,15 @@ def test_bundled_catalog_packs_are_valid_and_on_theme() -> None:
         for persona in pack.personas:
             assert len(persona.body) > 400, persona.name  # substantive prompts
             assert persona.description
+
+
+def test_list_has_installed_and_available_sections_with_rosters(store: PackStore) -> None:
+    """P-PACK-25/18: installed and available sections, each with its [G]-led roster."""
+    prepare_install(store, "demo").execute()
+    text = pack_list(store)
+    installed, available = text.split("Available in the bundled catalog:")
+    assert "official/demo 1.0.0" in installed
+    assert "roster: [G] lead, alpha, beta" in installed
+    assert "other 1.0.0" in available
+    assert "roster: [G] lead, gamma" in available
+    assert "demo" not in available

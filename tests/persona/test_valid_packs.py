@@ -112,7 +112,8 @@ UNUSUAL: list[tuple[str, Callable[[Path], object]]] = [
 def test_unusual_but_harmless_pack_is_accepted(
     tmp_path: Path, case: str, mutate: Callable[[Path], None]
 ) -> None:
-    """P-RESOLVER-12: harmless choices load; exactly one lead is derived."""
+    """P-RESOLVER-12/15/16: harmless choices load (frontmatter fields, docs as a string or a
+    list); exactly one lead is derived."""
     root = write_pack(tmp_path / "demo")
     mutate(root)
     pack = load_pack(root, "custom", expected_name="demo")
