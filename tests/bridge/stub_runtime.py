@@ -101,7 +101,10 @@ class StubRuntime:
         )
 
     def command_specs(self) -> Sequence[CommandSpec]:
-        return (CommandSpec(name="stub-note", description="Save a session note."),)
+        return (
+            CommandSpec(name="stub-note", description="Save a session note."),
+            CommandSpec(name="stub-reload", description="Ask for a reload (result|host)."),
+        )
 
     async def event(self, event: HostEvent) -> PromptInjection | None:
         self._log("event", event)
@@ -137,6 +140,11 @@ class StubRuntime:
 
     async def command(self, call: CommandCall) -> CommandResult:
         self._log("command", call)
+        if call.name == "stub-reload":
+            if call.args == "host":
+                await self.host.request_reload()
+                return CommandResult(text="reload requested through the host port")
+            return CommandResult(text="reloading", reload=True)
         note = {"text": call.args}
         await self.host.append_entry("stub-note", note)
         self.notes.append(note)

@@ -100,7 +100,7 @@ class PiEnv:
 
 @pytest.fixture
 def pienv(pi: PiInstall, fake: FakeOpenAI, tmp_path: Path) -> PiEnv:
-    env = pi_agent_env(tmp_path / "agent", fake.base_url)
+    env = pi_agent_env(tmp_path / "agent", fake.base_url, extra_models=["fake-model-2"])
     env.update(
         PERSONA_MIND_PYTHON=sys.executable,
         PERSONA_MIND_SIDECAR_RUNTIME=STUB_RUNTIME,

@@ -8,6 +8,7 @@ tested on its own terms (issue 7; M-VERIFY-2, M-HOST-9, M-UI-3).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,11 @@ def test_command_persists_a_note_that_survives_continue(pienv: PiEnv) -> None:
         rpc.wait_notify("noted: first note")
         rpc.wait_notify("saved note 'first note'")
         status = rpc.wait_for(
-            lambda r: r.get("type") == "extension_ui_request" and r.get("method") == "setStatus"
+            lambda r: (
+                r.get("type") == "extension_ui_request"
+                and r.get("method") == "setStatus"
+                and r.get("statusKey") == "stub"
+            )
         )
         assert status["statusText"] == "notes=1"
         rpc.prompt("what do you remember?")
@@ -87,3 +92,42 @@ def test_notes_follow_branch_moves(pienv: PiEnv) -> None:
     assert trees, "session_tree reached the runtime"
     assert trees[-1]["value"]["leaf_id"] == fork_point
     assert trees[-1]["value"]["entries"] == []
+
+
+def _starts(pienv: PiEnv) -> list[dict[str, Any]]:
+    return [r for r in pienv.stub_records("event") if r["value"]["type"] == "SessionStart"]
+
+
+def test_new_session_replaces_the_sidecar_and_model_select_is_forwarded(pienv: PiEnv) -> None:
+    with pienv.rpc(session=True) as rpc:
+        rpc.prompt("first")
+        rpc.call({"type": "set_model", "provider": "fake", "modelId": "fake-model-2"})
+        rpc.call({"type": "new_session"})
+        rpc.prompt("in the new session")
+        assert "STUB-MEMORY-1" in pienv.fake.system_prompt(-1)  # a fresh runtime
+    selects = [r for r in pienv.stub_records("event") if r["value"]["type"] == "ModelSelect"]
+    assert selects[0]["value"]["model"] == "fake/fake-model-2"
+    shutdowns = [r for r in pienv.stub_records("event") if r["value"]["type"] == "SessionShutdown"]
+    assert shutdowns[0]["value"]["reason"] == "new"
+    starts = _starts(pienv)
+    assert [s["value"]["reason"] for s in starts] == ["startup", "new"]
+    assert starts[0]["pid"] != starts[1]["pid"]
+    assert starts[0]["value"]["session_id"] != starts[1]["value"]["session_id"]
+
+
+@pytest.mark.parametrize("how", ["result", "host"])
+def test_reload_requested_by_the_runtime_reloads_the_session(pienv: PiEnv, how: str) -> None:
+    with pienv.rpc(session=True) as rpc:
+        rpc.call({"type": "prompt", "message": f"/stub-reload {how}"})
+        rpc.wait_for(
+            lambda r: (
+                r.get("type") == "extension_ui_request"
+                and r.get("method") == "setStatus"
+                and r.get("statusKey") == "persona-mind"
+                and "ready" in str(r.get("statusText"))
+            )
+        )
+        rpc.prompt("after the reload")
+    starts = _starts(pienv)
+    assert [s["value"]["reason"] for s in starts] == ["startup", "reload"]
+    assert starts[0]["pid"] != starts[1]["pid"]

@@ -312,10 +312,13 @@ def pi_agent_env(
     *,
     model: str = "fake-model",
     provider: str = "fake",
+    extra_models: Iterable[str] = (),
     settings: Mapping[str, Any] | None = None,
     base_env: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Write ``models.json`` + ``settings.json`` into ``agent_dir``; return the env for Pi.
+
+    The provider offers ``model`` (the default) and any ``extra_models`` (to test switching).
 
     The env is ``base_env`` (default ``os.environ``) without any ``PI_PERSONA_*``/
     ``PERSONA_MIND_DISABLE``/session-dir variables (tests must not inherit a user's), plus
@@ -332,14 +335,15 @@ def pi_agent_env(
                 "apiKey": "fake-key",
                 "models": [
                     {
-                        "id": model,
-                        "name": "Fake Model",
+                        "id": model_id,
+                        "name": f"Fake Model {model_id}",
                         "reasoning": False,
                         "input": ["text"],
                         "contextWindow": 128000,
                         "maxTokens": 4096,
                         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
                     }
+                    for model_id in (model, *extra_models)
                 ],
             }
         }
