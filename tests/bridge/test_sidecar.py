@@ -317,3 +317,21 @@ def test_params_types_match_the_documented_wire_names() -> None:
         )
     )
     assert wire["params"] == {"type": "ToolCall", "call_id": "c", "name": "n", "arguments": {}}
+
+
+@pytest.mark.asyncio
+async def test_error_frame_naming_a_host_request_fails_it(peer: Peer) -> None:
+    ident = peer.request("tool", ToolCall(call_id="c", name="stub_echo", arguments={"text": "x"}))
+    host_req = await peer.recv()
+    peer.send(b.ErrorFrame(code="malformed", message="could not read it", id=host_req["id"]))
+    resp = await peer.recv()
+    assert resp["id"] == ident
+    assert "Pi: could not read it" in resp["error"]["message"]
+
+
+@pytest.mark.asyncio
+async def test_late_answers_are_ignored(peer: Peer) -> None:
+    peer.send(b.Response(id=999, result=b.raw(1)))
+    peer.send(b.Response(id=998, error=b.ErrorBody(code="failed", message="late")))
+    ident = peer.request("ping", 1)
+    assert (await peer.recv())["id"] == ident

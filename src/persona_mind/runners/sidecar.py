@@ -228,9 +228,8 @@ class Sidecar:
         for line in self._splitter.feed(data):
             if line is None:
                 limit = self._splitter.max_bytes
-                self.emit(
-                    b.ErrorFrame(code="oversized", message=f"frame over {limit} bytes skipped")
-                )
+                message = f"a frame over {limit} bytes was skipped; send smaller frames"
+                self.emit(b.ErrorFrame(code="oversized", message=message))
             elif line.strip():
                 self._on_frame(b.decode_frame(line))
 
@@ -268,6 +267,9 @@ class Sidecar:
                 self.emit(frame.reply)
             case b.ErrorFrame():
                 _say(f"Pi reported {frame.code}: {frame.message}")
+                pending = self._pending.get(frame.id) if frame.id is not None else None
+                if pending is not None and not pending.done():  # Pi could not read our request
+                    pending.set_exception(HostRequestFailed(f"Pi: {frame.message}"))
             case b.Ready():
                 self.emit(
                     b.ErrorFrame(code="unknown_type", message="'ready' is sent by the sidecar")
