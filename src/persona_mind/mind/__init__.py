@@ -61,6 +61,13 @@ from persona_mind.mind._service import FoundFact as FoundFact
 from persona_mind.mind._service import MemoryService as MemoryService
 from persona_mind.mind._service import Recalled as Recalled
 from persona_mind.mind._service import with_deadline as with_deadline
+from persona_mind.mind._session import DEFERRED_INPUT_TYPE as DEFERRED_INPUT_TYPE
+from persona_mind.mind._session import INJECTION_DEADLINE as INJECTION_DEADLINE
+from persona_mind.mind._session import CompanionAnswer as CompanionAnswer
+from persona_mind.mind._session import InputOutcome as InputOutcome
+from persona_mind.mind._session import MindSession as MindSession
+from persona_mind.mind._session import companion_refusal as companion_refusal
+from persona_mind.mind._session import is_leg as is_leg
 from persona_mind.mind._settings import MindSettings as MindSettings
 from persona_mind.mind._tools import BACKLOG_TOOL as BACKLOG_TOOL
 from persona_mind.mind._tools import MEMORY_TOOL as MEMORY_TOOL
@@ -71,6 +78,8 @@ __all__ = (
     "BACKLOG_TOOL",
     "CASUAL_CUES",
     "COMMAND_NAMES",
+    "DEFERRED_INPUT_TYPE",
+    "INJECTION_DEADLINE",
     "KINDS",
     "MAX_BACKLOG_TEXT",
     "MAX_TERMINAL",
@@ -84,6 +93,7 @@ __all__ = (
     "CaptureDecision",
     "CaptureMode",
     "Card",
+    "CompanionAnswer",
     "Draft",
     "Fact",
     "FactIndex",
@@ -93,6 +103,7 @@ __all__ = (
     "ImportReport",
     "InjectionInput",
     "InjectionPlan",
+    "InputOutcome",
     "InvalidArgument",
     "Kind",
     "LegacyImport",
@@ -101,6 +112,7 @@ __all__ = (
     "MindCommandContext",
     "MindRefusal",
     "MindScope",
+    "MindSession",
     "MindSettings",
     "MindTools",
     "NotFound",
@@ -115,11 +127,13 @@ __all__ = (
     "UnknownVersion",
     "UnsafeContent",
     "command_specs",
+    "companion_refusal",
     "content_identity",
     "decide_capture",
     "direct_user_text",
     "find_project",
     "handle_mind_command",
+    "is_leg",
     "plan_injection",
     "reminder_card",
     "sanitize",

@@ -1,0 +1,293 @@
+"""MindSession: Mind's per-session state and one method per host event.
+
+The Companion actor owns one :class:`MindSession` and forwards host events to it; every
+method is host-neutral and actor-free, and IO happens only through the StorePort (memory)
+and the ``append`` callback (session notes).  Nothing touches memory before
+:meth:`MindSession.start` has been given a ready owner and a valid companion
+(M-COMPANION-2, M-SCOPE-4); an inactive session answers every event with "nothing" and
+every tool call with a refusal naming why.
+
+Event mapping (see ``docs/mind.md`` "Integration"):
+
+=====================  =============================================================
+host event             MindSession call
+=====================  =============================================================
+session_start          ``start(event, persona=, generation=, refusal=, settings=)``
+input                  ``await on_input(event)`` → capture receipt / nudge
+before_agent_start     ``await before_agent_start(event)`` → PromptInjection
+agent_settled          ``await maintenance()`` (one import step, or expiry cleanup)
+session_tree           ``on_tree(event)`` (replay notes of the new branch)
+tool call              ``await on_tool(call)`` → ToolResult
+command                ``await on_command(call)`` → CommandResult
+owner/persona change   ``revoke()`` then a new ``start(...)``
+reminders              ``await reminder_items()`` → ArmReminders(items=...)
+=====================  =============================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from persona_mind.clock import Clock
+from persona_mind.messages.host import (
+    BeforeAgentStart,
+    CommandCall,
+    CommandResult,
+    CommandSpec,
+    Input,
+    PromptInjection,
+    SessionStart,
+    SessionTree,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from persona_mind.mind._capture import decide_capture
+from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
+from persona_mind.mind._errors import AccessRefused, MindRefusal
+from persona_mind.mind._migrate import LegacyImport
+from persona_mind.mind._model import BacklogItem
+from persona_mind.mind._notes import NotesLedger, OwnerKey
+from persona_mind.mind._scope import MindScope, find_project
+from persona_mind.mind._service import FoundFact, MemoryService, with_deadline
+from persona_mind.mind._settings import MindSettings
+from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
+from persona_mind.storage.port import StorePort
+
+__all__ = (
+    "DEFERRED_INPUT_TYPE",
+    "INJECTION_DEADLINE",
+    "CompanionAnswer",
+    "InputOutcome",
+    "MindSession",
+    "companion_refusal",
+    "is_leg",
+)
+
+INJECTION_DEADLINE = 0.75
+DEFERRED_INPUT_TYPE = "pi-persona-deferred-input"
+"""The one custom type that replays direct user input (M-TRUST-2)."""
+MIN_COMPANION_VERSION = (1, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class CompanionAnswer:
+    """One provider's answer to the companion capability query (companion:v1)."""
+
+    provider: str
+    version: tuple[int, int] = MIN_COMPANION_VERSION
+    enabled: bool = True
+    ready: bool = True
+
+
+def companion_refusal(answers: Sequence[CompanionAnswer]) -> str | None:
+    """Why Mind must stay inactive, or ``None``: exactly one enabled, ready, compatible provider.
+
+    A settings file or an installed package is never evidence (M-COMPANION-3): only answers.
+    """
+    if not answers:
+        return "no Persona companion is loaded"
+    if len(answers) > 1:
+        return f"ambiguous: {len(answers)} Persona providers answered"
+    answer = answers[0]
+    if answer.version < MIN_COMPANION_VERSION:
+        return f"Persona companion {answer.provider} is incompatible (needs protocol ≥ 1.0)"
+    if not answer.enabled:
+        return "the Persona companion is disabled"
+    if not answer.ready:
+        return "the Persona companion is not ready yet"
+    return None
+
+
+def is_leg(env: Mapping[str, str]) -> bool:
+    """A delegated leg, sampled once at activation (M-LEG-1/2)."""
+    return any(env.get(k, "") not in ("", "0") for k in ("PI_PERSONA_LEG", "PI_PERSONA_CHILD"))
+
+
+@dataclass(frozen=True, slots=True)
+class InputOutcome:
+    """What one input produced: a saved fact (capture receipt), a nudge, or nothing."""
+
+    captured: FoundFact | None = None
+    nudge: str | None = None
+    refused: str | None = None
+
+
+class MindSession:
+    """Mind state of one native session (see the module doc for the event mapping)."""
+
+    def __init__(
+        self,
+        store: StorePort,
+        clock: Clock,
+        agent_dir: Path,
+        *,
+        append: AppendEntry | None = None,
+        leg: bool = False,
+        home: Path | None = None,
+        legacy_persona: str | None = None,
+    ) -> None:
+        self.store = store
+        self.clock = clock
+        self.agent_dir = agent_dir
+        self.append = append
+        self.leg = leg
+        self.home = home
+        self.legacy_persona = legacy_persona
+        self.settings = MindSettings()
+        self.refusal: str | None = "the session has not started"
+        self.service: MemoryService | None = None
+        self.ledger: NotesLedger | None = None
+        self.importer: LegacyImport | None = None
+        self.generation = 0
+        self._nudge: str | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    def start(
+        self,
+        event: SessionStart,
+        *,
+        persona: str | None,
+        generation: int,
+        refusal: str | None = None,
+        settings: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Bind to a session (synchronous: no IO, never awaits another extension, M-SCOPE-5)."""
+        self.revoke()
+        self.generation = generation
+        self.settings = MindSettings.from_persona_settings(settings)
+        self.refusal = refusal
+        self._nudge = None
+        if refusal is not None:
+            return
+        scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
+        self.service = MemoryService(self.store, self.clock, scope, generation=generation)
+        owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
+        self.ledger = NotesLedger(owner)
+        if not self.leg:
+            self.ledger.replay(event.entries)
+            self.importer = LegacyImport(self.service, legacy_persona=self.legacy_persona)
+
+    def revoke(self) -> None:
+        """The owner changed or the session ended: no later append, no late cards."""
+        if self.ledger is not None:
+            self.ledger.revoked = True
+        self.service = None
+        self.ledger = None
+        self.importer = None
+        self.refusal = "the session owner changed"
+
+    @property
+    def active(self) -> bool:
+        return self.service is not None
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        """Tools to register: none for legs or while inactive (M-LEG-5, M-COMPANION-2)."""
+        return () if self.leg or not self.active else tool_specs()
+
+    def command_specs(self) -> tuple[CommandSpec, ...]:
+        return command_specs()
+
+    # -- events --------------------------------------------------------------------------
+
+    async def on_input(self, event: Input, *, deferred: bool = False) -> InputOutcome:
+        """Capture strong direct-user cues before the model starts; remember a nudge."""
+        if self.service is None or self.leg:
+            return InputOutcome()
+        direct = deferred or event.source != "extension"
+        decision = decide_capture(
+            event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
+        )
+        if decision.action == "nudge":
+            self._nudge = decision.hint
+            return InputOutcome(nudge=decision.hint)
+        if decision.action != "capture" or decision.draft is None:
+            return InputOutcome()
+        service = self.service
+        draft = decision.draft
+        tier = "project" if service.scope.project is not None else "persona"
+        if tier == "persona" and service.scope.persona is None:
+            self._nudge = "The user asked to remember something; save it with tier 'shared'."
+            return InputOutcome(nudge=self._nudge)
+        try:
+            found, _ = await service.remember(draft.kind, draft.text, tier=tier)  # type: ignore[arg-type]
+        except MindRefusal as exc:
+            return InputOutcome(refused=str(exc))
+        if self.service is not service:  # replaced meanwhile: the write stands, no receipt
+            return InputOutcome()
+        return InputOutcome(captured=found)
+
+    async def before_agent_start(self, event: BeforeAgentStart) -> PromptInjection:
+        """The memory block, or nothing; fails open after 750 ms with a disclosure."""
+        service = self.service
+        if service is None:
+            return PromptInjection()
+        notes = self.ledger.views() if self.ledger is not None else ()
+        plan = await with_deadline(
+            lambda: service.injection(event.prompt, notes=notes, lean=self.leg),
+            self.clock,
+            INJECTION_DEADLINE,
+        )
+        nudge, self._nudge = self._nudge, None
+        extra = (f"persona-mind hint: {nudge}",) if nudge and not self.leg else ()
+        if plan is None:
+            return PromptInjection(
+                sections=extra,
+                disclosures=("persona-mind: memory skipped (not ready within 750 ms)",),
+            )
+        sections = ((plan.text,) if plan.text else ()) + extra
+        return PromptInjection(sections=sections, disclosures=plan.disclosures)
+
+    def on_tree(self, event: SessionTree) -> None:
+        """The active branch moved: replay its notes (the lifetime budget keeps counting)."""
+        if self.ledger is not None and not self.leg:
+            self.ledger.replay(event.entries)
+
+    async def maintenance(self) -> str | None:
+        """After ``agent_settled``: one bounded import step, else expiry cleanup.
+
+        Returns the import progress line once, when the import settles (M-MIGRATE-9).
+        """
+        service = self.service
+        if service is None or self.leg:
+            return None
+        importer = self.importer
+        if importer is not None and not importer.done:
+            if await importer.step(max_files=1):
+                return f"persona-mind import: {importer.report.summary()}"
+            return None
+        await service.cleanup()
+        return None
+
+    async def on_tool(self, call: ToolCall) -> ToolResult:
+        """Run the memory/backlog tool (guarded even when called programmatically)."""
+        if self.service is None:
+            exc = AccessRefused("mind.inactive", f"Mind is inactive: {self.refusal}")
+            return ToolResult(text=str(exc), details={"rule": exc.rule}, is_error=True)
+        tools = MindTools(self.service, ledger=self.ledger, append=self.append, leg=self.leg)
+        return await tools.call(call.name, call.arguments)
+
+    async def on_command(self, call: CommandCall) -> CommandResult:
+        """``/mind`` and ``/persona-mind``."""
+        status = None
+        if self.importer is not None and not self.importer.done:
+            status = "pending (imported facts may not be available yet)"
+        ctx = MindCommandContext(
+            None if self.leg else self.service,
+            self.settings,
+            self.ledger,
+            refusal="delegated legs have no Mind commands" if self.leg else self.refusal,
+            import_status=status,
+        )
+        return await handle_mind_command(call.args, ctx)
+
+    async def reminder_items(self) -> tuple[BacklogItem, ...]:
+        """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""
+        service = self.service
+        if service is None or self.leg or service.scope.project is None:
+            return ()
+        return tuple(await service.backlog_list())
