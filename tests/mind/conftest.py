@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,13 @@ from tests.mind._fakestore import FakeStore
 
 ARCHITECT = "official/software-team/architect"
 REVIEWER = "official/software-team/reviewer"
+
+
+@pytest.fixture(autouse=True)
+def _no_persona_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """M-VERIFY-1: no PI_PERSONA_* variable of the developer's shell leaks into a test."""
+    for name in [n for n in os.environ if n.startswith("PI_PERSONA")]:
+        monkeypatch.delenv(name)
 
 
 @pytest.fixture

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from persona_mind.mind import MemoryService
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
-from persona_mind.mind._settings import MindSettings
+from persona_mind.mind._settings import MindSettings, load_persona_settings
 
 
 def test_both_names_declared_M_UI_7() -> None:
@@ -70,3 +72,21 @@ async def test_unknown_subcommand(svc: MemoryService) -> None:
     res = await handle_mind_command("explode now", MindCommandContext(svc, MindSettings()))
     assert res.level == "error"
     assert "usage" in res.text
+
+
+def test_settings_file_read_only_and_fail_soft_M_SCOPE_8_10(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    assert load_persona_settings(agent) == (None, None)
+    path = agent / "persona" / "settings.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"mind": {"capture": "off"}}')
+    before = path.stat().st_mtime_ns
+    data, warning = load_persona_settings(agent)
+    assert warning is None
+    assert MindSettings.from_persona_settings(data).capture == "off"
+    assert path.stat().st_mtime_ns == before
+    path.write_text("{torn")
+    data, warning = load_persona_settings(agent)
+    assert data is None
+    assert warning is not None
+    assert path.read_text() == "{torn"  # never repaired by Mind

@@ -69,6 +69,7 @@ from persona_mind.mind._session import MindSession as MindSession
 from persona_mind.mind._session import companion_refusal as companion_refusal
 from persona_mind.mind._session import is_leg as is_leg
 from persona_mind.mind._settings import MindSettings as MindSettings
+from persona_mind.mind._settings import load_persona_settings as load_persona_settings
 from persona_mind.mind._tools import BACKLOG_TOOL as BACKLOG_TOOL
 from persona_mind.mind._tools import MEMORY_TOOL as MEMORY_TOOL
 from persona_mind.mind._tools import MindTools as MindTools
@@ -134,6 +135,7 @@ __all__ = (
     "find_project",
     "handle_mind_command",
     "is_leg",
+    "load_persona_settings",
     "plan_injection",
     "reminder_card",
     "sanitize",

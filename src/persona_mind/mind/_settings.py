@@ -9,13 +9,17 @@ the companion's settings-collect request.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, get_args
 
 from persona_mind.mind._capture import CaptureMode
 
-__all__ = ("MindSettings",)
+__all__ = ("MAX_SETTINGS_BYTES", "MindSettings", "load_persona_settings")
+
+MAX_SETTINGS_BYTES = 256 * 1024
 
 
 @dataclass(slots=True)
@@ -51,3 +55,25 @@ class MindSettings:
     def contribution(self) -> dict[str, Any]:
         """Effective preferences for the companion's settings:collect:v1."""
         return {"mind": {"capture": self.capture, "nudge": self.nudge}}
+
+
+def load_persona_settings(agent_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """Read ``<agentDir>/persona/settings.json`` once (read-only; Persona owns the file).
+
+    Returns (settings, warning).  A missing file is ``(None, None)``; an unreadable,
+    oversized or malformed one is ``(None, reason)`` — Mind then uses its defaults and
+    says so in ``/mind status``; it never repairs or rewrites the file (M-SCOPE-10/12).
+    The retired ``state.json`` and ``PI_PERSONA_STATE_FILE`` are never read (M-SCOPE-9).
+    """
+    path = agent_dir / "persona" / "settings.json"
+    try:
+        if path.stat().st_size > MAX_SETTINGS_BYTES:
+            return None, f"{path} is larger than {MAX_SETTINGS_BYTES} bytes; defaults used"
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, None
+    except (OSError, ValueError) as exc:
+        return None, f"{path} could not be read ({exc}); defaults used"
+    if not isinstance(data, dict):
+        return None, f"{path} is not a JSON object; defaults used"
+    return data, None
