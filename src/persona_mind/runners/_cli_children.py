@@ -10,7 +10,6 @@ totals — never the opinions); the moderator synthesis is printed in full at th
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -160,55 +159,38 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
 async def _run(args: argparse.Namespace, setup: _Setup) -> int:
     from persona_mind.actors import ActorSystem  # noqa: PLC0415
     from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
-    from persona_mind.actors.roundtable import RoundtableCoordinator  # noqa: PLC0415
-    from persona_mind.messages.runner import (  # noqa: PLC0415
-        AwaitRoundtable,
-        CancelRoundtable,
-        GetRoundtableProgress,
-    )
+    from persona_mind.runners._roundtable_run import run_roundtable  # noqa: PLC0415
 
     team, command, model, env, workspace = setup
     clock = MonotonicClock()
     backend = PiBackend(command, clock=clock, mode=args.mode, env=env)
-    out = sys.stdout
+    shown: list[RoundtableProgress] = []
+
+    def show(progress: RoundtableProgress) -> None:
+        shown.append(progress)
+        if not args.quiet:
+            print(render_progress(progress), end="\n\n", flush=True)
+
     async with ActorSystem(clock=clock, trace_path=args.trace) as system:
         runner = system.spawn(lambda: ChildRunner(backend), name="child-runner")
-        coord = system.spawn(
-            lambda: RoundtableCoordinator(
+        try:
+            result = await run_roundtable(
+                system,
                 runner,
                 team,
                 args.query,
                 model,
-                run_id="cli",
+                on_progress=show,
                 phase_deadline=args.phase_deadline,
                 cwd=str(workspace),
-            ),
-            name="roundtable",
-        )
-        fut = await coord.ask(AwaitRoundtable())
-        last: tuple[object, ...] | None = None
-        try:
-            while not fut.done():
-                progress: RoundtableProgress = await coord.ask(GetRoundtableProgress())
-                if not args.quiet and _key(progress) != last:
-                    last = _key(progress)
-                    print(render_progress(progress), file=out, end="\n\n", flush=True)
-                with anyio.move_on_after(0.25):  # refresh the display while children run
-                    await asyncio.wait({fut})
-        except BaseException:
-            coord.tell_if_alive(CancelRoundtable(reason="interrupted"))
-            raise
-        try:
-            result = fut.result()
+                run_id="cli",
+            )
         except PersonaMindError as exc:
-            final = await coord.ask(GetRoundtableProgress())
-            print(render_progress(final), file=out)
+            if args.quiet and shown:
+                print(render_progress(shown[-1]))
             print(f"\nround-table failed: {exc}", file=sys.stderr)
             return 1
-        final = await coord.ask(GetRoundtableProgress())
-    if not args.quiet:
-        print(render_progress(final), file=out, end="\n\n")
-    print(result.synthesis, file=out)
+    print(result.synthesis)
     return 0
 
 

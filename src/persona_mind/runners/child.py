@@ -33,6 +33,7 @@ from persona_mind.runners._child_process import (
     group_members,
     open_child,
 )
+from persona_mind.runners._child_team import team_from_snapshot
 from persona_mind.runners._child_types import (
     DEFAULT_CHILD_TOOLS,
     ChildBackend,
@@ -47,17 +48,21 @@ from persona_mind.runners._child_types import (
 )
 from persona_mind.runners._consult_logic import ConsultResult, render_consult
 from persona_mind.runners._consult_run import consult, consult_many
+from persona_mind.runners._consult_tool import CONSULT_TOOL, handle_consult_tool
 from persona_mind.runners._roundtable_logic import MAX_SPECIALISTS, parse_selection
 from persona_mind.runners._roundtable_progress import (
     RoundtableProgress,
     RoundtableResult,
     render_progress,
 )
+from persona_mind.runners._roundtable_run import ROUNDTABLE_COMMAND, run_roundtable
 
 __all__ = (
+    "CONSULT_TOOL",
     "DEFAULT_CHILD_TOOLS",
     "KILL_SWITCH_ENV",
     "MAX_SPECIALISTS",
+    "ROUNDTABLE_COMMAND",
     "CancelLadder",
     "ChildBackend",
     "ChildCancelled",
@@ -94,9 +99,12 @@ __all__ = (
     "consult_many",
     "group_alive",
     "group_members",
+    "handle_consult_tool",
     "open_child",
     "parse_selection",
     "pi_argv",
     "render_consult",
     "render_progress",
+    "run_roundtable",
+    "team_from_snapshot",
 )

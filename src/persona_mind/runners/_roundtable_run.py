@@ -1,0 +1,102 @@
+"""Running one round-table end to end for a host command, a tool or the CLI.
+
+:func:`run_roundtable` spawns a :class:`RoundtableCoordinator` for the run, reports each
+changed progress snapshot to ``on_progress`` (polled every ``refresh`` seconds of the
+injected clock; snapshots never contain opinions), stops the coordinator when the run
+ends and returns the one synthesis — or raises the run's typed error. Cancelling the caller
+cancels the run (children stopped, no synthesis).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from persona_mind.actors import ActorRef, ActorSystem
+from persona_mind.actors.roundtable import PHASE_DEADLINE, RoundtableCoordinator
+from persona_mind.messages.host import CommandSpec
+from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
+from persona_mind.runners._child_process import within
+from persona_mind.runners._child_types import ChildTeam
+from persona_mind.runners._roundtable_progress import RoundtableProgress, RoundtableResult
+
+__all__ = ("ROUNDTABLE_COMMAND", "run_roundtable")
+
+ROUNDTABLE_COMMAND = CommandSpec(
+    name="persona-roundtable",
+    description="Ask this session's team: the [G] lead picks 1-5 specialists, two rounds, "
+    "one moderated synthesis",
+)
+
+_runs = itertools.count(1)
+
+
+def _key(p: RoundtableProgress) -> tuple[object, ...]:
+    return (
+        p.phase,
+        p.lead_state,
+        tuple((s.name, s.state, s.activity) for s in p.roster),
+        p.children_started,
+        p.children_finished,
+    )
+
+
+async def run_roundtable(
+    system: ActorSystem,
+    runner: ActorRef[Any],
+    team: ChildTeam,
+    query: str,
+    model: str,
+    *,
+    on_progress: Callable[[RoundtableProgress], None] | None = None,
+    refresh: float = 0.25,
+    injection: str = "",
+    phase_deadline: float = PHASE_DEADLINE,
+    cwd: str | None = None,
+    run_id: str | None = None,
+) -> RoundtableResult:
+    """One round-table on ``team`` with children on ``runner``; see the module docstring."""
+    rid = run_id or f"rt{next(_runs)}"
+    coord = system.spawn(
+        lambda: RoundtableCoordinator(
+            runner,
+            team,
+            query,
+            model,
+            run_id=rid,
+            injection=injection,
+            phase_deadline=phase_deadline,
+            cwd=cwd,
+        ),
+        name=f"roundtable-{rid}",
+    )
+    fut: asyncio.Future[RoundtableResult] | None = None
+    try:
+        fut = await coord.ask(AwaitRoundtable())
+        assert fut is not None
+        last: tuple[object, ...] | None = None
+
+        async def wait_done() -> None:
+            assert fut is not None
+            await asyncio.wait({fut})
+
+        while True:
+            done = fut.done()
+            if on_progress is not None:
+                snapshot: RoundtableProgress = await coord.ask(GetRoundtableProgress())
+                if _key(snapshot) != last:
+                    last = _key(snapshot)
+                    on_progress(snapshot)
+            if done:
+                return fut.result()
+            await within(system.clock, refresh, wait_done)
+    except asyncio.CancelledError:
+        # Stop the children before the cancellation goes on (bounded by the ladders).
+        coord.tell_if_alive(CancelRoundtable(reason="the caller was cancelled"))
+        if fut is not None and not fut.done():
+            await asyncio.wait({fut}, timeout=60.0)
+        raise
+    finally:
+        await coord.stop()
