@@ -149,6 +149,7 @@ def test_team_switch_clears_the_active_persona_and_requests_reload(
     assert out.result.reload
     assert out.effects.reload
     assert out.effects.commands_changed
+    assert out.effects.entries == ((ACTIVE_ENTRY, {"persona": None}),)  # branch forgets it
     assert svc.active_identity("s1") is None
 
 

@@ -161,10 +161,18 @@ def _persona(svc: PersonaService, ctx: SessionContext, args: str) -> CommandOutc
         return _ok(
             f"{change.summary}\nNothing has changed. Run the same command with --yes to confirm."
         )
-    text = change.execute()
     if change.reload:
-        return _ok(text, commands_changed=True, identity_changed=True, reload=True)
-    return _ok(text)
+        return team_changed(svc, ctx, change.execute)
+    return _ok(change.execute())
+
+
+def team_changed(svc: PersonaService, ctx: SessionContext, execute: Any) -> CommandOutcome:
+    """Run a team change; re-register commands, reload, and persist a cleared persona."""
+    before = svc.session(ctx).active
+    text = execute()
+    after = svc.session(ctx).active
+    entries = ((ACTIVE_ENTRY, {"persona": None}),) if before and not after else ()
+    return _ok(text, commands_changed=True, identity_changed=True, reload=True, entries=entries)
 
 
 def _direct(svc: PersonaService, ctx: SessionContext, name: str, args: str) -> CommandOutcome:

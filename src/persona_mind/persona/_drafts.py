@@ -70,7 +70,9 @@ def prepare_create(store: PackStore, name: str) -> Change:
             f"a draft {name!r} for {rec.target} is already staged at "
             f"{_draft_dir(store, name)}; preview, apply or cancel it"
         )
-    before = digest_of("create", target, store.installed_refs(), store.state().drafts)
+    before = digest_of(
+        "create", target, target in store.installed_refs(), store.state().drafts.get(name)
+    )
 
     def execute() -> str:
         draft = _draft_dir(store, name)
@@ -109,13 +111,13 @@ def prepare_edit(store: PackStore, pack_name: str) -> Change:
             "keep editing it, or preview, apply or cancel it"
         )
     pack = store.load(ref)
-    before = digest_of("edit", ref, pack.digest, store.state().drafts)
+    before = digest_of("edit", ref, pack.digest, store.state().drafts.get(name))
 
     def execute() -> str:
         draft = _draft_dir(store, name)
         with store.mutation(f"edit {ref}") as state:
             current = store.load(ref)
-            if digest_of("edit", ref, current.digest, state.drafts) != before:
+            if digest_of("edit", ref, current.digest, state.drafts.get(name)) != before:
                 raise DraftConflict(f"{ref} or its draft changed meanwhile; try again")
             stage = stage_path(draft)
             copy_tree(current.root, stage, current.files)

@@ -17,7 +17,7 @@ from persona_mind.persona._errors import DraftConflict, PackNotFound, UpdateRefu
 from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, stage_path, swap_in
 from persona_mind.persona._model import Pack, PackSource
 from persona_mind.persona._names import is_valid_slug
-from persona_mind.persona._state import PackRecord, now_iso
+from persona_mind.persona._state import PackRecord, StoreState, now_iso
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import SEMVER_RE, load_pack
 
@@ -116,7 +116,7 @@ def prepare_install(store: PackStore, name: str) -> Change:
         action="pack.install",
         summary=f"Install {ref} {pack.manifest.version} from the bundled catalog: "
         f"{pack.manifest.description} Roster: {roster_line(pack)}.",
-        digest=digest_of("install", ref, pack.digest, store.installed_refs()),
+        digest=digest_of("install", ref, pack.digest, ref in store.installed_refs()),
         execute=execute,
         details={"ref": ref, "version": pack.manifest.version},
     )
@@ -177,6 +177,13 @@ def prepare_update(store: PackStore, name: str, *, discard_edits: bool = False) 
     )
 
 
+def _removal_digest(store: PackStore, verb: str, ref: str, state: StoreState) -> str:
+    """What a removal depends on: the pack itself, its drafts, whether it is the default."""
+    drafts = sorted(d for d, rec in state.drafts.items() if rec.target == ref)
+    installed = ref in store.installed_refs()
+    return digest_of(verb, ref, installed, state.packs.get(ref), drafts, state.default == ref)
+
+
 def _prepare_removal(store: PackStore, name: str, verb: str, source: str) -> Change:
     ref = store.resolve(name)
     if not ref.startswith(f"{source}/"):
@@ -185,11 +192,11 @@ def _prepare_removal(store: PackStore, name: str, verb: str, source: str) -> Cha
     state = store.state()
     drafts = [d for d, rec in state.drafts.items() if rec.target == ref]
     is_default = state.default == ref
-    before = digest_of(verb, ref, store.installed_refs(), state)
+    before = _removal_digest(store, verb, ref, state)
 
     def execute() -> str:
         with store.mutation(f"{verb} {ref}") as st:
-            if digest_of(verb, ref, store.installed_refs(), st) != before:
+            if _removal_digest(store, verb, ref, st) != before:
                 raise DraftConflict(f"the store changed since {verb} was prepared; try again")
             remove_tree(store.dir_for(ref))
             for draft in drafts:
@@ -238,12 +245,13 @@ def prepare_fork(store: PackStore, source_name: str, new_name: str) -> Change:
     if new_name in store.state().drafts:
         raise DraftConflict(f"a draft called {new_name!r} exists; apply or cancel it first")
     pack = store.load(ref)
-    before = digest_of("fork", ref, pack.digest, target, store.installed_refs())
+    before = digest_of("fork", ref, pack.digest, target, target in store.installed_refs())
 
     def execute() -> str:
         with store.mutation(f"fork {ref}") as state:
             current = store.load(ref)
-            if digest_of("fork", ref, current.digest, target, store.installed_refs()) != before:
+            exists = target in store.installed_refs()
+            if digest_of("fork", ref, current.digest, target, exists) != before:
                 raise DraftConflict(f"{ref} or {target} changed since the fork was prepared")
             forked = install_tree(store, current, target, rename=True)
             record = PackRecord(

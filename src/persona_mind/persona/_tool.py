@@ -174,7 +174,7 @@ def _confirm(svc: PersonaService, ctx: SessionContext, plan_id: str) -> ToolOutc
 
 def run_handoff(svc: PersonaService, ctx: SessionContext, handoff_id: str) -> CommandOutcome:
     """`/persona handoff <id>`: commit an approved team switch/rollback when idle."""
-    from persona_mind.persona._commands import _error, _ok  # noqa: PLC0415 - cycle
+    from persona_mind.persona._commands import _error, team_changed  # noqa: PLC0415 - cycle
 
     state = svc.session(ctx)
     handoff = state.handoff
@@ -194,5 +194,4 @@ def run_handoff(svc: PersonaService, ctx: SessionContext, handoff_id: str) -> Co
         return _error(f"the approved team change was dropped: {exc}")
     if change.digest != handoff.digest:
         return _error("the approved team change was dropped: the state changed since approval")
-    text = change.execute()
-    return _ok(text, commands_changed=True, identity_changed=True, reload=True)
+    return team_changed(svc, ctx, change.execute)
