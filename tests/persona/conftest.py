@@ -8,52 +8,9 @@ from pathlib import Path
 import pytest
 
 from persona_mind.persona import PersonaService, SessionContext
+from persona_mind.testing._packs import write_pack
 
-LEAD = """---
-name: lead
-role: generalist
-description: Leads the team.
-docs:
-  - library/personal/lead/
-packDocs:
-  - shared/
----
-You lead the team.
-"""
-
-SPEC = """---
-name: {name}
-role: specialist
-description: The {name} specialist.
-docs:
-  - library/personal/{name}/
-packDocs:
-  - {name}/notes.md
----
-You are {name}.
-"""
-
-
-def write_pack(
-    root: Path,
-    name: str = "demo",
-    specialists: tuple[str, ...] = ("alpha", "beta"),
-    version: str = "1.0.0",
-) -> Path:
-    """A valid schema-2 pack at ``root`` (lead + specialists with references)."""
-    (root / "agents").mkdir(parents=True)
-    (root / "references" / "shared").mkdir(parents=True)
-    (root / "pack.yaml").write_text(
-        f"schema: 2\nname: {name}\nversion: {version}\ndescription: The {name} team.\n",
-        encoding="utf-8",
-    )
-    (root / "agents" / "lead.md").write_text(LEAD, encoding="utf-8")
-    (root / "references" / "shared" / "_index.md").write_text("# Shared refs\n", encoding="utf-8")
-    for spec in specialists:
-        (root / "agents" / f"{spec}.md").write_text(SPEC.format(name=spec), encoding="utf-8")
-        (root / "references" / spec).mkdir()
-        (root / "references" / spec / "notes.md").write_text(f"{spec} notes\n", encoding="utf-8")
-    return root
+__all__ = ("write_pack",)
 
 
 @pytest.fixture
