@@ -175,8 +175,12 @@ export class Sidecar {
       }
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
+      const line = JSON.stringify({ type: "request", id, method, params });
+      if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
+        return entry.reject(new SidecarError("oversized", `${method} is over the ${MAX_FRAME_BYTES}-byte frame cap`));
+      }
       this.pending.set(id, entry);
-      this.send({ type: "request", id, method, params });
+      this.proc!.stdin!.write(line + "\n");
     });
   }
 
@@ -323,7 +327,15 @@ export class Sidecar {
 
   private serve(id: number, method: string, params: unknown): void {
     this.hooks.onRequest(method, params).then(
-      (result) => this.send({ type: "response", id, result: result ?? null }),
+      (result) => {
+        const line = JSON.stringify({ type: "response", id, result: result ?? null });
+        if (Buffer.byteLength(line) > MAX_FRAME_BYTES) {
+          const message = `the answer to ${method} is over the ${MAX_FRAME_BYTES}-byte frame cap`;
+          this.send({ type: "response", id, error: { code: "oversized", message } });
+        } else if (this.alive && this.proc?.stdin?.writable) {
+          this.proc.stdin.write(line + "\n");
+        }
+      },
       (err: any) => {
         const code = err instanceof SidecarError ? err.code : "failed";
         this.send({ type: "response", id, error: { code, message: String(err?.message ?? err) } });

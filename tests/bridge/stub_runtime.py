@@ -123,7 +123,7 @@ class StubRuntime:
 
     async def tool(self, call: ToolCall) -> ToolResult:
         self._log("tool", call)
-        text = str(call.arguments.get("text", ""))
+        text = str(call.arguments.get("text", "")) * int(call.arguments.get("times", 1))
         match call.name:
             case "stub_echo":
                 entries = await self.host.branch_entries()

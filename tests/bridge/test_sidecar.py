@@ -12,6 +12,7 @@ import msgspec
 import pytest
 import pytest_asyncio
 
+from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import (
     AgentStart,
@@ -335,3 +336,27 @@ async def test_late_answers_are_ignored(peer: Peer) -> None:
     peer.send(b.Response(id=998, error=b.ErrorBody(code="failed", message="late")))
     ident = peer.request("ping", 1)
     assert (await peer.recv())["id"] == ident
+
+
+@pytest.mark.asyncio
+async def test_an_answer_over_the_cap_becomes_an_oversized_error() -> None:
+    p = Peer(max_frame_bytes=300)
+    await p.ready()
+    ident = p.request(
+        "tool", ToolCall(call_id="c", name="stub_echo", arguments={"text": "y", "times": 400})
+    )
+    host_req = await p.recv()
+    p.send(b.Response(id=host_req["id"], result=b.raw(b.BranchEntriesResult())))
+    resp = await p.recv()
+    assert resp["id"] == ident
+    assert resp["error"]["code"] == "oversized"
+    await p.side.stop(0)
+
+
+@pytest.mark.asyncio
+async def test_a_host_request_over_the_cap_raises_instead_of_hanging() -> None:
+    p = Peer(max_frame_bytes=300)
+    await p.ready()
+    with pytest.raises(HostError, match="over the frame cap"):
+        await p.side.host.append_entry("stub-note", {"text": "z" * 400})
+    await p.side.stop(0)

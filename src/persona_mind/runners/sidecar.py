@@ -196,7 +196,17 @@ class Sidecar:
             self._send(b.encode_frame(frame))
 
     def _respond(self, ident: int, result: object = None) -> None:
-        self.emit(b.Response(id=ident, result=b.raw(result)))
+        line = b.encode_frame(b.Response(id=ident, result=b.raw(result)))
+        if len(line) - 1 > self._splitter.max_bytes:  # the peer would skip it and wait forever
+            size = len(line) - 1
+            self._fail(
+                ident,
+                "oversized",
+                f"the answer is {size} bytes, over the frame cap "
+                f"{self._splitter.max_bytes}; ask for less (a smaller limit or one id)",
+            )
+        elif self.state != "stopped":
+            self._send(line)
 
     def _fail(self, ident: int, code: b.ErrorCode, message: str) -> None:
         self.emit(b.Response(id=ident, error=b.ErrorBody(code=code, message=message)))
@@ -207,9 +217,15 @@ class Sidecar:
             raise HostDisconnected(f"cannot send {method!r}: the sidecar is shutting down")
         self._next_id += 1
         ident = self._next_id
+        line = b.encode_frame(b.Request(id=ident, method=method, params=b.raw(params)))
+        if len(line) - 1 > self._splitter.max_bytes:
+            raise HostError(
+                f"{method!r} is {len(line) - 1} bytes, over the frame cap "
+                f"{self._splitter.max_bytes}; send less (split it or trim it)"
+            )
         fut: asyncio.Future[msgspec.Raw] = asyncio.get_running_loop().create_future()
         self._pending[ident] = fut
-        self.emit(b.Request(id=ident, method=method, params=b.raw(params)))
+        self._send(line)
         try:
             result = await asyncio.wait_for(fut, self.host.timeout)
         except TimeoutError:
