@@ -66,9 +66,22 @@ def _boot_id() -> str:
         return "unknown"
 
 
+_starts: dict[int, str] = {}
+RECORD_SIZE = 512
+"""Owner records are padded with spaces to this size so an in-place overwrite leaves no tail."""
+
+
 def _process_start() -> str:
+    pid = os.getpid()
+    found = _starts.get(pid)
+    if found is None:
+        found = _starts[pid] = _read_process_start(pid)
+    return found
+
+
+def _read_process_start(pid: int) -> str:
     try:
-        with open(f"/proc/{os.getpid()}/stat", encoding="ascii") as fh:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
             return fh.read().rsplit(")", 1)[1].split()[19]
     except (OSError, IndexError):
         return "unknown"
@@ -102,13 +115,20 @@ def _check_order(domain: LockDomain, path: Path) -> None:
         )
 
 
+def _padded(record: LockOwner) -> bytes:
+    data = msgspec.json.encode(record)
+    if len(data) > RECORD_SIZE:
+        data = msgspec.json.encode(msgspec.structs.replace(record, purpose=record.purpose[:64]))
+    return data.ljust(RECORD_SIZE)
+
+
 def describe_holder(fs: FileSystem, path: Path) -> str:
     """A human description of whoever wrote the owner record of ``path``."""
     try:
         raw = fs.read_record(path, _RECORD_CAP)
     except OSError as exc:
         return f"an unknown holder (owner record unreadable: {exc.strerror})"
-    if not raw:
+    if not raw.strip():
         return "a holder that has not written its owner record"
     try:
         owner = msgspec.json.decode(raw, type=LockOwner)
@@ -159,7 +179,7 @@ class FileLock:
         )
         # diagnostics only: a full disk must not turn a held lock into a failure
         with contextlib.suppress(OSError):
-            self._fs.write_record(fd, msgspec.json.encode(record))
+            self._fs.write_record(fd, _padded(record))
         stack: list[tuple[LockDomain, Path]] = getattr(_held, "stack", None) or []
         stack.append((self.domain, self.path))
         _held.stack = stack
