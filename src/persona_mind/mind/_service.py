@@ -66,6 +66,9 @@ async def with_deadline(work: Callable[[], Awaitable[T]], clock: Clock, seconds:
     timer = asyncio.ensure_future(clock.sleep(seconds))
     try:
         done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()  # the caller was cancelled: never leave the work running orphaned
+        raise
     finally:
         timer.cancel()
     if task in done:

@@ -232,6 +232,8 @@ class MindSession:
             self.clock,
             INJECTION_DEADLINE,
         )
+        if self.service is not service:  # M-UI-5: the session/scope changed meanwhile
+            return PromptInjection()
         nudge, self._nudge = self._nudge, None
         extra = (f"persona-mind hint: {nudge}",) if nudge and not self.leg else ()
         if plan is None:
@@ -283,7 +285,13 @@ class MindSession:
             refusal="delegated legs have no Mind commands" if self.leg else self.refusal,
             import_status=status,
         )
-        return await handle_mind_command(call.args, ctx)
+        service = self.service
+        result = await handle_mind_command(call.args, ctx)
+        if self.service is not service:  # M-UI-5: a late report never reaches a new scope
+            return CommandResult(
+                text="persona-mind: the session changed; report dropped", level="warning"
+            )
+        return result
 
     async def reminder_items(self) -> tuple[BacklogItem, ...]:
         """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""
