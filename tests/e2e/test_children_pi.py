@@ -199,9 +199,10 @@ async def test_cancel_mid_phase_leaves_no_process(pi: PiInstall, tmp_path: Path)
         (SELECT_MARKER, {"text": selection()}),
         ("Round 1 of", {"delay": 60}),
     ]
+    trace = tmp_path / "trace.jsonl"
     with RoutedFake(routes) as fake:
         b = backend(pi, fake, tmp_path)
-        async with ActorSystem(clock=MonotonicClock()) as system:
+        async with ActorSystem(clock=MonotonicClock(), trace_path=trace) as system:
             runner = system.spawn(lambda: ChildRunner(b), name="child-runner")
             coord = system.spawn(
                 lambda: RoundtableCoordinator(
@@ -227,6 +228,15 @@ async def test_cancel_mid_phase_leaves_no_process(pi: PiInstall, tmp_path: Path)
                 assert pid is not None
                 assert group_members(pid) == []
         assert len(fake.requests) == 3
+    # The real Pi honoured the graceful rung: RPC abort + EOF, no signal needed.
+    exits = [
+        json.loads(line)["detail"]
+        for line in trace.read_text().splitlines()
+        if json.loads(line).get("reason") == "exited"
+    ]
+    round1 = [d for d in exits if d["kind"] == "round1"]
+    assert len(round1) == 2
+    assert all(d["detail"] == "rc=0 stop=abort" for d in round1)
 
 
 REPO = Path(__file__).resolve().parents[2]

@@ -53,10 +53,15 @@ _CHUNK = 256 * 1024
 
 @dataclass(frozen=True)
 class CancelLadder:
-    """Bounds (seconds, on the injected clock) of each rung of the stop ladder."""
+    """Bounds (seconds, on the injected clock) of each rung of the stop ladder.
 
-    abort_grace: float = 2.0
-    term_grace: float = 2.0
+    Pi answers ``abort`` in ~10 ms and exits 10-40 ms after EOF (notes/pi-host.md §5), so
+    1.5 s is generous; abort + SIGTERM stay under the kernel's 5 s stop grace, so even a
+    child that ignores both is SIGKILLed before the runtime's shutdown gives up waiting.
+    """
+
+    abort_grace: float = 1.5
+    term_grace: float = 1.5
     kill_grace: float = 5.0
 
 
