@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy
+from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy
 from persona_mind.errors import (
     ActorStopped,
     AskTimeout,
@@ -293,3 +293,66 @@ async def test_duplicate_actor_names_are_refused() -> None:
         _spawn(system, [])
         with pytest.raises(PersonaMindError, match="already exists"):
             _spawn(system, [])
+
+
+class Slow(Msg, frozen=True, kw_only=True):
+    key: str
+
+
+class Quick(Msg, frozen=True, kw_only=True):
+    pass
+
+
+class Deferring(Actor[Slow | Quick]):
+    """Answers Slow later (deferred) while still answering Quick at once."""
+
+    def __init__(self) -> None:
+        self.gates: dict[str, asyncio.Event] = {}
+
+    async def receive(self, message: Slow | Quick) -> object:
+        match message:
+            case Slow():
+                gate = self.gates.setdefault(message.key, asyncio.Event())
+
+                async def work() -> str:
+                    await gate.wait()
+                    return f"{message.key} done"
+
+                return self.defer(message.key, work)
+            case Quick():
+                return "quick"
+
+
+@pytest.mark.asyncio
+async def test_deferred_replies_do_not_hold_the_mailbox() -> None:
+    """Slow asks answered by defer() run side by side; the mailbox keeps serving others."""
+    async with ActorSystem(clock=ManualClock()) as system:
+        instances: list[Deferring] = []
+
+        def factory() -> Deferring:
+            instances.append(Deferring())
+            return instances[-1]
+
+        ref = system.spawn(factory, name="deferring")
+        first = asyncio.create_task(ref.ask(Slow(key="a")))
+        second = asyncio.create_task(ref.ask(Slow(key="b")))
+        await asyncio.sleep(0)  # both asks are queued (tasks run in creation order)
+        assert await ref.ask(Quick()) == "quick"  # not stuck behind the slow ones
+        instances[0].gates["b"].set()
+        assert await second == "b done"
+        assert not first.done()
+        instances[0].gates["a"].set()
+        assert await first == "a done"
+
+
+@pytest.mark.asyncio
+async def test_deferred_work_cancelled_by_stop_answers_the_asker() -> None:
+    """A stop cancels deferred work and its asker gets ActorStopped, never a hang."""
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Deferring, name="deferring")
+        pending = asyncio.create_task(ref.ask(Slow(key="a")))
+        await asyncio.sleep(0)
+        assert await ref.ask(Quick()) == "quick"
+        await ref.stop()
+        with pytest.raises(ActorStopped, match="cancelled"):
+            await pending

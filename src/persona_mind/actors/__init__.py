@@ -11,6 +11,7 @@ from persona_mind.actors._fanout import fan_out as fan_out
 from persona_mind.actors._kernel import Actor as Actor
 from persona_mind.actors._kernel import ActorRef as ActorRef
 from persona_mind.actors._kernel import ActorStatistics as ActorStatistics
+from persona_mind.actors._kernel import Deferred as Deferred
 from persona_mind.actors._supervisor import RestartPolicy as RestartPolicy
 from persona_mind.actors._supervisor import Supervisor as Supervisor
 from persona_mind.actors._system import ActorSystem as ActorSystem
@@ -28,6 +29,7 @@ __all__ = (
     "ActorStatistics",
     "ActorSystem",
     "Cancelled",
+    "Deferred",
     "Failed",
     "Ok",
     "Outcome",

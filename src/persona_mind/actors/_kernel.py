@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from persona_mind.actors._system import ActorSystem
     from persona_mind.clock import Clock
 
-__all__ = ("Actor", "ActorRef", "ActorStatistics")
+__all__ = ("Actor", "ActorRef", "ActorStatistics", "Deferred")
 
 M = TypeVar("M")
 T = TypeVar("T")
@@ -73,6 +73,20 @@ def _accepted_types(cls: type) -> tuple[type, ...] | None:
             )
             return found if found and len(found) == len(members) else None
     return None
+
+
+class Deferred:
+    """Returned by a handler to answer an ask later, without holding the mailbox.
+
+    Built by :meth:`Actor.defer`: the work runs as the actor's background work, and the
+    asker gets its result (or error) when it finishes. The actor meanwhile handles the
+    next message — so several slow requests (parallel consults) run side by side.
+    """
+
+    __slots__ = ("task",)
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
 
 
 class Actor(Generic[M]):
@@ -119,6 +133,14 @@ class Actor(Generic[M]):
         outcome is delivered: the instance that asked for it is gone).
         """
         self._cell.start_work(key, work, on_done)
+
+    def defer(self, key: str, work: Callable[[], Awaitable[object]]) -> Deferred:
+        """Answer the current ask with ``work``'s result when it finishes (see Deferred).
+
+        The work is cancellable with :meth:`cancel_work` under ``key``; a stop, crash or
+        restart cancels it and the asker gets ``ActorStopped``.
+        """
+        return Deferred(self._cell.start_deferred(key, work))
 
     def cancel_work(self, key: str, reason: str = "cancelled") -> bool:
         """Cancel background work ``key``; ``False`` if none is running under that key."""
@@ -263,7 +285,7 @@ class _Cell(Generic[M]):
         self.state = "new"
         self.actor: Actor[M] | None = None
         self.task: asyncio.Task[None] | None = None
-        self.works: dict[str, asyncio.Task[None]] = {}
+        self.works: dict[str, asyncio.Task[Any]] = {}
         self._cancel_reasons: dict[str, str] = {}
         self.incarnation = 0
         self.dropped_stale = 0
@@ -380,7 +402,27 @@ class _Cell(Generic[M]):
                 if token is not None:
                     _current.reset(token)
             if reply is not None and not reply.done():
-                reply.set_result(result)
+                if isinstance(result, Deferred):
+                    self._chain(result.task, reply)
+                else:
+                    reply.set_result(result)
+
+    def _chain(self, task: asyncio.Task[Any], reply: asyncio.Future[Any]) -> None:
+        name = self.name
+
+        def settle(done: asyncio.Task[Any]) -> None:
+            if reply.done():
+                if not done.cancelled():
+                    done.exception()  # retrieved: the asker went away
+                return
+            if done.cancelled():
+                reply.set_exception(ActorStopped(name, "its deferred work was cancelled"))
+            elif (error := done.exception()) is not None:
+                reply.set_exception(error)
+            else:
+                reply.set_result(done.result())
+
+        task.add_done_callback(settle)
 
     def _fail_pending(self, reason: str) -> None:
         for env in self.mailbox.drain():
@@ -443,6 +485,20 @@ class _Cell(Generic[M]):
         self.works[key] = asyncio.get_running_loop().create_task(
             run(), name=f"work:{self.name}:{key}"
         )
+
+    def start_deferred(self, key: str, work: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
+        if key in self.works:
+            raise ActorError(f"{self.name!r} already runs work {key!r}; pick a new key")
+
+        async def run() -> T:
+            try:
+                return await work()
+            finally:
+                self.works.pop(key, None)
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"deferred:{self.name}:{key}")
+        self.works[key] = task
+        return task
 
     def cancel_work(self, key: str, reason: str) -> bool:
         task = self.works.get(key)
