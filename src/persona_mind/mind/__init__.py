@@ -49,6 +49,8 @@ from persona_mind.mind._notes import NOTE_ENTRY_TYPE as NOTE_ENTRY_TYPE
 from persona_mind.mind._notes import NoteRecord as NoteRecord
 from persona_mind.mind._notes import NotesLedger as NotesLedger
 from persona_mind.mind._notes import OwnerKey as OwnerKey
+from persona_mind.mind._relay import RelayTracker as RelayTracker
+from persona_mind.mind._relay import Suggestion as Suggestion
 from persona_mind.mind._reminder import ReminderBook as ReminderBook
 from persona_mind.mind._reminder import reminder_card as reminder_card
 from persona_mind.mind._retrieval import FactIndex as FactIndex
@@ -123,7 +125,9 @@ __all__ = (
     "OwnerKey",
     "ProjectRef",
     "Recalled",
+    "RelayTracker",
     "ReminderBook",
+    "Suggestion",
     "Tier",
     "UnknownVersion",
     "UnsafeContent",
