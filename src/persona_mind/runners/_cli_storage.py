@@ -1,0 +1,112 @@
+"""``persona-mind store …``: inspect, repair and reconcile durable store files.
+
+``check`` is read-only (it never writes); ``--repair`` sweeps orphan temps and quarantines
+a bad file under its lock; ``history`` lists, reconciles or resolves optimizer receipts;
+``holder`` names whoever holds a lock file.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from persona_mind.storage import (
+    CorruptStore,
+    FileStore,
+    Layout,
+    OptimizeHistory,
+    OsFileSystem,
+    StoreTarget,
+    agent_dir,
+    lock_path,
+)
+from persona_mind.storage._locks import describe_holder
+
+__all__ = ("add_parser",)
+
+
+def _target(args: argparse.Namespace) -> StoreTarget[Any]:
+    return StoreTarget(
+        path=Path(args.file).absolute(), entry_type=msgspec.Raw, version=args.version
+    )
+
+
+def _engine() -> FileStore:
+    return FileStore(Layout(agent_dir()))
+
+
+def _check(args: argparse.Namespace) -> int:
+    target = _target(args)
+    engine = _engine()
+    if args.repair:
+        problem = engine.repair(target)
+        if problem is not None:
+            print(f"quarantined: {problem}")
+            return 1
+    try:
+        stored = engine.read_stored(target)
+    except CorruptStore as exc:
+        print(f"corrupt: {exc}")
+        return 1
+    if stored is None:
+        print(f"{target.path}: no such store")
+        return 1
+    snap = stored.snapshot
+    print(
+        f"{target.path}: ok — version {snap.version}, sequence {snap.sequence}, "
+        f"{len(snap.entries)} entries, {stored.size} bytes, updated {snap.updatedAt}, "
+        f"sha256 {stored.fingerprint}"
+    )
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    target = _target(args)
+    history = OptimizeHistory(_engine())
+    if args.action == "list":
+        for r in history.receipts(target):
+            print(f"{r.id}  {r.state:<8} {r.outcome:<9} {r.createdAt}  owner={r.owner}  {r.note}")
+        return 0
+    if args.action == "reconcile":
+        lines = history.reconcile(target)
+        for line in lines:
+            print(line)
+        return 1 if any("manual" in line for line in lines) else 0
+    if not args.receipt or args.outcome not in {"applied", "discarded"}:
+        print("resolve needs --receipt <id> and --outcome applied|discarded")
+        return 2
+    receipt = history.resolve(target, args.receipt, args.outcome)
+    print(f"{receipt.id}: {receipt.state} {receipt.outcome}")
+    return 0
+
+
+def _holder(args: argparse.Namespace) -> int:
+    path = Path(args.file).absolute()
+    lock = path if path.name.endswith(".lock") else lock_path(path)
+    print(f"{lock}: last owner record: {describe_holder(OsFileSystem(), lock)}")
+    return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    store = subparsers.add_parser("store", help="inspect and repair durable store files")
+    sub = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
+    check = sub.add_parser("check", help="strictly decode a store file (read-only)")
+    check.add_argument("file")
+    check.add_argument("--version", type=int, default=1, help="expected schema version")
+    check.add_argument(
+        "--repair", action="store_true", help="sweep temps and quarantine it if corrupt"
+    )
+    check.set_defaults(func=_check)
+    hist = sub.add_parser("history", help="optimizer receipts of a memory store")
+    hist.add_argument("action", choices=("list", "reconcile", "resolve"))
+    hist.add_argument("file")
+    hist.add_argument("--version", type=int, default=1)
+    hist.add_argument("--receipt")
+    hist.add_argument("--outcome", choices=("applied", "discarded"))
+    hist.set_defaults(func=_history)
+    holder = sub.add_parser("holder", help="who last held a store's lock file")
+    holder.add_argument("file")
+    holder.set_defaults(func=_holder)

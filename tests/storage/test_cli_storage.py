@@ -1,0 +1,44 @@
+"""``persona-mind store`` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from persona_mind.runners._cli_storage import add_parser
+from persona_mind.storage import FileStore, StoreTarget
+from tests.storage.conftest import Fact
+
+
+def _run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    add_parser(parser.add_subparsers())
+    args = parser.parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+def test_check_ok_corrupt_and_repair(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.json"
+    FileStore().mutate(StoreTarget(path=good, entry_type=Fact), lambda e: (Fact(id="a"),))
+    assert _run(["store", "check", str(good)]) == 0
+    assert "sequence 1, 1 entries" in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\x00\x00")
+    assert _run(["store", "check", str(bad)]) == 1
+    assert "nul-bytes" in capsys.readouterr().out
+    assert bad.exists()  # check alone never writes
+    assert _run(["store", "check", "--repair", str(bad)]) == 1
+    assert "moved to" in capsys.readouterr().out
+    assert not bad.exists()
+    assert _run(["store", "check", str(tmp_path / "missing.json")]) == 1
+
+
+def test_history_list_empty_and_holder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.json"
+    FileStore().mutate(StoreTarget(path=store, entry_type=Fact), lambda e: (Fact(id="a"),))
+    assert _run(["store", "history", "list", str(store)]) == 0
+    assert _run(["store", "holder", str(store)]) == 0
+    assert "(mutation)" in capsys.readouterr().out
