@@ -25,6 +25,8 @@ __all__ = ("MAX_LISTED", "ResolvedPersona", "Resolver", "identity_of")
 
 MAX_LISTED = 50
 """Files named per ``packDocs`` folder; the rest is summarised as a count."""
+MAX_CACHED = 1024
+"""Cached prompts kept before the cache starts over (old snapshots are never hit again)."""
 
 
 def identity_of(pack: Pack, persona: str) -> str:
@@ -126,6 +128,8 @@ class Resolver:
                 f"{pack.ref} has no persona {name!r}; `/persona-list` shows this session's team"
             )
         rels, resolved = self._assemble(pack, persona, workspace)
+        if len(self._cache) >= MAX_CACHED:
+            self.clear()
         self._cache[key] = (rels, workspace.signature(rels), resolved)
         return resolved
 
