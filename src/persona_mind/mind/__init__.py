@@ -21,6 +21,7 @@ from persona_mind.mind._commands import COMMAND_NAMES as COMMAND_NAMES
 from persona_mind.mind._commands import MindCommandContext as MindCommandContext
 from persona_mind.mind._commands import command_specs as command_specs
 from persona_mind.mind._commands import handle_mind_command as handle_mind_command
+from persona_mind.mind._deadline import with_deadline as with_deadline
 from persona_mind.mind._errors import AccessRefused as AccessRefused
 from persona_mind.mind._errors import ForeignOwner as ForeignOwner
 from persona_mind.mind._errors import InvalidArgument as InvalidArgument
@@ -62,7 +63,6 @@ from persona_mind.mind._scope import find_project as find_project
 from persona_mind.mind._service import FoundFact as FoundFact
 from persona_mind.mind._service import MemoryService as MemoryService
 from persona_mind.mind._service import Recalled as Recalled
-from persona_mind.mind._service import with_deadline as with_deadline
 from persona_mind.mind._session import DEFERRED_INPUT_TYPE as DEFERRED_INPUT_TYPE
 from persona_mind.mind._session import INJECTION_DEADLINE as INJECTION_DEADLINE
 from persona_mind.mind._session import CompanionAnswer as CompanionAnswer

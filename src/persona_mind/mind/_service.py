@@ -13,9 +13,7 @@ Reads never write: recall/read/list never bump ``lastSeenAt`` or extend expiry
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -30,7 +28,7 @@ from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
 from persona_mind.storage.port import StorePort, StoreTarget
 
-__all__ = ("FoundFact", "MemoryService", "Recalled", "with_deadline")
+__all__ = ("FoundFact", "MemoryService", "Recalled")
 
 T = TypeVar("T")
 E = TypeVar("E")
@@ -53,30 +51,6 @@ class Recalled:
     fact: Fact
     score: float
     reason: str
-
-
-async def with_deadline(work: Callable[[], Awaitable[T]], clock: Clock, seconds: float) -> T | None:
-    """Run ``work`` but give up (cancel it, return ``None``) after ``seconds`` of ``clock``.
-
-    Injection fails open with this (750 ms, DEC-9): the turn continues without memory and
-    the caller discloses the skip.  Time comes from the injected clock so tests can advance
-    it; a purely synchronous stretch of ``work`` cannot be pre-empted, only its awaits.
-    """
-    task = asyncio.ensure_future(work())
-    timer = asyncio.ensure_future(clock.sleep(seconds))
-    try:
-        done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:
-        task.cancel()  # the caller was cancelled: never leave the work running orphaned
-        raise
-    finally:
-        timer.cancel()
-    if task in done:
-        return task.result()
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    return None
 
 
 class MemoryService:

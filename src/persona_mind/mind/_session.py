@@ -47,12 +47,13 @@ from persona_mind.messages.host import (
 )
 from persona_mind.mind._capture import decide_capture
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
+from persona_mind.mind._deadline import with_deadline
 from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._notes import NotesLedger, OwnerKey
 from persona_mind.mind._scope import MindScope, find_project
-from persona_mind.mind._service import FoundFact, MemoryService, with_deadline
+from persona_mind.mind._service import FoundFact, MemoryService
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
 from persona_mind.storage.port import StorePort
