@@ -30,7 +30,6 @@ from persona_mind.storage.port import StorePort, StoreTarget
 
 __all__ = ("FoundFact", "MemoryService", "Recalled")
 
-T = TypeVar("T")
 E = TypeVar("E")
 TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
 
