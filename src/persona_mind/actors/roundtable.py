@@ -13,6 +13,8 @@ stop each process and waits until it is gone — and no synthesis is produced
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Failed, Ok, fan_out
@@ -49,9 +51,15 @@ from persona_mind.runners._roundtable_logic import (
     selection_prompt,
     synthesis_prompt,
 )
-from persona_mind.runners._roundtable_progress import RoundtableResult, RoundtableTracker
+from persona_mind.runners._roundtable_progress import (
+    RoundtableProgress,
+    RoundtableResult,
+    RoundtableTracker,
+)
 
-__all__ = ("RoundtableCoordinator",)
+__all__ = ("PHASE_DEADLINE", "RoundtableCoordinator")
+
+_log = logging.getLogger("persona_mind.roundtable")
 
 PHASE_DEADLINE = 180.0
 """Per-phase deadline (seconds; DEC-16). Each child gets it; the phase gets it plus slack."""
@@ -78,6 +86,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         phase_slack: float = 20.0,
         reply_to: ActorRef[Any] | None = None,
         cwd: str | None = None,
+        on_change: Callable[[RoundtableProgress], None] | None = None,
     ) -> None:
         self.runner = runner
         self.team = team
@@ -89,6 +98,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         self.phase_slack = phase_slack
         self.reply_to = reply_to
         self.cwd = cwd
+        self.on_change = on_change
         lead = team.lead
         self.tracker = RoundtableTracker(query, lead.name if lead else "(no lead)", 0.0)
         self.result: asyncio.Future[RoundtableResult] | None = None
@@ -110,11 +120,23 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
                 return self.cancel_work("run", reason)
             case ChildActivity(progress=progress):
                 self.tracker.child_event(progress)
+                self._changed()
             case RoundtableStep():
                 self._step(message)
+                self._changed()
             case RoundtableWorkDone(outcome=outcome):
                 self._done(outcome)
+                self._changed()
         return None
+
+    def _changed(self) -> None:
+        """Push the new snapshot to the listener (a display); its errors never crash us."""
+        if self.on_change is None:
+            return
+        try:
+            self.on_change(self.tracker.snapshot(self.clock.monotonic()))
+        except Exception:
+            _log.exception("round-table progress listener failed")
 
     def _step(self, step: RoundtableStep) -> None:
         match step.kind:

@@ -125,6 +125,19 @@ def _key(p: RoundtableProgress) -> tuple[object, ...]:
     )
 
 
+def _changes(old: RoundtableProgress, new: RoundtableProgress) -> list[str]:
+    """One line per persona whose state or activity changed (never its opinion)."""
+    before = {s.name: (s.state, s.activity) for s in old.roster}
+    lines = [
+        f"{s.name}: {s.state}" + (f" ({s.activity})" if s.activity else "")
+        for s in new.roster
+        if before.get(s.name) != (s.state, s.activity)
+    ]
+    if new.lead_state != old.lead_state:
+        lines.append(f"{new.lead} (moderator): {new.lead_state}")
+    return lines
+
+
 class _Setup(NamedTuple):
     team: ChildTeam
     command: tuple[str, ...]
@@ -167,9 +180,16 @@ async def _run(args: argparse.Namespace, setup: _Setup) -> int:
     shown: list[RoundtableProgress] = []
 
     def show(progress: RoundtableProgress) -> None:
+        previous = shown[-1] if shown else None
         shown.append(progress)
-        if not args.quiet:
-            print(render_progress(progress), end="\n\n", flush=True)
+        if args.quiet:
+            return
+        if previous is None or previous.phase != progress.phase:
+            block = render_progress(progress, header=previous is None)
+            print(block, end="\n\n", flush=True)
+            return
+        for line in _changes(previous, progress):
+            print(f"  {line}", flush=True)
 
     async with ActorSystem(clock=clock, trace_path=args.trace) as system:
         runner = system.spawn(lambda: ChildRunner(backend), name="child-runner")

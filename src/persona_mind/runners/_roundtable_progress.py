@@ -111,6 +111,8 @@ class RoundtableTracker:
                 entry[1], entry[2] = "waiting", ""
 
     def child_event(self, progress: ChildProgress) -> None:
+        if progress.event == "spawned" or (progress.event == "started" and progress.pid is None):
+            self.children_started += 1
         activity = {
             "spawned": "starting",
             "started": "thinking",
@@ -118,10 +120,10 @@ class RoundtableTracker:
             "tool": f"using {progress.detail}",
             "usage": "answering",
             "settled": "finishing",
-            "exited": "stopped",
-        }.get(progress.event, progress.event)
-        if progress.event == "spawned" or (progress.event == "started" and progress.pid is None):
-            self.children_started += 1
+        }.get(progress.event)
+        if activity is None:  # process exit and unknown events: the state says enough
+            return
+
         if progress.persona == self.lead and self.phase in ("selection", "synthesis"):
             self.lead_state = "running"
             return
@@ -173,11 +175,12 @@ class RoundtableTracker:
         )
 
 
-def render_progress(p: RoundtableProgress) -> str:
-    """A human-readable block for the tool display / CLI (no opinions, no runtime paths)."""
-    lines = [
-        f"Round-table: {p.query}",
-        f"Context policy: {p.context_policy}",
+def render_progress(p: RoundtableProgress, *, header: bool = True) -> str:
+    """A human-readable block for the tool display / CLI (no opinions, no runtime paths).
+
+    ``header=False`` leaves out the query and context policy (already shown once)."""
+    lines = [f"Round-table: {p.query}", f"Context policy: {p.context_policy}"] if header else []
+    lines += [
         f"Moderator: {p.lead} ({p.lead_state})",
         f"Phase: {p.phase} — {p.phase_purpose}",
     ]

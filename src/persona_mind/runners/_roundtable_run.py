@@ -1,8 +1,8 @@
 """Running one round-table end to end for a host command, a tool or the CLI.
 
 :func:`run_roundtable` spawns a :class:`RoundtableCoordinator` for the run, reports each
-changed progress snapshot to ``on_progress`` (polled every ``refresh`` seconds of the
-injected clock; snapshots never contain opinions), stops the coordinator when the run
+changed progress snapshot to ``on_progress`` (pushed by the coordinator on every change;
+snapshots never contain opinions), stops the coordinator when the run
 ends and returns the one synthesis — or raises the run's typed error. Cancelling the caller
 cancels the run (children stopped, no synthesis).
 """
@@ -18,7 +18,6 @@ from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.roundtable import PHASE_DEADLINE, RoundtableCoordinator
 from persona_mind.messages.host import CommandSpec
 from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
-from persona_mind.runners._child_process import within
 from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._roundtable_progress import RoundtableProgress, RoundtableResult
 
@@ -51,7 +50,6 @@ async def run_roundtable(
     model: str,
     *,
     on_progress: Callable[[RoundtableProgress], None] | None = None,
-    refresh: float = 0.25,
     injection: str = "",
     phase_deadline: float = PHASE_DEADLINE,
     cwd: str | None = None,
@@ -59,6 +57,13 @@ async def run_roundtable(
 ) -> RoundtableResult:
     """One round-table on ``team`` with children on ``runner``; see the module docstring."""
     rid = run_id or f"rt{next(_runs)}"
+    last: list[tuple[object, ...]] = []
+
+    def changed(snapshot: RoundtableProgress) -> None:
+        if on_progress is not None and (not last or last[-1] != _key(snapshot)):
+            last.append(_key(snapshot))
+            on_progress(snapshot)
+
     coord = system.spawn(
         lambda: RoundtableCoordinator(
             runner,
@@ -69,6 +74,7 @@ async def run_roundtable(
             injection=injection,
             phase_deadline=phase_deadline,
             cwd=cwd,
+            on_change=changed,
         ),
         name=f"roundtable-{rid}",
     )
@@ -76,22 +82,9 @@ async def run_roundtable(
     try:
         fut = await coord.ask(AwaitRoundtable())
         assert fut is not None
-        last: tuple[object, ...] | None = None
-
-        async def wait_done() -> None:
-            assert fut is not None
-            await asyncio.wait({fut})
-
-        while True:
-            done = fut.done()
-            if on_progress is not None:
-                snapshot: RoundtableProgress = await coord.ask(GetRoundtableProgress())
-                if _key(snapshot) != last:
-                    last = _key(snapshot)
-                    on_progress(snapshot)
-            if done:
-                return fut.result()
-            await within(system.clock, refresh, wait_done)
+        if on_progress is not None:
+            changed(await coord.ask(GetRoundtableProgress()))
+        return await asyncio.shield(fut)
     except asyncio.CancelledError:
         # Stop the children before the cancellation goes on (bounded by the ladders).
         coord.tell_if_alive(CancelRoundtable(reason="the caller was cancelled"))
