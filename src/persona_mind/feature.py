@@ -3,13 +3,16 @@
 The Companion actor owns every feature instance, so a feature's state is only touched
 from the Companion's mailbox — one message at a time, no locks. A feature sees host
 events with the current :class:`~persona_mind.messages.owner.OwnerState`, contributes
-system-prompt sections, and answers the tools and commands it declares.
+system-prompt sections, and answers the tools and commands it declares. A slow answer
+(a consult, a round-table) is returned as :class:`Background` work so the Companion's
+mailbox keeps moving while it runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from persona_mind.messages.host import (
@@ -17,17 +20,28 @@ if TYPE_CHECKING:
         CommandResult,
         CommandSpec,
         HostEvent,
+        PromptInjection,
         ToolCall,
         ToolResult,
         ToolSpec,
     )
     from persona_mind.messages.owner import OwnerState
 
-__all__ = ("Feature",)
+__all__ = ("Background", "Feature")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Background(Generic[T]):
+    """Answer later: ``work`` runs as the Companion's cancellable work under ``key``."""
+
+    key: str
+    work: Callable[[], Awaitable[T]]
 
 
 class Feature(Protocol):
-    """One half of the product (Mind, Persona) as seen by the Companion."""
+    """One half of the product (Mind, Persona, children) as seen by the Companion."""
 
     name: str
 
@@ -39,14 +53,20 @@ class Feature(Protocol):
         """Slash commands this feature offers now."""
         ...
 
-    async def on_event(self, event: HostEvent, owner: OwnerState) -> Sequence[str]:
-        """React to a host event; for ``BeforeAgentStart`` return system-prompt sections."""
+    async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        """React to a host event; for ``BeforeAgentStart`` return what to inject."""
         ...
 
-    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+    async def on_owner(self, owner: OwnerState) -> None:
+        """The owner state changed (generation bump: session, persona, workspace)."""
+        ...
+
+    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
         """Answer a call to one of this feature's tools."""
         ...
 
-    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+    async def command(
+        self, call: CommandCall, owner: OwnerState
+    ) -> CommandResult | Background[CommandResult]:
         """Answer one of this feature's commands."""
         ...

@@ -52,6 +52,10 @@ class HostPort(Protocol):
         """Show a display-only message: a card or a reminder wake, never a user message."""
         ...
 
+    async def send_user_message(self, text: str) -> None:
+        """Send ``text`` as a real user message (``/persona use <name> <query>``)."""
+        ...
+
     async def request_reload(self) -> None:
         """Ask the host to reload the session (team switch, rollback)."""
         ...

@@ -1,22 +1,23 @@
 """The runtime facade: one object a host adapter drives.
 
-``Runtime`` is the composition root. It builds the actor system (Owner, Companion and the
-actors the features need), hands host events, tool calls and commands to the Companion,
-and pushes the tool and command specs to the host on every session start. Both host
-adapters — the Pi sidecar and the simulated host — use exactly this API.
+``Runtime`` is the composition root. It starts the actors in dependency order — Store
+(every durable file), Owner (identity, generations), Reminder, ChildRunner (when a child
+backend is given), then the Companion with the features — so that stopping in reverse
+start order stops the front door first and the Store last. Host events, tool calls and
+commands all go to the Companion; both host adapters (the Pi sidecar and the simulated
+host) use exactly this API.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy
-from persona_mind.actors.companion import CompanionActor
-from persona_mind.actors.owner import OwnerActor
+from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
 from persona_mind.messages.companion import CompanionMsg, Describe
@@ -25,25 +26,34 @@ from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
     CommandSpec,
+    DisplayMessage,
     HostEvent,
     PromptInjection,
-    SessionStart,
     ToolCall,
     ToolResult,
     ToolSpec,
 )
-from persona_mind.messages.owner import GetOwner, OwnerMsg, OwnerState
+from persona_mind.messages.owner import GetOwner, OwnerMsg, OwnerState, Subscribe
 
 if TYPE_CHECKING:
     from persona_mind.feature import Feature
     from persona_mind.host import HostPort
+    from persona_mind.runners.child import ChildBackend
+    from persona_mind.storage.port import StorePort
 
 __all__ = ("FeatureFactory", "Runtime", "default_agent_dir")
 
-FeatureFactory = Callable[["Runtime"], "Feature"]
-"""Builds a feature once the runtime's actors exist (it may spawn its own)."""
+T = TypeVar("T")
 
-ASK_TIMEOUT = 60.0
+FeatureFactory = Callable[["Runtime"], "Feature"]
+"""Builds a feature once the runtime's actors exist."""
+
+ASK_TIMEOUT = 600.0  # a host call may wait on a round-table; children have their own deadlines
+POLICY = RestartPolicy(max_restarts=3, within=5.0)
+
+
+def _given(feature: Feature, _runtime: Runtime) -> Feature:
+    return feature
 
 
 def default_agent_dir() -> Path:
@@ -53,7 +63,12 @@ def default_agent_dir() -> Path:
 
 
 class Runtime:
-    """A running persona-mind: actors, features and the host they answer to."""
+    """A running persona-mind: actors, features and the host they answer to.
+
+    ``features=None`` builds the product (Persona, Mind, and consults/round-tables when a
+    ``child_backend`` is given); pass factories to run a custom set (``[]`` for the bare
+    kernel, as the demo's first section does).
+    """
 
     def __init__(
         self,
@@ -63,30 +78,91 @@ class Runtime:
         clock: Clock | None = None,
         trace_path: Path | None = None,
         features: Sequence[FeatureFactory] | None = None,
+        child_backend: ChildBackend | None = None,
     ) -> None:
         self.host = host
         self.agent_dir = agent_dir or default_agent_dir()
         self.clock: Clock = clock or MonotonicClock()
         self.system = ActorSystem(clock=self.clock, trace_path=trace_path)
-        self._feature_factories = list(features) if features is not None else []
+        self.child_backend = child_backend
+        self._factories = list(features) if features is not None else None
         self.features: list[Feature] = []
+        self.store: StorePort | None = None
+        self.child_runner: ActorRef[Any] | None = None
+        self.reminders: ActorRef[Any] | None = None
         self._owner: ActorRef[OwnerMsg] | None = None
         self._companion: ActorRef[CompanionMsg] | None = None
+        self._bridge: ThreadBridge | None = None
         self._tool_specs: list[ToolSpec] = []
         self._command_specs: list[CommandSpec] = []
 
+    # -- lifecycle ---------------------------------------------------------------------
     async def __aenter__(self) -> Runtime:
         await self.system.__aenter__()
-        policy = RestartPolicy(max_restarts=3, within=5.0)
-        self._owner = self.system.spawn(OwnerActor, name="owner", restart=policy)
-        self.features = [factory(self) for factory in self._feature_factories]
-        owner = self._owner
-        features = self.features
-        self._companion = self.system.spawn(
-            lambda: CompanionActor(owner, features), name="companion", restart=policy
-        )
-        await self.specs()
+        try:
+            self._start_actors()
+            self._companion = self.system.spawn(
+                self._companion_factory(), name="companion", restart=POLICY
+            )
+            await self.owner_ref.ask(Subscribe(ref=self._companion))
+            await self.specs()
+        except BaseException:
+            await self.system.stop()
+            raise
         return self
+
+    def _start_actors(self) -> None:
+        from persona_mind.actors.owner import OwnerActor  # noqa: PLC0415 - keep import light
+
+        self.agent_dir.mkdir(parents=True, exist_ok=True)
+        self._bridge = ThreadBridge("persona-io")
+        if self._factories is None:
+            from persona_mind.actors.store import spawn_store  # noqa: PLC0415
+            from persona_mind.storage import Layout  # noqa: PLC0415
+
+            self.store = spawn_store(self.system, Layout(self.agent_dir), restart=POLICY)
+        self._owner = self.system.spawn(OwnerActor, name="owner", restart=POLICY)
+        if self._factories is None:
+            from persona_mind.actors.reminder import ReminderActor  # noqa: PLC0415
+
+            host = self.host
+
+            async def display(message: DisplayMessage) -> None:
+                await host.display(message)
+
+            self.reminders = self.system.spawn(
+                lambda: ReminderActor(display), name="reminder", restart=POLICY
+            )
+            if self.child_backend is not None:
+                from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
+
+                backend = self.child_backend
+                self.child_runner = self.system.spawn(
+                    lambda: ChildRunner(backend), name="child-runner", restart=POLICY
+                )
+        factories = self._factories if self._factories is not None else self._product()
+        self.features = [factory(self) for factory in factories]
+
+    def _product(self) -> list[FeatureFactory]:
+        from persona_mind.features import (  # noqa: PLC0415
+            ChildrenFeature,
+            MindFeature,
+            PersonaFeature,
+        )
+
+        persona = PersonaFeature(self)
+        assert self.store is not None
+        mind = MindFeature(self, self.store, persona, self.reminders)
+        out: list[Feature] = [persona, mind]
+        if self.child_runner is not None:
+            out.append(ChildrenFeature(self, self.child_runner, persona, mind))
+        return [functools.partial(_given, f) for f in out]
+
+    def _companion_factory(self) -> Callable[[], Any]:
+        from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
+
+        owner, features, host = self.owner_ref, self.features, self.host
+        return lambda: CompanionActor(owner, features, host)
 
     async def __aexit__(
         self,
@@ -94,25 +170,46 @@ class Runtime:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self.system.__aexit__(exc_type, exc, tb)
+        try:
+            await self.system.__aexit__(exc_type, exc, tb)
+        finally:
+            if self._bridge is not None:
+                self._bridge.close()
 
+    # -- handles -----------------------------------------------------------------------
     @property
     def companion(self) -> ActorRef[CompanionMsg]:
         if self._companion is None:
             raise HostError("the runtime is not started; use `async with Runtime(...)`")
         return self._companion
 
+    @property
+    def owner_ref(self) -> ActorRef[OwnerMsg]:
+        if self._owner is None:
+            raise HostError("the runtime is not started; use `async with Runtime(...)`")
+        return self._owner
+
+    async def offload(self, fn: Callable[[], T]) -> T:
+        """Run blocking domain work (the pack store) on the runtime's IO thread."""
+        assert self._bridge is not None
+        return await self._bridge.call(fn)
+
+    def feature(self, name: str) -> Feature:
+        """The feature called ``name`` (``persona``, ``mind``, ``children``)."""
+        for feature in self.features:
+            if feature.name == name:
+                return feature
+        raise HostError(f"no feature {name!r} in this runtime")
+
     async def owner(self) -> OwnerState:
         """The current owner state (session identity, generation, active persona)."""
-        assert self._owner is not None
-        state: OwnerState = await self._owner.ask(GetOwner())
+        state: OwnerState = await self.owner_ref.ask(GetOwner())
         return state
 
+    # -- host traffic ------------------------------------------------------------------
     async def event(self, event: HostEvent) -> PromptInjection | None:
         """Deliver a host event; ``BeforeAgentStart`` is answered with a PromptInjection."""
         result = await self.companion.ask(event, timeout=ASK_TIMEOUT)
-        if isinstance(event, SessionStart):
-            await self.publish_specs()
         if isinstance(event, BeforeAgentStart):
             assert isinstance(result, PromptInjection)
             return result
@@ -135,17 +232,17 @@ class Runtime:
         return result
 
     async def specs(self) -> tuple[list[ToolSpec], list[CommandSpec]]:
-        """The tools and commands offered right now."""
+        """The tools and commands offered right now (also cached for the sync getters)."""
         tools, commands = await self.companion.ask(Describe())
         self._tool_specs, self._command_specs = list(tools), list(commands)
         return tools, commands
 
     def tool_specs(self) -> Sequence[ToolSpec]:
-        """The tool specs as last published to the host."""
+        """The tool specs as last read."""
         return tuple(self._tool_specs)
 
     def command_specs(self) -> Sequence[CommandSpec]:
-        """The command specs as last published to the host."""
+        """The command specs as last read."""
         return tuple(self._command_specs)
 
     async def publish_specs(self) -> None:

@@ -1,19 +1,22 @@
 """The Companion actor: the runtime's front door for host events, tools and commands.
 
-It routes each host event to the Owner (identity, generations) and to every feature, in
-one mailbox order; assembles the system-prompt injection for ``BeforeAgentStart``; and
-dispatches tool calls and commands to the feature that declared them. Unknown tools and
-commands get a typed refusal that names what exists.
+It routes each host event to the Owner (identity, generations) and to every feature in
+one mailbox order; assembles the system-prompt injection for ``BeforeAgentStart`` (failing
+open after 750 ms on the clock, disclosed); dispatches tool calls and commands to the
+feature that declared them (slow ones as deferred work, so parallel consults run side by
+side); and keeps the host's tool and command registry in step with the features.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.actors import Actor, ActorRef
 from persona_mind.errors import HostError
+from persona_mind.feature import Background
 from persona_mind.messages.companion import CompanionMsg, Describe
 from persona_mind.messages.host import (
     AgentEnd,
@@ -21,7 +24,7 @@ from persona_mind.messages.host import (
     AgentStart,
     BeforeAgentStart,
     CommandCall,
-    CommandResult,
+    CommandSpec,
     Input,
     ModelSelect,
     PromptInjection,
@@ -29,12 +32,13 @@ from persona_mind.messages.host import (
     SessionStart,
     SessionTree,
     ToolCall,
-    ToolResult,
+    ToolSpec,
 )
 from persona_mind.messages.owner import GetOwner, OwnerChanged, OwnerMsg, OwnerState
 
 if TYPE_CHECKING:
     from persona_mind.feature import Feature
+    from persona_mind.host import HostPort
 
 __all__ = ("INJECTION_BUDGET_SECONDS", "CompanionActor", "UnknownCommand", "UnknownTool")
 
@@ -52,24 +56,31 @@ class UnknownCommand(HostError):
 class CompanionActor(Actor[CompanionMsg]):
     """Routes host traffic to the Owner and the features."""
 
-    def __init__(self, owner: ActorRef[OwnerMsg], features: Sequence[Feature]) -> None:
+    def __init__(
+        self, owner: ActorRef[OwnerMsg], features: Sequence[Feature], host: HostPort
+    ) -> None:
         self.owner_ref = owner
         self.features = list(features)
+        self.host = host
         self.owner = OwnerState(generation=0)
+        self._published: tuple[list[ToolSpec], list[CommandSpec]] | None = None
+        self._keys = itertools.count(1)
 
     async def receive(self, message: CompanionMsg) -> object:
         match message:
             case SessionStart() | SessionShutdown():
                 self.owner = await self.owner_ref.ask(message)
-                self.generation = self.owner.generation
                 await self._broadcast(message)
+                await self._sync_specs()
                 return self.owner
             case BeforeAgentStart():
                 return await self._inject(message)
-            case (
-                Input() | AgentStart() | AgentEnd() | AgentSettled() | SessionTree() | ModelSelect()
-            ):
+            case Input() | AgentStart() | AgentEnd() | AgentSettled():
                 await self._broadcast(message)
+                return None
+            case SessionTree() | ModelSelect():
+                await self._broadcast(message)
+                await self._sync_specs()
                 return None
             case ToolCall():
                 return await self._tool(message)
@@ -77,19 +88,34 @@ class CompanionActor(Actor[CompanionMsg]):
                 return await self._command(message)
             case OwnerChanged():
                 self.owner = message.state
-                self.generation = message.state.generation
+                for feature in self.features:
+                    await feature.on_owner(message.state)
+                await self._sync_specs()
                 return None
             case Describe():
-                return (
-                    [s for f in self.features for s in f.tool_specs()],
-                    [s for f in self.features for s in f.command_specs()],
-                )
+                return self._specs()
 
-    async def _broadcast(self, event: Any) -> list[str]:
-        sections: list[str] = []
+    def _specs(self) -> tuple[list[ToolSpec], list[CommandSpec]]:
+        return (
+            [s for f in self.features for s in f.tool_specs()],
+            [s for f in self.features for s in f.command_specs()],
+        )
+
+    async def _sync_specs(self) -> None:
+        """Push tools and commands to the host when they changed (readiness, aliases)."""
+        specs = self._specs()
+        if specs != self._published:
+            self._published = specs
+            await self.host.register_tools(specs[0])
+            await self.host.register_commands(specs[1])
+
+    async def _broadcast(self, event: Any) -> list[PromptInjection]:
+        out: list[PromptInjection] = []
         for feature in self.features:
-            sections.extend(await feature.on_event(event, self.owner))
-        return sections
+            injected = await feature.on_event(event, self.owner)
+            if injected is not None:
+                out.append(injected)
+        return out
 
     async def _inject(self, event: BeforeAgentStart) -> PromptInjection:
         self.owner = await self.owner_ref.ask(GetOwner())
@@ -102,29 +128,42 @@ class CompanionActor(Actor[CompanionMsg]):
 
                 handle = self.clock.call_later(INJECTION_BUDGET_SECONDS, expire)
                 try:
-                    sections = await self._broadcast(event)
+                    parts = await self._broadcast(event)
                 finally:
                     handle.cancel()
         except TimeoutError:
             return PromptInjection(
                 disclosures=(
-                    "persona-mind: context injection skipped this turn (took over "
+                    "persona-mind: context injection skipped this turn (over "
                     f"{INJECTION_BUDGET_SECONDS * 1000:.0f} ms); memory is intact",
                 )
             )
-        return PromptInjection(sections=tuple(s for s in sections if s))
+        return PromptInjection(
+            sections=tuple(s for p in parts for s in p.sections if s),
+            disclosures=tuple(d for p in parts for d in p.disclosures),
+        )
 
-    async def _tool(self, call: ToolCall) -> ToolResult:
+    async def _tool(self, call: ToolCall) -> object:
         for feature in self.features:
             if any(spec.name == call.name for spec in feature.tool_specs()):
-                return await feature.tool(call, self.owner)
+                result = await feature.tool(call, self.owner)
+                await self._sync_specs()
+                if isinstance(result, Background):
+                    return self.defer(f"{result.key}-{next(self._keys)}", result.work)
+                return result
         offered = sorted(s.name for f in self.features for s in f.tool_specs())
-        raise UnknownTool(f"no tool named {call.name!r}; this runtime offers: {', '.join(offered)}")
+        raise UnknownTool(
+            f"no tool named {call.name!r}; this runtime offers: {', '.join(offered) or 'none'}"
+        )
 
-    async def _command(self, call: CommandCall) -> CommandResult:
+    async def _command(self, call: CommandCall) -> object:
         for feature in self.features:
             if any(spec.name == call.name for spec in feature.command_specs()):
-                return await feature.command(call, self.owner)
+                result = await feature.command(call, self.owner)
+                await self._sync_specs()
+                if isinstance(result, Background):
+                    return self.defer(f"{result.key}-{next(self._keys)}", result.work)
+                return result
         offered = sorted(s.name for f in self.features for s in f.command_specs())
         raise UnknownCommand(
             f"no command /{call.name}; available: {', '.join('/' + n for n in offered)}"

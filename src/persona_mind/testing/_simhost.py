@@ -52,6 +52,7 @@ from persona_mind.runtime import FeatureFactory, Runtime
 
 if TYPE_CHECKING:
     from persona_mind.clock import Clock
+    from persona_mind.runners.child import ChildBackend
 
 __all__ = ("SimHost", "Turn")
 
@@ -86,6 +87,7 @@ class SimHost:
         features: Sequence[FeatureFactory] | None = None,
         base_system_prompt: str = "You are a coding agent.",
         model: str = "sim/scripted-model",
+        child_backend: ChildBackend | None = None,
     ) -> None:
         self.agent_dir = agent_dir
         self.cwd = cwd or agent_dir.parent
@@ -97,11 +99,17 @@ class SimHost:
         self.status: dict[str, str] = {}
         self.displayed: list[DisplayMessage] = []
         self.reload_requests = 0
+        self.user_messages: list[str] = []
         self._ids = itertools.count(1)
         self.session = self._new_session()
         self.sessions: dict[str, _Session] = {self.session.session_id: self.session}
         self.runtime = Runtime(
-            self, agent_dir=agent_dir, clock=clock, trace_path=trace_path, features=features
+            self,
+            agent_dir=agent_dir,
+            clock=clock,
+            trace_path=trace_path,
+            features=features,
+            child_backend=child_backend,
         )
 
     def _new_session(self, origin: str | None = None) -> _Session:
@@ -153,6 +161,10 @@ class SimHost:
 
     async def request_reload(self) -> None:
         self.reload_requests += 1
+
+    async def send_user_message(self, text: str) -> None:
+        """Recorded; a test runs the turn with ``await host.turn(text)`` when it wants it."""
+        self.user_messages.append(text)
 
     # -- session verbs (events into the runtime) --------------------------------------
     async def start(self, reason: SessionStartReason = "startup") -> None:

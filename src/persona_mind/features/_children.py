@@ -1,0 +1,183 @@
+"""Consults and round-tables as a Companion feature, run on the ChildRunner actor.
+
+Both are slow (child processes), so both answer as :class:`~persona_mind.feature.Background`
+work: the Companion's mailbox keeps serving host events, several ``persona_consult`` calls
+run side by side (P-CONSULT), and ``/persona-roundtable status`` can inspect a running
+round-table (P-ROUNDTABLE progress) while it runs. Children are Mind legs: they get only a
+lean objective/LTM injection, read-only tools and no memory tools (M-LEG).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from persona_mind.errors import ChildError
+from persona_mind.feature import Background
+from persona_mind.messages.host import (
+    CommandCall,
+    CommandResult,
+    CommandSpec,
+    DisplayMessage,
+    HostEvent,
+    ModelSelect,
+    PromptInjection,
+    SessionStart,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from persona_mind.messages.owner import OwnerState
+from persona_mind.runners.child import (
+    CONSULT_TOOL,
+    ROUNDTABLE_COMMAND,
+    RoundtableProgress,
+    handle_consult_tool,
+    render_progress,
+    run_roundtable,
+    team_from_snapshot,
+)
+
+if TYPE_CHECKING:
+    from persona_mind.actors import ActorRef
+    from persona_mind.features._mind import MindFeature
+    from persona_mind.features._persona import PersonaFeature
+    from persona_mind.runtime import Runtime
+
+__all__ = ("ChildrenFeature",)
+
+
+class ChildrenFeature:
+    """``persona_consult`` and ``/persona-roundtable``."""
+
+    name = "children"
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        runner: ActorRef[Any],
+        persona: PersonaFeature,
+        mind: MindFeature | None,
+        *,
+        default_model: str | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.runner = runner
+        self.persona = persona
+        self.mind = mind
+        self.model = default_model
+        self.cwd: str | None = None
+        self.progress: RoundtableProgress | None = None
+        self.running = False
+
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        return (CONSULT_TOOL,) if self.persona.ready else ()
+
+    def command_specs(self) -> tuple[CommandSpec, ...]:
+        return (ROUNDTABLE_COMMAND,)
+
+    async def on_owner(self, owner: OwnerState) -> None:
+        return None
+
+    async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        match event:
+            case SessionStart():
+                self.model = event.model or self.model
+                self.cwd = event.cwd
+            case ModelSelect():
+                self.model = event.model
+            case _:
+                pass
+        return None
+
+    async def _lean(self, query: str) -> str:
+        return await self.mind.lean_injection(query) if self.mind is not None else ""
+
+    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
+        snapshot = await self.persona.team()
+        if snapshot is None:
+            return ToolResult(
+                text="persona_consult: this session has no team; select one with /persona team",
+                is_error=True,
+            )
+        if self.model is None:
+            return ToolResult(text="persona_consult: no model is selected yet", is_error=True)
+        team, model, active = team_from_snapshot(snapshot), self.model, self.persona.active_name()
+        injection = await self._lean(str(call.arguments.get("question", "")))
+
+        async def work() -> ToolResult:
+            return await handle_consult_tool(
+                self.runner,
+                team,
+                call.arguments,
+                active=active,
+                model=model,
+                injection=injection,
+                cwd=self.cwd,
+            )
+
+        return Background(key="consult", work=work)
+
+    async def command(
+        self, call: CommandCall, owner: OwnerState
+    ) -> CommandResult | Background[CommandResult]:
+        query = call.args.strip()
+        if query in ("", "status"):
+            if self.progress is None:
+                return CommandResult(
+                    text="No round-table has run in this session. "
+                    "Usage: /persona-roundtable <question>"
+                )
+            state = "running" if self.running else "finished"
+            return CommandResult(text=f"({state})\n{render_progress(self.progress)}")
+        if self.running:
+            return CommandResult(
+                text="A round-table is already running; see /persona-roundtable status",
+                level="warning",
+            )
+        snapshot = await self.persona.team()
+        if snapshot is None:
+            return CommandResult(
+                text="/persona-roundtable needs a team: select one with /persona team",
+                level="error",
+            )
+        if self.model is None:
+            return CommandResult(text="/persona-roundtable: no model is selected", level="error")
+        team, model = team_from_snapshot(snapshot), self.model
+        injection = await self._lean(query)
+        self.running = True
+        host = self.runtime.host
+
+        def on_progress(progress: RoundtableProgress) -> None:
+            self.progress = progress
+
+        async def work() -> CommandResult:
+            try:
+                result = await run_roundtable(
+                    self.runtime.system,
+                    self.runner,
+                    team,
+                    query,
+                    model,
+                    on_progress=on_progress,
+                    injection=injection,
+                    cwd=self.cwd,
+                )
+            except ChildError as exc:
+                await host.set_status("persona-roundtable", None)
+                return CommandResult(text=f"Round-table stopped: {exc}", level="error")
+            finally:
+                self.running = False
+            await host.display(
+                DisplayMessage(
+                    kind="persona-roundtable",
+                    title=f"Round-table: {query}",
+                    body=result.synthesis,
+                    details={
+                        "roster": [list(r) for r in result.roster],
+                        "children": result.children,
+                    },
+                )
+            )
+            return CommandResult(text=result.synthesis)
+
+        return Background(key="roundtable", work=work)

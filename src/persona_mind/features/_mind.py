@@ -1,0 +1,182 @@
+"""The Mind half as a Companion feature: memory, backlog, notes, capture, injection, reminders.
+
+Mind stays inactive — no tools, no capture, no injection, no reminders, no memory IO —
+unless exactly one Persona provider answered the companion:v1 handshake loaded, enabled
+and ready (M-COMPANION-2..4; the refusal paths stay real because the answer comes from
+the Persona feature's live state, never from a settings file). Its session is rebound
+whenever the owner changes (session, persona, workspace): the old binding is revoked so
+no late note or card reaches a replaced session (M-SCOPE).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from persona_mind.messages.host import (
+    AgentSettled,
+    BeforeAgentStart,
+    CommandCall,
+    CommandResult,
+    CommandSpec,
+    DisplayMessage,
+    HostEvent,
+    Input,
+    PromptInjection,
+    SessionShutdown,
+    SessionStart,
+    SessionTree,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from persona_mind.messages.owner import OwnerState
+from persona_mind.messages.reminder import ArmReminders, CancelReminders, ReminderMsg
+from persona_mind.mind import MindSession
+from persona_mind.mind._session import CompanionAnswer, companion_refusal, is_leg
+from persona_mind.mind._settings import load_persona_settings
+
+if TYPE_CHECKING:
+    from persona_mind.actors import ActorRef
+    from persona_mind.features._persona import PersonaFeature
+    from persona_mind.runtime import Runtime
+    from persona_mind.storage.port import StorePort
+
+__all__ = ("MindFeature",)
+
+
+class MindFeature:
+    """Adapts :class:`MindSession` to the Companion's feature port."""
+
+    name = "mind"
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        store: StorePort,
+        persona: PersonaFeature | None,
+        reminders: ActorRef[ReminderMsg] | None = None,
+    ) -> None:
+        self.runtime = runtime
+        self.persona = persona
+        self.reminders = reminders
+        self.session = MindSession(
+            store,
+            runtime.clock,
+            runtime.agent_dir,
+            append=runtime.host.append_entry,
+            leg=is_leg(os.environ),
+        )
+        self._start: SessionStart | None = None
+        self._bound: tuple[str | None, str | None, int] | None = None
+
+    # -- companion handshake ------------------------------------------------------------
+    def _answers(self) -> list[CompanionAnswer]:
+        if self.persona is None:
+            return []
+        return [CompanionAnswer(provider="persona-mind/persona", ready=self.persona.ready)]
+
+    async def _bind(self, owner: OwnerState) -> None:
+        """(Re)bind the Mind session to the current owner and persona."""
+        if self._start is None or not owner.ready:
+            self.session.revoke()
+            self._bound = None
+            return
+        key = (owner.session_id, owner.active_persona, owner.generation)
+        if self._bound is not None and self._bound[:2] == key[:2]:
+            return
+        entries = tuple(await self.runtime.host.branch_entries())
+        start = SessionStart(
+            reason=self._start.reason,
+            session_id=self._start.session_id,
+            session_file=self._start.session_file,
+            session_manager=self._start.session_manager,
+            cwd=owner.cwd or self._start.cwd,
+            entries=entries,
+            model=self._start.model,
+            origin_session_id=self._start.origin_session_id,
+        )
+        settings, _warning = load_persona_settings(self.runtime.agent_dir)
+        self.session.start(
+            start,
+            persona=owner.active_persona,
+            generation=owner.generation,
+            refusal=companion_refusal(self._answers()),
+            settings=settings,
+        )
+        self._bound = key
+        await self._arm_reminders(owner.generation)
+
+    async def _arm_reminders(self, generation: int) -> None:
+        if self.reminders is None:
+            return
+        items = await self.session.reminder_items()
+        self.reminders.tell_if_alive(ArmReminders(items=items, generation=generation))
+
+    # -- feature port ------------------------------------------------------------------
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        return self.session.tool_specs()
+
+    def command_specs(self) -> tuple[CommandSpec, ...]:
+        return self.session.command_specs()
+
+    async def on_owner(self, owner: OwnerState) -> None:
+        await self._bind(owner)
+
+    async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        match event:
+            case SessionStart():
+                self._start = event
+                self._bound = None
+                await self._bind(owner)
+            case Input():
+                outcome = await self.session.on_input(event)
+                if outcome.captured is not None:
+                    await self.runtime.host.notify(
+                        f"persona-mind remembered: {outcome.captured.fact.text[:120]}", "info"
+                    )
+                elif outcome.refused is not None:
+                    await self.runtime.host.notify(
+                        f"persona-mind did not remember that: {outcome.refused}", "warning"
+                    )
+            case BeforeAgentStart():
+                return await self.session.before_agent_start(event)
+            case AgentSettled():
+                line = await self.session.maintenance()
+                if line:
+                    await self.runtime.host.notify(line, "info")
+                if self.session.active:
+                    await self._arm_reminders(owner.generation)
+            case SessionTree():
+                self.session.on_tree(event)
+            case SessionShutdown():
+                self.session.revoke()
+                self._start = None
+                self._bound = None
+                if self.reminders is not None:
+                    self.reminders.tell_if_alive(CancelReminders(generation=owner.generation))
+            case _:
+                pass
+        return None
+
+    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+        result = await self.session.on_tool(call)
+        if call.name == "backlog" and not result.is_error:
+            await self._arm_reminders(owner.generation)
+        return result
+
+    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+        return await self.session.on_command(call)
+
+    async def lean_injection(self, query: str) -> str:
+        """Objective/LTM-only context for a delegated leg (M-LEG: lean injection)."""
+        service = self.session.service
+        if service is None:
+            return ""
+        plan = await service.injection(query, notes=(), lean=True)
+        return plan.text or ""
+
+
+async def display_to(runtime: Runtime, message: DisplayMessage) -> None:
+    """The Reminder actor's display sink: a display-only message, never a user message."""
+    await runtime.host.display(message)

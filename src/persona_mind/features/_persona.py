@@ -1,0 +1,175 @@
+"""The Persona half as a Companion feature: binding, active persona, packs, plans.
+
+It owns the session's :class:`~persona_mind.persona.SessionContext` (user-message count,
+branch, idleness) and applies the :class:`~persona_mind.persona.Effects` a handler returns:
+entries to the host, a user message, an identity change (a generation bump through the
+Owner, which Mind then follows), a reload once idle, or a pending handoff that runs when
+the host settles (P-CHAT-PLAN: team switches wait for idle and recheck before reloading).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from persona_mind.messages.host import (
+    AgentSettled,
+    AgentStart,
+    BeforeAgentStart,
+    CommandCall,
+    CommandResult,
+    CommandSpec,
+    HostEvent,
+    Input,
+    PromptInjection,
+    SessionShutdown,
+    SessionStart,
+    SessionTree,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+)
+from persona_mind.messages.owner import OwnerState, SetActivePersona
+from persona_mind.persona import Effects, PersonaService, SessionContext, TeamSnapshot
+
+if TYPE_CHECKING:
+    from persona_mind.runtime import Runtime
+
+__all__ = ("PersonaFeature",)
+
+_BASE_COMMANDS = (
+    CommandSpec(name="persona", description="Personas: use, status, clear, team, pack, onboard"),
+    CommandSpec(name="persona-list", description="List this session's persona team"),
+)
+
+
+class PersonaFeature:
+    """Adapts :class:`PersonaService` to the Companion's feature port."""
+
+    name = "persona"
+
+    def __init__(self, runtime: Runtime, service: PersonaService | None = None) -> None:
+        self.runtime = runtime
+        self.service = service or PersonaService(runtime.agent_dir, offload=runtime.offload)
+        self.ctx: SessionContext | None = None
+        self.handoff: str | None = None
+        self.reload_pending = False
+
+    # -- what the rest of the runtime reads --------------------------------------------
+    @property
+    def ready(self) -> bool:
+        """Loaded, enabled and bound to a session: the companion:v1 answer (M-COMPANION)."""
+        return self.ctx is not None
+
+    def active_name(self) -> str | None:
+        if self.ctx is None:
+            return None
+        state = self.service.sessions.get(self.ctx.session_id)
+        return state.active.name if state is not None and state.active is not None else None
+
+    async def team(self) -> TeamSnapshot | None:
+        return None if self.ctx is None else await self.service.team(self.ctx)
+
+    # -- feature port ------------------------------------------------------------------
+    def tool_specs(self) -> tuple[ToolSpec, ...]:
+        return self.service.tool_specs() if self.ctx is not None else ()
+
+    def command_specs(self) -> tuple[CommandSpec, ...]:
+        if self.ctx is None:
+            return _BASE_COMMANDS
+        return self.service.command_specs(self.ctx)
+
+    async def on_owner(self, owner: OwnerState) -> None:
+        return None
+
+    async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        match event:
+            case SessionStart():
+                if self.ctx is not None and self.ctx.session_id != event.session_id:
+                    self.service.close_session(self.ctx.session_id)
+                self.ctx = SessionContext(session_id=event.session_id, cwd=Path(event.cwd))
+                await self.service.open(
+                    self.ctx,
+                    reason=event.reason,
+                    origin_session_id=event.origin_session_id,
+                    entries=event.entries,
+                )
+                await self._publish_identity()
+            case Input() if self.ctx is not None and event.source != "extension":
+                self.ctx.user_messages += 1
+            case BeforeAgentStart() if self.ctx is not None:
+                return await self.service.injection(self.ctx)
+            case AgentStart() if self.ctx is not None:
+                self.ctx.idle = False
+            case AgentSettled() if self.ctx is not None:
+                self.ctx.idle = True
+                await self._when_idle()
+            case SessionTree() if self.ctx is not None:
+                self.ctx.branch = event.leaf_id
+                if self.service.on_branch(self.ctx, event.entries):
+                    await self._publish_identity()
+            case SessionShutdown() if self.ctx is not None:
+                self.service.close_session(self.ctx.session_id)
+                self.ctx = None
+            case _:
+                pass
+        return None
+
+    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+        if self.ctx is None:
+            return ToolResult(text="persona_pack: no session is active yet", is_error=True)
+        outcome = await self.service.handle_tool(self.ctx, call)
+        await self._apply(outcome.effects)
+        result: ToolResult = outcome.result
+        return result
+
+    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+        if self.ctx is None:
+            return CommandResult(text="/persona: no session is active yet", level="error")
+        outcome = await self.service.handle_command(self.ctx, call)
+        result: CommandResult = outcome.result
+        effects = outcome.effects
+        if result.reload and effects.reload:  # the host reloads after the command itself
+            effects = dataclasses.replace(effects, reload=False)
+        await self._apply(effects)
+        return result
+
+    # -- effects -------------------------------------------------------------------------
+    async def _apply(self, effects: Effects) -> None:
+        host = self.runtime.host
+        for custom_type, data in effects.entries:
+            await host.append_entry(custom_type, data)
+        if effects.identity_changed:
+            await self._publish_identity()
+        if effects.handoff is not None:
+            self.handoff = effects.handoff
+        if effects.reload:
+            self.reload_pending = True
+        if self.ctx is not None and self.ctx.idle:
+            await self._when_idle()
+        if effects.user_message is not None:
+            await host.send_user_message(effects.user_message)
+
+    async def _when_idle(self) -> None:
+        """Run a pending handoff, then a pending reload (both only ever when idle)."""
+        if self.ctx is None:
+            return
+        if self.handoff is not None:
+            args, self.handoff = self.handoff, None
+            outcome = await self.service.handle_command(
+                self.ctx, CommandCall(name="persona", args=args)
+            )
+            await self.runtime.host.notify(outcome.result.text, outcome.result.level)
+            await self._apply(outcome.effects)
+            return
+        if self.reload_pending:
+            self.reload_pending = False
+            await self.runtime.host.request_reload()
+
+    async def _publish_identity(self) -> None:
+        identity = None if self.ctx is None else self.service.active_identity(self.ctx.session_id)
+        await self.runtime.owner_ref.ask(SetActivePersona(persona=identity))
+
+    def details(self) -> dict[str, Any]:
+        return {"ready": self.ready, "active": self.active_name()}
