@@ -305,3 +305,38 @@ async def test_kill_switch_stops_a_child_from_loading_the_bridge(
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert control_log.exists()
+
+
+def test_cli_roundtable_with_the_real_pi_and_the_configured_model(
+    pi: PiInstall,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`persona-mind roundtable "<query>" --pi <path>`: the user's configured model (from
+    the agent dir's settings.json) reaches every child; progress shows; synthesis in full."""
+    from persona_mind.runners.cli import main  # noqa: PLC0415
+
+    picks = {"specialists": [{"name": "architect", "reason": "design"}]}
+    with FakeOpenAI([{"text": json.dumps(picks)}, {}, {}, {"text": SYNTHESIS}]) as fake:
+        env = pi_agent_env(tmp_path / "agent", fake.base_url)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        rc = main(
+            [
+                "roundtable",
+                "Queue or cron?",
+                "--pi",
+                f"{pi.argv[0]} {pi.argv[1]}",
+                "--agent-dir",
+                str(tmp_path / "agent"),
+                "--cwd",
+                str(tmp_path),
+            ]
+        )
+        out = capsys.readouterr().out
+        assert rc == 0
+        assert "Phase: selection" in out
+        assert "Phase: revision" in out
+        assert out.rstrip().endswith("E2E uncertainty")
+        assert [body["model"] for body in fake.requests] == ["fake-model"] * 4
