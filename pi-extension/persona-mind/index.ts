@@ -26,6 +26,7 @@ const COMMAND_TIMEOUT = ms("PERSONA_MIND_COMMAND_TIMEOUT_MS", 600_000);
 const RESTART_BASE = ms("PERSONA_MIND_RESTART_BASE_MS", 500);
 const MAX_RESTARTS = ms("PERSONA_MIND_MAX_RESTARTS", 5);
 const SECTION = "persona-mind";
+const DISPLAY_ENTRY = "persona-mind-display";
 const RELOAD_COMMAND = "persona-mind-reload";
 
 function log(text: string): void {
@@ -46,6 +47,55 @@ function textOf(message: any): string {
   if (typeof c === "string") return c;
   if (Array.isArray(c)) return c.filter((p) => p?.type === "text").map((p) => String(p.text ?? "")).join("");
   return "";
+}
+
+// Display cards are rendered without pi-tui imports: a Component is any object with
+// render(width) -> lines and invalidate(). Pi's TUI stops on a line wider than the terminal,
+// so text is sanitized (no control/ANSI characters, tabs as spaces) and clipped with a width
+// estimate that never undercounts (every code point >= U+1100 counts as two columns).
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]/g;
+const ANSI = /\u001b\[[0-9;?]*[ -\/]*[@-~]|\u001b\][^\u0007]*(\u0007|\u001b\\)/g;
+
+export function sanitize(text: string): string {
+  return String(text).replace(ANSI, "").replace(/\t/g, "  ").replace(/\r/g, "").replace(CONTROL, "");
+}
+
+const columns = (ch: string) => ((ch.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1);
+
+export function clip(line: string, width: number): string {
+  const chars = [...line];
+  let total = 0;
+  for (const ch of chars) total += columns(ch);
+  if (total <= width) return line;
+  let used = 0;
+  let out = "";
+  for (const ch of chars) {
+    if (used + columns(ch) > width - 1) break;
+    used += columns(ch);
+    out += ch;
+  }
+  return width >= 1 ? out + "…" : "";
+}
+
+function displayCard(data: any, expanded: boolean, theme: any) {
+  const title = sanitize(String(data?.title ?? data?.kind ?? "persona-mind"));
+  const body = sanitize(String(data?.body ?? "")).split("\n");
+  const shown = expanded ? body : body.slice(0, 3);
+  const more = !expanded && body.length > 3 ? [`… ${body.length - 3} more lines (expand to see all)`] : [];
+  const style = (name: string, text: string) => {
+    try {
+      return name === "bold" ? theme.bold(text) : theme.fg(name, text);
+    } catch {
+      return text;
+    }
+  };
+  return {
+    render(width: number): string[] {
+      const w = Math.max(1, Math.floor(width) - 1);
+      return [style("bold", clip(title, w)), ...shown.map((l) => clip(l, w)), ...more.map((l) => style("dim", clip(l, w)))];
+    },
+    invalidate(): void {},
+  };
 }
 
 function modelName(model: any): string | null {
@@ -181,8 +231,11 @@ export default function personaMind(pi: ExtensionAPI): void {
         ctx?.ui.setStatus(String(params.key), params.text ?? undefined);
         return null;
       case "display": {
+        // Display-only: a custom entry (never sent to the model) rendered as a card in the
+        // TUI; other modes get a notice (RPC clients also see the entry_appended event).
         const m = params.message ?? {};
-        notify(`${m.title ?? m.kind ?? "persona-mind"}\n${m.body ?? ""}`.trim(), "info");
+        if (ctx?.hasUI) pi.appendEntry(DISPLAY_ENTRY, { kind: m.kind, title: m.title, body: m.body, details: m.details ?? null });
+        if ((ctx as any)?.mode !== "tui") notify(`${m.title ?? m.kind ?? "persona-mind"}\n${m.body ?? ""}`.trim(), "info");
         return null;
       }
       case "reload":
@@ -282,6 +335,12 @@ export default function personaMind(pi: ExtensionAPI): void {
   const forward = (event: Record<string, unknown>) => {
     if (state === "ready") side?.notify("event", { event });
   };
+
+  if (typeof (pi as any).registerEntryRenderer === "function") {
+    (pi as any).registerEntryRenderer(DISPLAY_ENTRY, (entry: any, options: any, theme: any) =>
+      displayCard(entry?.data, Boolean(options?.expanded), theme),
+    );
+  }
 
   pi.registerCommand(RELOAD_COMMAND, {
     description: "Reload the session for persona-mind (used after a team switch or rollback)",

@@ -149,6 +149,7 @@ class StubRuntime:
         await self.host.append_entry("stub-note", note)
         self.notes.append(note)
         await self.host.set_status("stub", f"notes={len(self.notes)}")
-        await self.host.display(DisplayMessage(kind="stub", title="Note", body=call.args))
+        body = f"card body: {call.args}\nsecond line\tafter a tab \x1b[31mno colour\x1b[0m"
+        await self.host.display(DisplayMessage(kind="stub", title="Stub card", body=body))
         await self.host.notify(f"noted: {call.args}")
         return CommandResult(text=f"saved note {call.args!r}")

@@ -80,6 +80,9 @@ def test_tui_shows_the_extension_loaded_and_runs_its_command(pienv: PiEnv, tmux:
     subprocess.run([*tmux, "send-keys", "-t", "pi", "Enter"], check=True)
     screen = _wait_screen(tmux, "saved note 'from tui'")
     assert "notes=1" in screen  # the runtime's set_status reached the footer
+    screen = _wait_screen(tmux, "card body: from tui")  # display(): a card, not a message
+    assert "Stub card" in screen
+    assert "second line  after a tab no colour" in screen  # sanitized: no tab, no ANSI
     subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline and not pienv.stub_records("exit"):
@@ -90,3 +93,43 @@ def test_tui_shows_the_extension_loaded_and_runs_its_command(pienv: PiEnv, tmux:
     start = pienv.stub_records("event")[0]["value"]
     assert start["has_ui"] is True
     assert [c["value"]["args"] for c in pienv.stub_records("command")] == ["from tui"]
+
+
+def test_tui_card_with_wide_text_in_a_narrow_terminal_does_not_break_pi(
+    pienv: PiEnv, tmux: list[str]
+) -> None:
+    """Pi's TUI stops on a line wider than the terminal: cards must clip (M-UI-1)."""
+    env = {**pienv.env, "TERM": "xterm-256color", "HOME": str(pienv.root), "LANG": "C.UTF-8"}
+    assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+    command = f"exec env -i {assignments} {shlex.join(pienv.argv())}"
+    subprocess.run(
+        [
+            *tmux,
+            "new-session",
+            "-d",
+            "-s",
+            "pi",
+            "-x",
+            "44",
+            "-y",
+            "30",
+            "-c",
+            str(pienv.cwd),
+            command,
+        ],
+        check=True,
+    )
+    _wait_screen(tmux, "persona-mind ready")
+    wide = "記憶" * 40 + " end"
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "-l", f"/stub-note {wide}"], check=True)
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "Enter"], check=True)
+    screen = _wait_screen(tmux, "Stub card")
+    assert "card body: 記憶" in screen
+    assert "…" in screen  # clipped, not wrapped past the edge
+    time.sleep(0.05)
+    assert "exceeds terminal width" not in _screen(tmux)
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and not pienv.stub_records("exit"):
+        time.sleep(0.05)
+    assert pienv.stub_records("exit"), "Pi shut down normally (it did not crash on the card)"
