@@ -128,7 +128,7 @@ async def test_chat_plan_needs_a_user_message_before_confirmation(host: SimHost)
 async def test_consult_runs_a_leaf_child_with_the_consultant_prompt(
     host: SimHost, model: ScriptedModel
 ) -> None:
-    """P-CONSULT: the active persona consults a teammate; the child gets its prompt, no memory tools."""
+    """P-CONSULT: the active persona consults a peer; its child gets that prompt, no memory."""
     await bind_team(host)
     await host.command("/persona use architect")
     model.on(persona="security-reviewer", reply="Rotate the token; scope it to read-only.")
@@ -167,8 +167,10 @@ async def test_roundtable_presents_the_full_synthesis(host: SimHost, model: Scri
     assert "## Decision" in result.text
     assert host.displayed[-1].kind == "persona-roundtable"
     phases = [c.kind for c in model.calls]
-    assert phases.count("round1") == 2 and phases.count("round2") == 2
-    assert phases[0] == "select" and phases[-1] == "synthesis"
+    assert phases.count("round1") == 2
+    assert phases.count("round2") == 2
+    assert phases[0] == "select"
+    assert phases[-1] == "synthesis"
     status = await host.command("/persona-roundtable status")
     assert "finished" in status.text
 
