@@ -29,6 +29,14 @@ def test_demo_runs_end_to_end_and_writes_a_trace(tmp_path: Path) -> None:
     assert "stale work dropped: 1" in out
     assert "3 legs in parallel" in out
     assert "no partial result was kept" in out
+    assert "confirm in the same turn: refused" in out  # P-CHAT-PLAN
+    assert "confirm after the user's reply: New sessions will start" in out
+    assert "capture before the model starts: persona-mind remembered" in out
+    assert "<persona-mind-memory>" in out
+    assert "Promoted to project" in out
+    assert "Scope the token to read-only" in out  # the consult child answered
+    assert "## Decision" in out  # the round-table synthesis, in full
+    assert "children left running: 0" in out
     assert "demo finished" in out
     events = read_trace(trace)
     assert any(e.ev == "drop" and e.reason == "stale-generation" for e in events)

@@ -14,10 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from persona_mind.actors import Actor, ActorRef, RestartPolicy, fan_out
+from persona_mind.clock import MonotonicClock
 from persona_mind.errors import ActorStopped, FanOutFailed
 from persona_mind.messages._base import Msg
 from persona_mind.messages.owner import OwnerChanged, Subscribe
 from persona_mind.runtime import Runtime
+from persona_mind.testing._fake_pi import fake_pi_command
 from persona_mind.testing._simhost import SimHost
 
 __all__ = ("run_demo",)
@@ -134,13 +136,28 @@ async def run_demo(agent_dir: Path, trace: Path | None, say: Say) -> int:
     (workspace / ".git").mkdir(exist_ok=True)
     say("== persona-mind demo (offline, simulated session) ==")
     say(f"agent dir: {agent_dir}")
-    async with SimHost(agent_dir=agent_dir, cwd=workspace, trace_path=trace) as host:
+    from persona_mind.runners._demo_product import (  # noqa: PLC0415
+        children_section,
+        fake_children_env,
+        memory_section,
+        persona_section,
+    )
+    from persona_mind.runners.child import PiBackend  # noqa: PLC0415
+
+    clock = MonotonicClock()
+    backend = PiBackend(fake_pi_command(), clock=clock, env=fake_children_env(agent_dir.parent))
+    async with SimHost(
+        agent_dir=agent_dir, cwd=workspace, trace_path=trace, clock=clock, child_backend=backend
+    ) as host:
         await host.start()
         owner = await host.runtime.owner()
         say(f"session {owner.session_id} started (generation {owner.generation})")
         await _supervision(host.runtime, say)
         await _generations(host, say)
         await _fanout(say)
+        await persona_section(host, say)
+        await memory_section(host, say)
+        await children_section(host, say)
         await host.shutdown()
     if trace is not None:
         say(f"\ntrace written to {trace}; view it with: persona-mind trace {trace} --mermaid")

@@ -1,0 +1,130 @@
+"""The demo's product sections: Persona, Mind, and child runs on the fake ``pi``.
+
+Children here are real processes (the fake ``pi`` shipped in ``persona_mind.testing``,
+speaking Pi's RPC protocol), so the demo exercises spawn, the protocol and teardown
+exactly as a real Pi child would, offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
+from persona_mind.testing._fake_pi import SCRIPT_ENV
+from persona_mind.testing._simhost import SimHost
+
+__all__ = ("children_section", "fake_children_env", "memory_section", "persona_section")
+
+Say = Callable[[str], object]
+
+
+def fake_children_env(workdir: Path) -> dict[str, str]:
+    """A fake-pi script for the demo's consult and round-table (written to ``workdir``)."""
+    picks = {
+        "specialists": [
+            {"name": "architect", "reason": "design the module boundary"},
+            {"name": "test-engineer", "reason": "say what proves the change works"},
+        ]
+    }
+    synthesis = "\n\n".join(
+        f"## {title}\nThe panel's {title.lower()}, moderated by the tech lead."
+        for title, _ in SECTIONS
+    )
+    script = {
+        "rules": [
+            {"prompt_contains": SELECT_MARKER, "reply": json.dumps(picks)},
+            {"prompt_contains": SYNTHESIS_MARKER, "reply": synthesis},
+            {"system_contains": "security", "reply": "Scope the token to read-only; rotate it."},
+        ],
+        "default": {"reply": "A considered position from this specialist."},
+    }
+    path = workdir / "fake-pi-script.json"
+    path.write_text(json.dumps(script), encoding="utf-8")
+    return {SCRIPT_ENV: str(path)}
+
+
+async def persona_section(host: SimHost, say: Say) -> None:
+    say("\n-- persona: install -> bind -> activate -> plan -> confirm --")
+    for line in (
+        "/persona pack install software-team",
+        "/persona team select software-team",
+        "/persona use architect",
+    ):
+        result = await host.command(line)
+        say(f"{line}\n   {result.text.splitlines()[0]}")
+    owner = await host.runtime.owner()
+    say(f"memory is now keyed by {owner.active_persona} (generation {owner.generation})")
+    plan = await host.call_tool(
+        "persona_pack", {"action": "default", "op": "set", "pack": "software-team"}
+    )
+    plan_id = (plan.details or {}).get("planId")
+    say(f"persona_pack default set -> plan {plan_id}: {plan.text.splitlines()[0]}")
+    early = await host.call_tool("persona_pack", {"action": "confirm", "planId": plan_id})
+    say(f"confirm in the same turn: refused ({early.text.splitlines()[0]})")
+    await host.turn("yes, make it the default")
+    done = await host.call_tool("persona_pack", {"action": "confirm", "planId": plan_id})
+    say(f"confirm after the user's reply: {done.text.splitlines()[0]}")
+
+
+async def memory_section(host: SimHost, say: Say) -> None:
+    say("\n-- mind: remember -> injection -> recall -> promotion --")
+    turn = await host.turn("remember that integration tests must run against a real database")
+    captured = [text for _, text in host.notifications if "remembered" in text]
+    say(f"capture before the model starts: {captured[-1] if captured else 'nothing'}")
+    saved = await host.call_tool(
+        "memory",
+        {
+            "action": "remember",
+            "kind": "convention",
+            "text": "Record boundary decisions as ADRs",
+            "tier": "stm",
+        },
+    )
+    say(f"memory remember (stm): {saved.text.splitlines()[0]}")
+    turn = await host.turn("how do we test and record the storage decision?")
+    block = turn.system_prompt[turn.system_prompt.find("<persona-mind-memory>") :]
+    say("injected into the next system prompt:\n   " + "\n   ".join(block.splitlines()[:8]))
+    recall = await host.call_tool("memory", {"action": "recall", "query": "ADR decision"})
+    say("recall:\n   " + "\n   ".join(recall.text.splitlines()[:3]))
+    fact_id = (saved.details or {}).get("id")
+    promoted = await host.call_tool("memory", {"action": "promote", "id": fact_id})
+    say(
+        "promote the STM fact to project memory:\n   "
+        + "\n   ".join(promoted.text.splitlines()[:2])
+    )
+    files = sorted(
+        p.relative_to(host.agent_dir) for p in (host.agent_dir / "persona-mind").rglob("*.json")
+    )
+    say("durable files: " + ", ".join(str(f) for f in files))
+
+
+async def children_section(host: SimHost, say: Say) -> None:
+    say("\n-- children on the fake pi (real processes): consult and round-table --")
+    consult = await host.call_tool(
+        "persona_consult",
+        {"consultant": "security-reviewer", "question": "Is the deploy token safe?"},
+    )
+    say("persona_consult security-reviewer:\n   " + "\n   ".join(consult.text.splitlines()[:4]))
+    result = await host.command("/persona-roundtable Should the store move to SQLite?")
+    say("/persona-roundtable synthesis (in full):\n   " + "\n   ".join(result.text.splitlines()))
+    status = await host.command("/persona-roundtable status")
+    say("progress view:\n   " + "\n   ".join(status.text.splitlines()[:8]))
+    say(f"children left running: {_children_alive()}")
+
+
+def _children_alive() -> int:
+    """Processes whose command line is the fake pi (0 after every run: no orphans)."""
+    marker = "_fake_pi"
+    count = 0
+    for entry in Path("/proc").iterdir() if Path("/proc").exists() else ():
+        if not entry.name.isdigit() or entry.name == str(os.getpid()):
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        count += marker.encode() in cmdline
+    return count
