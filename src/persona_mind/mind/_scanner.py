@@ -40,7 +40,8 @@ _SECRET_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         "credential-assignment",
         re.compile(
             r"\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|"
-            r"client[_-]?secret)\s*[:=]\s*['\"]?[^\s'\"]{6,}"
+            r"client[_-]?secret)\s*[:=]\s*['\"]?"
+            r"(?:(?=[^\s'\"]*[0-9!@#$%^&*_+=/])[^\s'\"]{6,}|[^\s'\"]{12,})"
         ),
     ),
     ("bearer-token", re.compile(r"\bbearer [0-9a-z_\-\.=]{20,}")),
@@ -50,8 +51,11 @@ _INJECTION_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "ignore-instructions",
         re.compile(
-            r"\b(?:ignore|disregard|forget|override|bypass)\b(?: \w+){0,3} "
-            r"(?:instructions|rules|prompts?|guidelines|directives|system prompt)\b"
+            r"\b(?:ignore|disregard|override|bypass|forget)\b (?:all |any |the |your |my |of "
+            r"|these |those )*(?:previous|prior|above|earlier|preceding|system|original|safety)"
+            r" (?:instructions|rules|prompts?|guidelines|directives|messages)\b"
+            r"|\b(?:ignore|disregard)\b (?:all |any )?(?:your |the )?(?:instructions|system "
+            r"prompt)\b"
         ),
     ),
     ("new-instructions", re.compile(r"\b(?:new|updated|real) (?:system )?instructions ?:")),
