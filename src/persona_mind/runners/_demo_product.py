@@ -116,15 +116,17 @@ async def children_section(host: SimHost, say: Say) -> None:
 
 
 def _children_alive() -> int:
-    """Processes whose command line is the fake pi (0 after every run: no orphans)."""
-    marker = "_fake_pi"
+    """This process's child processes that are fake pi children (0 means no orphans)."""
+    me = str(os.getpid())
     count = 0
     for entry in Path("/proc").iterdir() if Path("/proc").exists() else ():
-        if not entry.name.isdigit() or entry.name == str(os.getpid()):
+        if not entry.name.isdigit():
             continue
         try:
+            stat = (entry / "stat").read_text()
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        count += marker.encode() in cmdline
+        parent = stat.rsplit(")", 1)[1].split()[1]  # field 4: ppid (after the comm field)
+        count += parent == me and b"_fake_pi" in cmdline
     return count
