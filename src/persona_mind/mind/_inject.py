@@ -201,46 +201,72 @@ def _ordered(indexes: Sequence[tuple[str, FactIndex]], prompt: str, want: int) -
     return out
 
 
-def _section(
-    budget: _Budget,
-    key: str,
-    heading: str,
-    candidates: Sequence[_Cand],
-    cap: int,
-    total: int,
-    byte_cap: int | None = None,
-) -> None:
-    """Admit whole lines while caps and budget allow (a line is never cut to fit)."""
-    start = budget.used
-    admitted = 0
-    head = f"## {heading}\n"
-    for label, ranked, index in candidates:
-        if admitted >= cap:
-            break
-        fact = ranked.fact
-        if not index.is_safe(fact):
+@dataclass(slots=True)
+class _Section:
+    """One block section being filled: its ranked candidates, cap and what was admitted."""
+
+    key: str
+    heading: str
+    cands: Sequence[_Cand]
+    cap: int
+    total: int
+    byte_cap: int | None = None
+    pos: int = 0
+    used: int = 0
+    lines: list[str] = field(default_factory=list)
+    items: list[PlannedItem] = field(default_factory=list)
+
+
+def _line(label: str, fact: Fact) -> tuple[str, bool]:
+    excerpt, clipped = _excerpt(fact.text)
+    tag = f"{label} {fact.id}" if label.startswith("backlog") else f"{label} {fact.kind} {fact.id}"
+    return f"- [{tag}] {excerpt}\n", clipped
+
+
+def _admit_next(budget: _Budget, sec: _Section) -> bool:
+    """Admit this section's next candidate that is safe and fits whole; False if none."""
+    head = _nbytes(f"## {sec.heading}\n")
+    while sec.pos < len(sec.cands) and len(sec.items) < sec.cap:
+        label, ranked, index = sec.cands[sec.pos]
+        sec.pos += 1
+        if not index.is_safe(ranked.fact):
             budget.unsafe += 1
             continue
-        excerpt, clipped = _excerpt(fact.text)
-        tag = (
-            f"{label} {fact.id}"
-            if label.startswith("backlog")
-            else f"{label} {fact.kind} {fact.id}"
-        )
-        line = f"- [{tag}] {excerpt}\n"
-        cost = _nbytes(line) + (_nbytes(head) if admitted == 0 else 0)
-        if budget.used + cost > budget.limit or (
-            byte_cap is not None and budget.used + cost - start > byte_cap
-        ):
+        line, clipped = _line(label, ranked.fact)
+        cost = _nbytes(line) + (head if not sec.items else 0)
+        if budget.used + cost > budget.limit:
             continue
-        if admitted == 0:
-            budget.lines.append(head)
-        budget.lines.append(line)
+        if sec.byte_cap is not None and sec.used + cost > sec.byte_cap:
+            continue
         budget.used += cost
-        budget.items.append(PlannedItem(key, ranked))
+        sec.used += cost
+        sec.lines.append(line)
+        sec.items.append(PlannedItem(sec.key, ranked))
         budget.clipped += int(clipped)
-        admitted += 1
-    budget.omitted[key] = budget.omitted.get(key, 0) + max(0, total - admitted)
+        return True
+    return False
+
+
+def _allocate(budget: _Budget, sections: Sequence[_Section]) -> None:
+    """Round-robin over sections, one admitted line each per round, in rank order.
+
+    Why round-robin: the budget is shared, and filling sections one after another would let
+    long persona memories starve the project, STM and backlog sections.  Within a section
+    rank order is kept; a line that does not fit whole is skipped, never cut.
+    """
+    progressed = True
+    while progressed:
+        progressed = False
+        for sec in sections:
+            progressed = _admit_next(budget, sec) or progressed
+    for sec in sections:
+        if sec.items:
+            budget.lines.append(f"## {sec.heading}\n")
+            budget.lines += sec.lines
+            budget.items += sec.items
+        budget.omitted[sec.key] = budget.omitted.get(sec.key, 0) + max(
+            0, sec.total - len(sec.items)
+        )
 
 
 def _notice(omitted: Mapping[str, int], clipped: int, unsafe: int) -> str:
@@ -265,6 +291,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
     caps = data.caps
     limit = data.total_tokens * 3 - _nbytes(_OPEN) - _nbytes(_CLOSE) - _NOTICE_RESERVE
     budget = _Budget(used=0, limit=limit)
+    sections: list[_Section] = []
     if not data.lean and data.notes:
         notes = [
             Fact(
@@ -277,31 +304,26 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             for n in data.notes
         ]
         cands = _ordered([("note", FactIndex.build(notes))], data.prompt, len(notes))
-        _section(
-            budget,
-            "notes",
-            "Session notes",
-            cands,
-            len(notes),
-            len(notes),
-            byte_cap=NOTES_TOKENS * 3,
+        sections.append(
+            _Section("notes", "Session notes", cands, len(notes), len(notes), NOTES_TOKENS * 3)
         )
     ltm_tiers: tuple[Tier, ...] = ("persona", "shared")
     present = [(str(t), i) for t in ltm_tiers if (i := data.indexes.get(t)) is not None]
     ltm_total = sum(len(i) for _, i in present)
     ltm = _ordered(present, data.prompt, caps["ltm"] + 4)
-    _section(budget, "ltm", "Persona and shared memory", ltm, caps["ltm"], ltm_total)
+    if present:
+        sections.append(_Section("ltm", "Persona and shared memory", ltm, caps["ltm"], ltm_total))
     if not data.lean:
-        sections: tuple[tuple[Tier, str, str], ...] = (
+        tiers: tuple[tuple[Tier, str, str], ...] = (
             ("project", "project", "Project memory"),
             ("stm", "stm", "Working memory (STM, expires)"),
         )
-        for tier, key, heading in sections:
+        for tier, key, heading in tiers:
             index = data.indexes.get(tier)
             if index is None:
                 continue
             cands = _ordered([(tier, index)], data.prompt, caps[key] + 4)
-            _section(budget, key, heading, cands, caps[key], len(index))
+            sections.append(_Section(key, heading, cands, caps[key], len(index)))
         items = [b for b in data.backlog if b.live(data.now)]
         if items:
             pseudo = [
@@ -318,9 +340,10 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             status = {b.id: b.status for b in items}
             bindex = FactIndex.build(pseudo)
             cands = [(f"backlog {status[r.fact.id]}", r, bindex) for r in bindex.rank(data.prompt)]
-            _section(
-                budget, "backlog", "Deferred work (backlog)", cands, caps["backlog"], len(items)
+            sections.append(
+                _Section("backlog", "Deferred work (backlog)", cands, caps["backlog"], len(items))
             )
+    _allocate(budget, sections)
     notice = _notice(budget.omitted, budget.clipped, budget.unsafe)
     if not budget.items and not notice:
         return InjectionPlan("", 0, (), budget.omitted, 0, 0)
