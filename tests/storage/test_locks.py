@@ -8,7 +8,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import msgspec
@@ -183,3 +183,53 @@ def test_m_store_16_independent_locks_never_nest(tmp_path: Path, independent: st
         FileLock(FS, tmp_path / "s.lock", "store").acquire()
     with locked(FS, tmp_path / "s.lock", "store"), pytest.raises(LockOrderError):
         FileLock(FS, tmp_path / "i.lock", independent).acquire()  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("recheck", [True, False], ids=["recheck", "negative-control"])
+def test_f5d_deleted_lock_file_never_splits_the_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recheck: bool
+) -> None:
+    """F5(d), portalocker#115: a holder that deletes the lock file must not split it."""
+    path = tmp_path / ".s.lock"
+    inside = [0]
+    overlaps = [0]
+    rounds = 150
+    stop = threading.Event()
+    if not recheck:
+        monkeypatch.setattr(OsFileSystem, "same_file", lambda self, fd, p: True)
+
+    def contender() -> None:
+        for _ in range(rounds):
+            with FileLock(OsFileSystem(), path, "store", timeout=10.0):
+                inside[0] += 1
+                if inside[0] > 1:
+                    overlaps[0] += 1
+                stop.wait(0.0002)
+                inside[0] -= 1
+
+    def cleaner() -> None:
+        # like portalocker's TemporaryFileLock.release: unlink the file while holding it,
+        # which strands waiters on the old inode unless they re-check after acquiring
+        while not stop.is_set():
+            with FileLock(OsFileSystem(), path, "store", timeout=10.0):
+                inside[0] += 1
+                if inside[0] > 1:
+                    overlaps[0] += 1
+                inside[0] -= 1
+                with suppress(FileNotFoundError):  # the last step before its unlock
+                    path.unlink()
+            stop.wait(0.0003)
+
+    threads = [threading.Thread(target=contender) for _ in range(3)]
+    janitor = threading.Thread(target=cleaner)
+    janitor.start()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    stop.set()
+    janitor.join(timeout=10)
+    if recheck:
+        assert overlaps[0] == 0
+    else:  # without the inode re-check the same schedule does split the lock
+        assert overlaps[0] > 0

@@ -107,6 +107,10 @@ class FileSystem(Protocol):
         """Read a lock file's owner record (advisory locks do not block readers)."""
         ...
 
+    def same_file(self, fd: int, path: Path) -> bool:
+        """Whether ``fd`` is still the file named ``path`` (not deleted or replaced)."""
+        ...
+
 
 class OsFileSystem:
     """The real file system."""
@@ -225,6 +229,14 @@ class OsFileSystem:
             written = os.pwrite(fd, view, offset)
             view = view[written:]
             offset += written
+
+    def same_file(self, fd: int, path: Path) -> bool:
+        try:
+            named = os.stat(path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(fd)
+        return (held.st_ino, held.st_dev) == (named.st_ino, named.st_dev)
 
     def read_record(self, path: Path, cap: int) -> bytes:
         fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY)

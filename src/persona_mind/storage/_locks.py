@@ -160,14 +160,24 @@ class FileLock:
     def acquire(self) -> None:
         """Take the lock within ``timeout`` or raise :class:`LockTimeout` naming the holder."""
         _check_order(self.domain, self.path)
-        fd = self._fs.open_lock(self.path)
-        try:
-            got = self._fs.try_lock(fd) or self._wait(fd)
-        except BaseException:
+        deadline = time.monotonic() + self.timeout
+        while True:
+            fd = self._fs.open_lock(self.path)
+            try:
+                remaining = max(0.0, deadline - time.monotonic())
+                got = self._fs.try_lock(fd) or self._wait(fd, remaining)
+            except BaseException:
+                self._fs.close(fd)
+                raise
+            if not got:  # the abandoned helper owns fd now and closes it
+                raise LockTimeout(self.path, self.timeout, describe_holder(self._fs, self.path))
+            if self._fs.same_file(fd, self.path):
+                break
+            # someone deleted or replaced the lock file while we waited (portalocker#115):
+            # a lock on an orphaned inode excludes nobody, so take the one at the path
+            with contextlib.suppress(OSError):
+                self._fs.unlock(fd)
             self._fs.close(fd)
-            raise
-        if not got:  # the abandoned helper owns fd now and closes it
-            raise LockTimeout(self.path, self.timeout, describe_holder(self._fs, self.path))
         self._fd = fd
         record = LockOwner(
             pid=os.getpid(),
@@ -184,7 +194,7 @@ class FileLock:
         stack.append((self.domain, self.path))
         _held.stack = stack
 
-    def _wait(self, fd: int) -> bool:
+    def _wait(self, fd: int, timeout: float) -> bool:
         token: queue.SimpleQueue[bool] = queue.SimpleQueue()
         token.put(item=True)
         done = threading.Event()
@@ -206,7 +216,7 @@ class FileLock:
             done.set()
 
         threading.Thread(target=helper, name=f"lockwait:{self.path.name}", daemon=True).start()
-        if not done.wait(self.timeout):
+        if not done.wait(timeout):
             try:
                 token.get_nowait()
             except queue.Empty:  # the helper won the race: it holds the lock for us

@@ -326,6 +326,10 @@ class FaultyFileSystem:
         self._step("read_record")
         return self.inner.read_record(path, cap)
 
+    def same_file(self, fd: int, path: Path) -> bool:
+        self._step("same_file")
+        return self.inner.same_file(fd, path)
+
 
 def _is_reg(mode: int) -> bool:
     return stat.S_ISREG(mode)
