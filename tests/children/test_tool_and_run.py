@@ -112,3 +112,24 @@ async def test_cancelling_run_roundtable_stops_the_children() -> None:
             await task
         assert await runner.ask(ListChildren()) == ()
     assert sorted(model.cancelled) == ["c-round1-architect", "c-round1-critic"]
+
+
+@pytest.mark.asyncio
+async def test_a_generation_change_cancels_a_running_roundtable() -> None:
+    """A round-table admitted under generation 1 is stopped when the Owner moves to 2."""
+    from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415
+    from persona_mind.runners.child import RoundtableFailed  # noqa: PLC0415
+
+    clock = ManualClock()
+    model = scripted(clock, delay=100.0)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        task = asyncio.ensure_future(
+            run_roundtable(system, runner, TEAM, "Q?", "m", run_id="g", generation=1)
+        )
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert await runner.ask(RunnerGeneration(generation=2)) == 2
+        with pytest.raises(RoundtableFailed, match="stale generation"):
+            await task
+    assert not any(c.kind == "synthesis" for c in model.calls)

@@ -248,15 +248,17 @@ async def run_child(
     *,
     progress_to: ActorRef[Any] | None = None,
     cancel_wait: float = 15.0,
+    generation: int | None = None,
 ) -> ChildReply:
     """Run one child through ``runner`` and wait for its answer.
 
     Cancelling the caller tells the runner to stop the child and then waits (bounded by
     ``cancel_wait`` real seconds) until the runner reports it gone, so a cancelled phase
-    never outlives its processes.
+    never outlives its processes. ``generation`` binds the child to an Owner generation
+    (see :class:`~persona_mind.messages.runner.RunnerGeneration`).
     """
     fut: asyncio.Future[ChildReply] = await runner.ask(
-        RunChild(request=request, progress_to=progress_to)
+        RunChild(request=request, progress_to=progress_to, generation=generation)
     )
     try:
         return await asyncio.shield(fut)

@@ -87,6 +87,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         reply_to: ActorRef[Any] | None = None,
         cwd: str | None = None,
         on_change: Callable[[RoundtableProgress], None] | None = None,
+        generation: int | None = None,
     ) -> None:
         self.runner = runner
         self.team = team
@@ -99,6 +100,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         self.reply_to = reply_to
         self.cwd = cwd
         self.on_change = on_change
+        self.admitted_generation = generation
         lead = team.lead
         self.tracker = RoundtableTracker(query, lead.name if lead else "(no lead)", 0.0)
         self.result: asyncio.Future[RoundtableResult] | None = None
@@ -184,7 +186,10 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
     async def _child(self, kind: ChildKind, persona: ChildPersona, prompt: str) -> ChildReply:
         try:
             reply = await run_child(
-                self.runner, self._request(kind, persona, prompt), progress_to=self.ref
+                self.runner,
+                self._request(kind, persona, prompt),
+                progress_to=self.ref,
+                generation=self.admitted_generation,
             )
         except Exception:
             self.ref.tell_if_alive(RoundtableStep(kind="child", persona=persona.name, ok=False))

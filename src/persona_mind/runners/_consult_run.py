@@ -43,6 +43,7 @@ async def consult(
     deadline: float = CONSULT_DEADLINE,
     cwd: str | None = None,
     request_id: str | None = None,
+    generation: int | None = None,
 ) -> ConsultResult:
     """One consult. Refusals (``ConsultRefused``) are raised before any child starts."""
     asking, target = resolve_consultant(
@@ -59,7 +60,7 @@ async def consult(
         deadline=deadline,
         cwd=cwd,
     )
-    reply = await run_child(runner, request)
+    reply = await run_child(runner, request, generation=generation)
     return consult_result(asking, question, reply, target)
 
 

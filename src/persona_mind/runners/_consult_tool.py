@@ -59,6 +59,7 @@ async def handle_consult_tool(
     injection: str = "",
     deadline: float = CONSULT_DEADLINE,
     cwd: str | None = None,
+    generation: int | None = None,
 ) -> ToolResult:
     """Run one ``persona_consult`` call; refusals and failures become error results."""
     try:
@@ -80,6 +81,7 @@ async def handle_consult_tool(
             injection=injection,
             deadline=deadline,
             cwd=cwd,
+            generation=generation,
         )
     except ChildError as exc:
         return ToolResult(text=f"persona_consult: {exc}", is_error=True)

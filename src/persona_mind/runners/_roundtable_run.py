@@ -54,6 +54,7 @@ async def run_roundtable(
     phase_deadline: float = PHASE_DEADLINE,
     cwd: str | None = None,
     run_id: str | None = None,
+    generation: int | None = None,
 ) -> RoundtableResult:
     """One round-table on ``team`` with children on ``runner``; see the module docstring."""
     rid = run_id or f"rt{next(_runs)}"
@@ -75,6 +76,7 @@ async def run_roundtable(
             phase_deadline=phase_deadline,
             cwd=cwd,
             on_change=changed,
+            generation=generation,
         ),
         name=f"roundtable-{rid}",
     )
