@@ -171,12 +171,15 @@ class FileLock:
                 raise
             if not got:  # the abandoned helper owns fd now and closes it
                 raise LockTimeout(self.path, self.timeout, describe_holder(self._fs, self.path))
-            if self._fs.same_file(fd, self.path):
+            try:
+                current = self._fs.same_file(fd, self.path)
+            except BaseException:
+                self._fs.close(fd)  # closing releases the kernel lock
+                raise
+            if current:
                 break
             # someone deleted or replaced the lock file while we waited (portalocker#115):
             # a lock on an orphaned inode excludes nobody, so take the one at the path
-            with contextlib.suppress(OSError):
-                self._fs.unlock(fd)
             self._fs.close(fd)
         self._fd = fd
         record = LockOwner(
