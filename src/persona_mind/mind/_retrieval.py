@@ -33,8 +33,6 @@ __all__ = (
 BM25_K1 = 1.2
 BM25_B = 0.75
 PRIORITY_KINDS = frozenset({"objective", "invariant"})
-TIE_SLACK = 4
-"""Extra candidates kept by the score heap so recency can break ties at the cut."""
 TAG_WEIGHT = 2
 """A tag token counts as this many text occurrences: tags are the author's own labels."""
 
@@ -81,9 +79,34 @@ TokenCache = dict[str, tuple[str, tuple[str, ...], tuple[tuple[str, int], ...]]]
 """Per-fact token counts kept across index rebuilds (keyed by fact id)."""
 
 
+def _tokens(fact: Fact, cache: TokenCache | None) -> tuple[tuple[str, int], ...]:
+    hit = cache.get(fact.id) if cache is not None else None
+    if hit is not None and hit[0] == fact.text and hit[1] == fact.tags:
+        return hit[2]
+    counts = Counter(lexical_tokens(fact.text))
+    for tag in fact.tags:
+        for tok in lexical_tokens(tag):
+            counts[tok] += TAG_WEIGHT
+    items = tuple(counts.items())
+    if cache is not None:
+        cache[fact.id] = (fact.text, fact.tags, items)
+    return items
+
+
+MAX_INCREMENTAL = 64
+"""Above this many changed rows an update rebuilds the index from scratch."""
+
+
 @dataclass(slots=True, eq=False)
 class FactIndex:
-    """An inverted index over a snapshot's *live* facts (build once, rank many prompts)."""
+    """An inverted index over a snapshot's *live* facts (build once, rank many prompts).
+
+    Documents live in slots; an incremental :meth:`updated` appends changed rows to new
+    slots and drops the old slots from the postings, so a write costs O(changed rows +
+    touched tokens) plus O(n) bookkeeping instead of re-tokenising the store.  Rankings never
+    depend on slot order (ties are broken by recency and id), so an updated index ranks
+    exactly like a fresh build of the same rows.
+    """
 
     facts: list[Fact]
     postings: dict[str, list[tuple[int, int]]]
@@ -93,6 +116,9 @@ class FactIndex:
     priority: list[int]
     norms: list[float] = field(default_factory=list)
     priority_set: frozenset[int] = frozenset()
+    slot_of: dict[str, int] = field(default_factory=dict)
+    tokens: list[tuple[tuple[str, int], ...]] = field(default_factory=list)
+    dead: int = 0
     _idf: dict[str, float] = field(default_factory=dict)
     _safe: dict[str, bool] = field(default_factory=dict)
     _weighted: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
@@ -106,41 +132,106 @@ class FactIndex:
     ) -> FactIndex:
         """Index ``facts`` (only live ones when ``now`` is given).
 
-        ``cache`` (fact id → (text, tags, token counts)) lets a rebuild after one write
-        re-tokenise only the rows that changed; it is updated in place.
+        ``cache`` (fact id → (text, tags, token counts)) lets a rebuild re-tokenise only the
+        rows that changed; it is updated in place.
         """
         docs = [f for f in facts if now is None or f.live(now)]
         postings: dict[str, list[tuple[int, int]]] = {}
         lengths: list[int] = []
+        tokens: list[tuple[tuple[str, int], ...]] = []
         for i, fact in enumerate(docs):
-            hit = cache.get(fact.id) if cache is not None else None
-            if hit is not None and hit[0] == fact.text and hit[1] == fact.tags:
-                items = hit[2]
-            else:
-                counts = Counter(lexical_tokens(fact.text))
-                for tag in fact.tags:
-                    for tok in lexical_tokens(tag):
-                        counts[tok] += TAG_WEIGHT
-                items = tuple(counts.items())
-                if cache is not None:
-                    cache[fact.id] = (fact.text, fact.tags, items)
+            items = _tokens(fact, cache)
+            tokens.append(items)
             lengths.append(sum(tf for _, tf in items))
             for tok, tf in items:
                 postings.setdefault(tok, []).append((i, tf))
-        avgdl = (sum(lengths) / len(lengths)) if lengths else 1.0
-        order = sorted(range(len(docs)), key=lambda i: (-docs[i].lastSeenAt, docs[i].id))
-        prio = [i for i in order if docs[i].kind in PRIORITY_KINDS]
-        avg = avgdl or 1.0
-        norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / avg) for n in lengths]
-        return cls(docs, postings, lengths, avg, order, prio, norms, frozenset(prio))
+        index = cls(docs, postings, lengths, 1.0, [], [], tokens=tokens)
+        index.slot_of = {f.id: i for i, f in enumerate(docs)}
+        index._finish(cache_safe=None)
+        return index
+
+    def _finish(self, cache_safe: dict[str, bool] | None) -> None:
+        """Recompute what depends on the whole live set: avgdl, norms, recency, priority."""
+        live = self.slot_of
+        total = sum(self.lengths[s] for s in live.values())
+        self.avgdl = (total / len(live)) if live else 1.0
+        avg = self.avgdl or 1.0
+        self.norms = [BM25_K1 * (1 - BM25_B + BM25_B * n / avg) for n in self.lengths]
+        facts = self.facts
+        self.by_recency = sorted(live.values(), key=lambda i: (-facts[i].lastSeenAt, facts[i].id))
+        self.priority = [i for i in self.by_recency if facts[i].kind in PRIORITY_KINDS]
+        self.priority_set = frozenset(self.priority)
+        self._idf = {}
+        self._weighted = {}
+        self._safe = dict(cache_safe) if cache_safe is not None else {}
+
+    def updated(
+        self,
+        rows: tuple[Fact, ...] | list[Fact],
+        now: float | None = None,
+        cache: TokenCache | None = None,
+    ) -> FactIndex | None:
+        """This index brought up to ``rows`` incrementally, or ``None`` if a rebuild is better."""
+        new_live = {f.id: f for f in rows if now is None or f.live(now)}
+        removed = [
+            i
+            for fid, i in self.slot_of.items()
+            if fid not in new_live or new_live[fid] != self.facts[i]
+        ]
+        added = [
+            f
+            for fid, f in new_live.items()
+            if fid not in self.slot_of or self.facts[self.slot_of[fid]] != f
+        ]
+        if len(removed) + len(added) > MAX_INCREMENTAL or self.dead + len(removed) > len(new_live):
+            return None
+        facts = list(self.facts)
+        lengths = list(self.lengths)
+        tokens = list(self.tokens)
+        slot_of = dict(self.slot_of)
+        postings = dict(self.postings)
+        copied: set[str] = set()
+
+        def own(tok: str) -> list[tuple[int, int]]:
+            if tok not in copied:
+                postings[tok] = list(postings.get(tok, ()))
+                copied.add(tok)
+            return postings[tok]
+
+        gone = set(removed)
+        for slot in removed:
+            del slot_of[facts[slot].id]
+            for tok, _ in tokens[slot]:
+                kept = [p for p in own(tok) if p[0] != slot]
+                if kept:
+                    postings[tok] = kept
+                else:
+                    del postings[tok]
+                    copied.discard(tok)
+        for fact in added:
+            slot = len(facts)
+            items = _tokens(fact, cache)
+            facts.append(fact)
+            tokens.append(items)
+            lengths.append(sum(tf for _, tf in items))
+            slot_of[fact.id] = slot
+            for tok, tf in items:
+                own(tok).append((slot, tf))
+        index = FactIndex(
+            facts, postings, lengths, 1.0, [], [], tokens=tokens, dead=self.dead + len(gone)
+        )
+        index.slot_of = slot_of
+        changed = {facts[s].id for s in removed}
+        index._finish({k: v for k, v in self._safe.items() if k not in changed})
+        return index
 
     def __len__(self) -> int:
-        return len(self.facts)
+        return len(self.slot_of)
 
     def idf(self, token: str) -> float:
         cached = self._idf.get(token)
         if cached is None:
-            n = len(self.facts)
+            n = len(self.slot_of)
             df = len(self.postings.get(token, ()))
             cached = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
             self._idf[token] = cached
@@ -202,10 +293,16 @@ class FactIndex:
         if limit is None:
             matched = sorted(scored, key=key)
         else:
-            # a C-level heap on the score alone, with slack for ties at the boundary, then the
-            # full (score, recency, id) order on that small set
-            top = heapq.nlargest(limit + TIE_SLACK, scored.items(), key=itemgetter(1))
-            matched = sorted((d for d, _ in top), key=key)[:limit]
+            # a C-level heap on the score alone, then every document tied with the cut-off
+            # score, then the full (score, recency, id) order on that small set: exact, and
+            # independent of slot order
+            top = heapq.nlargest(limit, scored.items(), key=itemgetter(1))
+            if top:
+                cut = top[-1][1]
+                pool = {d for d, _ in top} | {d for d, sc in scored.items() if sc == cut}
+            else:
+                pool = set()
+            matched = sorted(pool, key=key)[:limit]
         qtokens = frozenset(lexical_tokens(query))
         out = [self.ranked(d, qtokens, scored) for d in matched]
         if limit is not None and len(out) >= limit:

@@ -346,13 +346,15 @@ class MemoryService:
             return cached[2]
         rows = () if snap is None else snap.entries
         tokens = self._tokens.setdefault(target.path, {})
-        index = FactIndex.build(rows, now, tokens)
+        index = cached[2].updated(rows, now, tokens) if cached is not None else None
+        if index is None:
+            index = FactIndex.build(rows, now, tokens)
         if len(tokens) > 2 * max(1, len(index)):  # forget rows that left the store
-            live = {f.id for f in index.facts}
-            for key_ in [k for k in tokens if k not in live]:
+            for key_ in [k for k in tokens if k not in index.slot_of]:
                 del tokens[key_]
+        live = (index.facts[i] for i in index.slot_of.values())
         next_expiry = min(
-            (f.expiresAt for f in index.facts if f.expiresAt is not None), default=float("inf")
+            (f.expiresAt for f in live if f.expiresAt is not None), default=float("inf")
         )
         self._indexes[target.path] = (key, next_expiry, index)
         return index
