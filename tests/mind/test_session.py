@@ -323,3 +323,29 @@ async def test_maintenance_imports_then_reports_once_M_MIGRATE_4_9(
     inj = await s.before_agent_start(BeforeAgentStart(prompt="legacy"))
     assert "legacy fact" in inj.sections[0]
     assert "legacy task" in inj.sections[0]
+
+
+@pytest.mark.asyncio
+async def test_lifetime_budget_survives_persona_change_M_SESSION_NOTES_4(
+    store: FakeStore, clock: ManualClock, tmp_path: Path, repo: Path
+) -> None:
+    host = Host()
+    s = session(store, clock, tmp_path, host)
+    s.start(start_event(repo), persona=ARCHITECT, generation=1)
+    await s.on_tool(
+        ToolCall(
+            call_id="1",
+            name="memory",
+            arguments={
+                "action": "remember",
+                "tier": "session",
+                "kind": "note",
+                "text": "on a side branch",
+            },
+        )
+    )
+    s.on_tree(SessionTree(entries=()))  # the branch with the note is left
+    s.start(start_event(repo), persona=None, generation=2)  # persona change, same session
+    assert s.ledger is not None
+    assert s.ledger.lifetime_events == 1
+    assert s.ledger.notes == {}

@@ -158,6 +158,7 @@ class MindSession:
         settings: Mapping[str, Any] | None = None,
     ) -> None:
         """Bind to a session (synchronous: no IO, never awaits another extension, M-SCOPE-5)."""
+        previous = self.ledger
         self.revoke()
         self.generation = generation
         self.settings = MindSettings.from_persona_settings(settings)
@@ -169,6 +170,10 @@ class MindSession:
         self.service = MemoryService(self.store, self.clock, scope, generation=generation)
         owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
         self.ledger = NotesLedger(owner)
+        if previous is not None and previous.owner.session_id == owner.session_id:
+            # same native session (persona/workspace change): the lifetime budget keeps
+            # counting every event already seen on any branch (M-SESSION-NOTES-4)
+            self.ledger.seen.update(previous.seen)
         if not self.leg:
             self.ledger.replay(event.entries)
             self.importer = LegacyImport(self.service, legacy_persona=self.legacy_persona)
