@@ -28,6 +28,7 @@ from persona_mind.messages.host import (
 from persona_mind.persona._binding import Bindings
 from persona_mind.persona._migrate import GATED, migration_status
 from persona_mind.persona._model import Pack, PackManifest
+from persona_mind.persona._outcome import CommandOutcome, ToolOutcome
 from persona_mind.persona._plans import PlanRegistry
 from persona_mind.persona._resolver import Resolver
 from persona_mind.persona._scan import Limits
@@ -196,6 +197,11 @@ class PersonaService:
         )
         return PromptInjection(sections=(resolved.system_prompt,), disclosures=resolved.warnings)
 
+    def active_persona(self, session_id: str) -> ActivePersona | None:
+        """The active persona (name, identity, pack) — e.g. the only valid consult requester."""
+        state = self.sessions.get(session_id)
+        return state.active if state else None
+
     def active_identity(self, session_id: str) -> str | None:
         """The pack-qualified identity Mind keys memory by, or ``None`` (DEC-3)."""
         state = self.sessions.get(session_id)
@@ -239,13 +245,13 @@ class PersonaService:
         result: T = await self._offload(fn)
         return result
 
-    async def handle_command(self, ctx: SessionContext, call: CommandCall) -> Any:
+    async def handle_command(self, ctx: SessionContext, call: CommandCall) -> CommandOutcome:
         """A slash command → :class:`~persona_mind.persona.CommandOutcome`."""
         from persona_mind.persona._commands import run_command  # noqa: PLC0415 - cycle
 
         return await self.run(functools.partial(run_command, self, ctx, call))
 
-    async def handle_tool(self, ctx: SessionContext, call: ToolCall) -> Any:
+    async def handle_tool(self, ctx: SessionContext, call: ToolCall) -> ToolOutcome:
         """A `persona_pack` call → :class:`~persona_mind.persona.ToolOutcome`."""
         from persona_mind.persona._tool import run_tool  # noqa: PLC0415 - cycle
 
