@@ -52,8 +52,7 @@ from persona_mind.mind._model import fact_id
 from persona_mind.mind._retrieval import TokenCache
 from persona_mind.mind._text import lexical_tokens
 from persona_mind.runners._cli_memory import DirectStore
-from persona_mind.storage._engine import FileStore
-from persona_mind.storage._paths import Layout
+from persona_mind.storage import FileStore, Layout
 
 WORDS = [f"w{i}" for i in range(3000)]
 TIERS = (("persona", 0.4), ("shared", 0.1), ("project", 0.3), ("stm", 0.2))

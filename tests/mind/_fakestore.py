@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from persona_mind.errors import StaleGeneration, StorageError
-from persona_mind.storage._codec import decode_snapshot, encode_snapshot
+from persona_mind.storage import decode_snapshot, encode_snapshot
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
 E = TypeVar("E")

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from persona_mind.messages.host import DisplayMessage
+from persona_mind.mind._cards import sanitize
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._text import collapse_ws
 
@@ -88,7 +89,7 @@ class ReminderBook:
 
 
 def _clip(text: str) -> str:
-    flat = collapse_ws(text)
+    flat = collapse_ws(sanitize(text))
     return flat if len(flat) <= CARD_ITEM_CHARS else flat[: CARD_ITEM_CHARS - 1] + "…"
 
 

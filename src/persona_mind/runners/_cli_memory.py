@@ -22,8 +22,7 @@ from persona_mind.errors import PersonaMindError
 from persona_mind.mind import MemoryService, MindScope, find_project
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._tools import MindTools
-from persona_mind.storage._engine import FileStore
-from persona_mind.storage._paths import Layout, agent_dir
+from persona_mind.storage import FileStore, Layout, agent_dir
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
 __all__ = ("DirectStore", "add_parser", "run_memory")
