@@ -208,3 +208,24 @@ def test_persona_list_shows_roles_libraries_and_skills(
     assert text.splitlines()[1].startswith("[G] lead")
     assert "library/personal/alpha/" in text
     assert "alpha/notes.md" in text
+
+
+def test_workspace_change_makes_old_direct_commands_stale(
+    service: PersonaService, tmp_path: Path
+) -> None:
+    """P-ACTIVE-8: after a workspace change a leftover alias fails with /persona-list guidance."""
+    old_ws = tmp_path / "old"
+    (old_ws / ".pi" / "agents").mkdir(parents=True)
+    (old_ws / ".pi" / "agents" / "helper.md").write_text(
+        "---\nname: helper\nrole: specialist\n---\nHelp.\n"
+    )
+    ctx = SessionContext(session_id="w", cwd=old_ws)
+    assert "helper" in service.open_session(ctx).aliases
+    new_ws = tmp_path / "new"
+    new_ws.mkdir()
+    ctx.cwd = new_ws
+    state = service.rescope(ctx, keep_active=False)
+    assert "helper" not in state.aliases
+    out = _run(service, ctx, "", name="helper")
+    assert out.result.level == "error"
+    assert "/persona-list" in out.result.text
