@@ -180,3 +180,18 @@ async def test_cards_are_sanitized_M_UI_1(svc: MemoryService) -> None:
     assert "\u200b" not in compact
     assert all(len(line) <= 100 for line in compact.splitlines())
     assert "x" * 300 in card.full()
+
+
+@pytest.mark.asyncio
+async def test_read_shows_superseded_and_expired_status(svc: MemoryService) -> None:
+    t = tools(svc)
+    old = await t.call(
+        "memory", {"action": "remember", "kind": "note", "text": "v1", "tier": "project"}
+    )
+    await t.call("memory", {"action": "supersede", "id": old.details["id"], "text": "v2"})
+    res = await t.call("memory", {"action": "read", "id": old.details["id"]})
+    assert "status: superseded" in res.text
+    stm = await t.call("memory", {"action": "remember", "kind": "note", "text": "short"})
+    svc.clock.advance(48 * 3600)  # type: ignore[attr-defined]
+    res2 = await t.call("memory", {"action": "read", "id": stm.details["id"]})
+    assert "status: expired" in res2.text

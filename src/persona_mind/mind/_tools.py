@@ -224,6 +224,10 @@ class MindTools:
             extra = [f"tags: {', '.join(f.tags)}"] if f.tags else []
             extra += [f"source: {f.source}"] if f.source else []
             extra += [f"persona: {f.persona}"] if f.persona else []
+            if f.status != "active":
+                extra.append(f"status: {f.status} (replaced by {f.supersededBy})")
+            elif not f.live(svc.now()):
+                extra.append("status: expired (kept until cleanup; not injected)")
             return Card(f"{found.tier} {f.kind} {f.id}", (f.text, *extra), data={"id": f.id})
         if act == "forget":
             if fid.startswith("n_") and self.ledger is not None:
