@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.mind import NOTE_ENTRY_TYPE, MemoryService, NotesLedger, OwnerKey
 from persona_mind.mind._cards import Card
 from persona_mind.mind._tools import BACKLOG_TOOL, MEMORY_TOOL, MindTools, tool_specs
@@ -195,3 +196,21 @@ async def test_read_shows_superseded_and_expired_status(svc: MemoryService) -> N
     svc.clock.advance(48 * 3600)  # type: ignore[attr-defined]
     res2 = await t.call("memory", {"action": "read", "id": stm.details["id"]})
     assert "status: expired" in res2.text
+
+
+@pytest.mark.asyncio
+async def test_storage_errors_become_error_results(svc: MemoryService, store: FakeStore) -> None:
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise StorageError("disk on fire; see the quarantine note")
+
+    store.mutate = broken  # type: ignore[method-assign]
+    res = await tools(svc).call("memory", {"action": "remember", "kind": "note", "text": "x"})
+    assert res.is_error
+    assert res.details["rule"] == "store.error"
+
+    async def stale(*args: Any, **kwargs: Any) -> Any:
+        raise StaleGeneration("store", 1, 2)
+
+    store.mutate = stale  # type: ignore[method-assign]
+    res = await tools(svc).call("memory", {"action": "remember", "kind": "note", "text": "x"})
+    assert res.details["rule"] == "session.changed"

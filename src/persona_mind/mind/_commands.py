@@ -85,7 +85,7 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
             return _result(await _list(ctx, ctx.service, rest[0] if rest else None))
         if sub in ("read", "forget") and len(rest) == 1:
             return _result(await _read_forget(ctx, ctx.service, sub, rest[0]))
-    except MindRefusal as exc:
+    except (MindRefusal, PersonaMindError) as exc:
         return CommandResult(text=str(exc), level="error")
     return CommandResult(text=f"unknown /mind arguments {args!r}\n{USAGE}", level="error")
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from persona_mind.clock import Clock
+from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import (
     BeforeAgentStart,
     CommandCall,
@@ -222,6 +223,8 @@ class MindSession:
         try:
             found, _ = await service.remember(draft.kind, draft.text, tier=tier)  # type: ignore[arg-type]
         except MindRefusal as exc:
+            return InputOutcome(refused=str(exc))
+        except PersonaMindError as exc:  # stale generation or storage trouble: no receipt
             return InputOutcome(refused=str(exc))
         if self.service is not service:  # replaced meanwhile: the write stands, no receipt
             return InputOutcome()

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from persona_mind.errors import PersonaMindError, StaleGeneration
 from persona_mind.messages.host import ToolResult, ToolSpec
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
@@ -178,6 +179,10 @@ class MindTools:
             raise InvalidArgument("tool.unknown", f"no tool {name!r}; use memory or backlog")
         except MindRefusal as exc:
             return _refusal(exc)
+        except StaleGeneration as exc:
+            return _refusal(MindRefusal("session.changed", f"{exc}; nothing was written"))
+        except PersonaMindError as exc:  # storage trouble: say so, never crash the caller
+            return _refusal(MindRefusal("store.error", f"{exc}"))
 
     # -- memory --------------------------------------------------------------------------
 
