@@ -189,3 +189,17 @@ def test_doctor_reports_invalid_packs_and_gates(
     assert "official/demo is invalid" in report
     assert "older setup: migration-required" in report
     assert "error(s)" in report
+
+
+def test_older_setup_files_symlinked_out_of_the_workspace_are_ignored(
+    service: PersonaService, workspace: Path, tmp_path: Path
+) -> None:
+    """P-RESOLVER-10: a .pi/agents file linking outside the workspace is never read."""
+    outside = tmp_path / "outside.md"
+    outside.write_text("---\nname: boss\nrole: generalist\n---\nOUTSIDE\n")
+    agents = workspace / ".pi" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "boss.md").symlink_to(outside)
+    ws = Workspace(workspace)
+    assert ws.agent_files() == []
+    assert not ws.is_older_setup()

@@ -143,3 +143,14 @@ def test_unknown_persona_is_a_clear_error(pack: Pack, workspace: Path) -> None:
     """PersonaNotFound names the pack and the list command."""
     with pytest.raises(PersonaNotFound, match="/persona-list"):
         Resolver().resolve(pack, "nobody", Workspace(workspace))
+
+
+def test_a_fifo_index_never_blocks_the_resolver(pack: Pack, workspace: Path) -> None:
+    """A FIFO where an _index.md should be is skipped, not opened (no hung call)."""
+    shared = workspace / "library" / "shared"
+    shared.mkdir(parents=True)
+    os.mkfifo(shared / "_index.md")
+    (workspace / ".pi" / "agents").mkdir(parents=True)
+    (workspace / ".pi" / "agents" / "_baseline.md").write_text("---\ndocs: library/shared/\n---\n")
+    text = Resolver().resolve(pack, "alpha", Workspace(workspace)).system_prompt
+    assert "Shared library `library/shared/` (no _index.md yet)" in text

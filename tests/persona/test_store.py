@@ -303,3 +303,20 @@ def test_list_has_installed_and_available_sections_with_rosters(store: PackStore
     assert "other 1.0.0" in available
     assert "roster: [G] lead, gamma" in available
     assert "demo" not in available
+
+
+def test_preview_of_an_invalid_draft_never_shows_outside_content(
+    store: PackStore, tmp_path: Path
+) -> None:
+    """P-RESOLVER-11: a draft symlink out of the pack is refused and its target never read."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-CONTENT\n")
+    prepare_create(store, "mine").execute()
+    draft = store.root / "drafts" / "mine"
+    (draft / "references" / "leak.md").symlink_to(secret)
+    os.mkfifo(draft / "references" / "pipe")
+    text = preview_draft(store, "mine")
+    assert "symlink-escape" in text
+    assert "TOP-SECRET-CONTENT" not in text
+    prepare_cancel(store, "mine").execute()  # a FIFO in the draft never blocks
+    assert secret.read_text() == "TOP-SECRET-CONTENT\n"

@@ -19,6 +19,7 @@ from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, sta
 from persona_mind.persona._lifecycle import install_tree, roster_line
 from persona_mind.persona._model import Pack
 from persona_mind.persona._names import is_valid_slug
+from persona_mind.persona._scan import scan_tree
 from persona_mind.persona._state import DraftRecord, PackRecord, now_iso
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import digest_files, load_pack
@@ -192,7 +193,7 @@ def preview_draft(store: PackStore, name: str) -> str:
         verdict = f"Valid: {roster_line(staged)}."
         verdict += "".join(f"\n  note: {w}" for w in staged.warnings)
     except PackInvalid as exc:
-        files = sorted(str(p.relative_to(draft)) for p in draft.rglob("*") if p.is_file())
+        files = sorted(scan_tree(draft, store.limits).files)  # never through an escape
         verdict = f"apply will refuse this draft until fixed:\n{exc}"
     diff = _diff(active, draft, files)
     if len(diff) > MAX_PREVIEW_LINES:
@@ -267,7 +268,7 @@ def prepare_cancel(store: PackStore, name: str) -> Change:
     """Discard a staged draft."""
     rec = _require_draft(store, name)
     draft = _draft_dir(store, name)
-    files = sorted(str(p.relative_to(draft)) for p in draft.rglob("*") if p.is_file())
+    files = sorted(scan_tree(draft, store.limits).files)
     before = digest_of("cancel", name, rec, digest_files(draft, tuple(files)))
 
     def execute() -> str:

@@ -96,7 +96,7 @@ def _build(ws: Workspace, name: str, dest: Path) -> Pack:
     """Write the pack the migration would create into ``dest`` and validate it."""
     (dest / "agents").mkdir(parents=True)
     for path in ws.agent_files():
-        (dest / "agents" / path.name).write_bytes(path.read_bytes())
+        (dest / "agents" / path.name).write_bytes(Workspace.read_capped(path))
     manifest = (
         f"schema: 2\nname: {name}\nversion: 1.0.0\n"
         f"description: Migrated from the older setup in {ws.root.name}/.pi/agents.\n"

@@ -11,6 +11,7 @@ has nothing to do with packs (P-ONBOARD-4, -8).
 from __future__ import annotations
 
 import difflib
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +19,7 @@ from persona_mind.persona._change import Change, digest_of
 from persona_mind.persona._errors import UnsafeWorkspacePath
 from persona_mind.persona._frontmatter import YamlProblem, load_yaml
 from persona_mind.persona._fsio import atomic_write
+from persona_mind.persona._scan import is_inside
 from persona_mind.persona._workspace import BASELINE, Workspace
 
 __all__ = (
@@ -139,8 +141,9 @@ def index_shared(ws: Workspace, extra: dict[str, str]) -> str:
     if folder.is_dir():
         for path in sorted(folder.rglob("*")):
             rel = path.relative_to(folder).as_posix()
-            if path.is_file() and not path.name.startswith("_"):
-                head = path.read_bytes()[:4096].decode("utf-8", "replace").splitlines()
+            inside = is_inside(os.path.realpath(path), ws.real)
+            if inside and path.is_file() and not path.name.startswith("_"):
+                head = Workspace.read_capped(path, 4096).decode("utf-8", "replace").splitlines()
                 names[rel] = next((h.lstrip("# ").strip() for h in head if h.strip()), "")
     for rel, text in extra.items():
         names[rel] = next((h.lstrip("# ").strip() for h in text.splitlines() if h.strip()), "")

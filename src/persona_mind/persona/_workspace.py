@@ -77,6 +77,8 @@ class Workspace:
     def read_text(self, rel: str, cap: int = INDEX_CAP) -> str | None:
         """A confined file's text (first ``cap`` bytes), or ``None`` when absent."""
         path = self.confine(rel)
+        if not path.is_file():  # absent, a folder, or a FIFO/device that would block a read
+            return None
         try:
             with path.open("rb") as fh:
                 data = fh.read(cap + 1)
@@ -124,8 +126,17 @@ class Workspace:
         return sorted(
             p
             for p in folder.iterdir()
-            if p.suffix == ".md" and not p.name.startswith("_") and p.is_file()
+            if p.suffix == ".md"
+            and not p.name.startswith("_")
+            and p.is_file()
+            and is_inside(os.path.realpath(p), self.real)
         )
+
+    @staticmethod
+    def read_capped(path: Path, cap: int = _AGENT_CAP) -> bytes:
+        """At most ``cap`` bytes of a regular file (never the whole of a huge one)."""
+        with path.open("rb") as fh:
+            return fh.read(cap)
 
     def local_personas(self) -> tuple[list[PersonaDef], list[Problem]]:
         """The personas of ``.pi/agents/`` (older setups and the legacy fallback roster)."""
@@ -135,7 +146,7 @@ class Workspace:
         for path in self.agent_files():
             rel = f"{AGENTS_DIR}/{path.name}"
             try:
-                text = path.read_bytes()[:_AGENT_CAP].decode("utf-8")
+                text = self.read_capped(path).decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 problems.append(Problem("unreadable", rel, f"cannot be read as UTF-8 ({exc})"))
                 continue
@@ -153,5 +164,5 @@ class Workspace:
         h = hashlib.sha256()
         for path in self.agent_files():
             h.update(path.name.encode())
-            h.update(path.read_bytes())
+            h.update(self.read_capped(path))
         return h.hexdigest()
