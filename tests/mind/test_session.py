@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from persona_mind.errors import StorageError
 from persona_mind.messages.host import (
     BeforeAgentStart,
     CommandCall,
@@ -349,3 +350,22 @@ async def test_lifetime_budget_survives_persona_change_M_SESSION_NOTES_4(
     assert s.ledger is not None
     assert s.ledger.lifetime_events == 1
     assert s.ledger.notes == {}
+
+
+@pytest.mark.asyncio
+async def test_corrupt_store_fails_open_with_reason(
+    store: FakeStore, clock: ManualClock, tmp_path: Path, repo: Path
+) -> None:
+    s = session(store, clock, tmp_path)
+    s.start(start_event(repo), persona=ARCHITECT, generation=1)
+
+    async def corrupt(target: Any) -> Any:
+        raise StorageError("project store is corrupt; quarantined beside the original")
+
+    store.read = corrupt  # type: ignore[method-assign]
+    inj = await s.before_agent_start(BeforeAgentStart(prompt="x"))
+    assert inj.sections == ()
+    assert "quarantined" in inj.disclosures[0]
+    line = await s.maintenance()
+    assert line is not None
+    assert "skipped" in line

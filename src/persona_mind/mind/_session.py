@@ -236,11 +236,14 @@ class MindSession:
         if service is None:
             return PromptInjection()
         notes = self.ledger.views() if self.ledger is not None else ()
-        plan = await with_deadline(
-            lambda: service.injection(event.prompt, notes=notes, lean=self.leg),
-            self.clock,
-            INJECTION_DEADLINE,
-        )
+        try:
+            plan = await with_deadline(
+                lambda: service.injection(event.prompt, notes=notes, lean=self.leg),
+                self.clock,
+                INJECTION_DEADLINE,
+            )
+        except PersonaMindError as exc:  # a corrupt store fails open too, with the reason
+            return PromptInjection(disclosures=(f"persona-mind: memory skipped ({exc})",))
         if self.service is not service:  # M-UI-5: the session/scope changed meanwhile
             return PromptInjection()
         nudge, self._nudge = self._nudge, None
@@ -267,11 +270,14 @@ class MindSession:
         if service is None or self.leg:
             return None
         importer = self.importer
-        if importer is not None and not importer.done:
-            if await importer.step(max_files=1):
-                return f"persona-mind import: {importer.report.summary()}"
-            return None
-        await service.cleanup()
+        try:
+            if importer is not None and not importer.done:
+                if await importer.step(max_files=1):
+                    return f"persona-mind import: {importer.report.summary()}"
+                return None
+            await service.cleanup()
+        except PersonaMindError as exc:  # maintenance is best effort; the next turn retries
+            return f"persona-mind maintenance skipped: {exc}"
         return None
 
     async def on_tool(self, call: ToolCall) -> ToolResult:
