@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from persona_mind.actors import Actor
 from persona_mind.clock import TimerHandle
+from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import DisplayMessage
 from persona_mind.messages.reminder import (
     ArmReminders,
@@ -101,7 +102,10 @@ class ReminderActor(Actor[ReminderMsg]):
     async def _fire(self, key: tuple[str, float]) -> None:
         self.timers.pop(key, None)
         if self.load is not None:
-            self.items = tuple(await self.load())
+            try:
+                self.items = tuple(await self.load())
+            except PersonaMindError:
+                pass  # a store hiccup: decide on the last armed items rather than crash
         item = self.book.fire(key, self.items, self.clock.wall())
         if item is not None:
             await self._deliver((item,))
