@@ -11,6 +11,7 @@ gets a late wake.  The caller never arms reminders in home or for legs (M-REMIND
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Sequence
 
 from persona_mind.actors import Actor
@@ -102,10 +103,9 @@ class ReminderActor(Actor[ReminderMsg]):
     async def _fire(self, key: tuple[str, float]) -> None:
         self.timers.pop(key, None)
         if self.load is not None:
-            try:
+            # a store hiccup: decide on the last armed items rather than crash
+            with contextlib.suppress(PersonaMindError):
                 self.items = tuple(await self.load())
-            except PersonaMindError:
-                pass  # a store hiccup: decide on the last armed items rather than crash
         item = self.book.fire(key, self.items, self.clock.wall())
         if item is not None:
             await self._deliver((item,))
