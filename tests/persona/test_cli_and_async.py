@@ -83,3 +83,23 @@ async def test_async_entry_points_offload_and_return_outcomes(
     )
     assert "official/demo" in tool.result.text
     assert len(calls) == 7  # every entry point went through the offload
+
+
+def test_cli_migrate_and_onboard(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`persona-mind persona migrate|onboard` outside a session, gated by --yes."""
+    agent = ["--agent-dir", str(tmp_path / "agent")]
+    ws = tmp_path / "proj"
+    (ws / ".pi" / "agents").mkdir(parents=True)
+    (ws / ".pi" / "agents" / "boss.md").write_text("---\nname: boss\nrole: generalist\n---\nB\n")
+    (ws / ".pi" / "agents" / "aide.md").write_text("---\nname: aide\nrole: specialist\n---\nA\n")
+    cwd = ["--cwd", str(ws)]
+    assert main(["persona", "migrate", "status", *cwd, *agent]) == 0
+    assert "migration-required" in capsys.readouterr().out
+    assert main(["persona", "migrate", "apply", *cwd, *agent]) == 0
+    assert "--yes" in capsys.readouterr().out
+    assert main(["persona", "migrate", "apply", "--yes", *cwd, *agent]) == 0
+    assert main(["persona", "migrate", "status", *cwd, *agent]) == 0
+    assert "migrated" in capsys.readouterr().out
+    assert main(["persona", "onboard", *cwd, *agent]) == 0
+    assert (ws / "init-data" / "my-persona-setup.yaml").is_file()
+    assert main(["persona", "onboard", "apply", "--yes", *cwd, *agent]) == 1  # unanswered

@@ -193,7 +193,9 @@ def test_create_edit_preview_apply_cancel(store: PackStore) -> None:
     text = preview_draft(store, "mine")
     assert "+name: critic" in text
     assert "Valid" in text
-    prepare_apply(store, "mine").execute()
+    change = prepare_apply(store, "mine")
+    assert "added (agents/critic.md" in change.summary  # P-PACK-24: file changes previewed
+    change.execute()
     pack = store.load("custom/mine")
     assert pack.persona("critic") is not None  # adding a persona is data (P-PACK-38)
     assert not draft.exists()

@@ -176,6 +176,27 @@ def _diff(old: Pack | None, draft_root: Path, draft_files: list[str]) -> list[st
     return lines
 
 
+def file_changes(active: Pack | None, staged: Pack) -> str:
+    """``2 added (a, b), 1 changed (c), 0 removed`` — the file-level effect of an apply."""
+    old = set(active.files) if active else set()
+    new = set(staged.files)
+    changed = sorted(
+        rel
+        for rel in old & new
+        if active is not None
+        and (active.root / rel).read_bytes() != (staged.root / rel).read_bytes()
+    )
+    parts = []
+    for label, names in (
+        ("added", sorted(new - old)),
+        ("changed", changed),
+        ("removed", sorted(old - new)),
+    ):
+        shown = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
+        parts.append(f"{len(names)} {label}" + (f" ({shown})" if names else ""))
+    return ", ".join(parts)
+
+
 def preview_draft(store: PackStore, name: str) -> str:
     """A diff of the draft against the active pack, and what ``apply`` would say (read-only)."""
     rec = _require_draft(store, name)
@@ -255,9 +276,11 @@ def prepare_apply(store: PackStore, name: str) -> Change:
         )
 
     verb = "Replace the active content of" if exists else "Create"
+    active = store.load(rec.target) if exists else None
     return Change(
         action="pack.apply",
-        summary=f"{verb} {rec.target} from draft {name} ({roster_line(staged)}).",
+        summary=f"{verb} {rec.target} from draft {name} ({roster_line(staged)}); "
+        f"{file_changes(active, staged)}.",
         digest=before,
         execute=execute,
         details={"ref": rec.target, "draft": str(draft), "digest": staged.digest},
