@@ -19,7 +19,7 @@ from persona_mind.storage import FileStore, OsFileSystem, WriteFailed
 from persona_mind.testing._faultfs import FaultyFileSystem
 from tests.fault._model import appender, target_in
 
-ERRNOS = (errno.ENOSPC, errno.EIO)
+ERRNOS = (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EMFILE)
 
 
 def _errno_in_chain(exc: BaseException) -> int | None:
@@ -55,7 +55,7 @@ def test_f3_clean_mutation_call_trace(tmp_path: Path) -> None:
     assert calls.count("fsync") == 1
 
 
-@pytest.mark.parametrize("code", ERRNOS, ids=["ENOSPC", "EIO"])
+@pytest.mark.parametrize("code", ERRNOS, ids=[errno.errorcode[c] for c in ERRNOS])
 @pytest.mark.parametrize("persistent", [False, True], ids=["transient", "persistent"])
 def test_f3_fault_at_every_call(tmp_path: Path, code: int, persistent: bool) -> None:
     calls = _clean_calls(tmp_path)
@@ -149,3 +149,42 @@ def test_f3_every_storage_syscall_goes_through_the_seam(
     store.repair(target)
     monkeypatch.undo()
     assert bypass == []
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["transient", "persistent"])
+def test_f3_fault_while_quarantining_never_loses_the_bytes(
+    tmp_path: Path, persistent: bool
+) -> None:
+    """A fault at any call of a quarantining mutation: the corrupt bytes survive somewhere
+    (still in place, or moved byte-for-byte), the error reaches the caller, and a later
+    mutation completes the quarantine."""
+    bad = b'{"version":1,"sequence":'
+    counter = FaultyFileSystem()
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    target_in(probe).path.write_bytes(bad)
+    counter.fail_at(10_000)
+    with pytest.raises(StorageError):
+        FileStore(fs=counter).mutate(target_in(probe), appender("x"))
+    calls = list(counter.calls)
+    for k in range(1, len(calls) + 1):
+        directory = tmp_path / f"q{k}"
+        directory.mkdir()
+        target = target_in(directory)
+        target.path.write_bytes(bad)
+        fs = FaultyFileSystem()
+        fs.fail_at(k, errno.EIO, persistent=persistent)
+        with pytest.raises(StorageError):
+            FileStore(fs=fs, lock_timeout=2.0).mutate(target, appender("x"))
+        fs.clear()
+        holders = [
+            p for p in directory.iterdir() if not p.name.startswith(".") and p.read_bytes() == bad
+        ]
+        assert holders, f"call {k} ({calls[k - 1]}): the corrupt bytes were lost"
+        if target.path.exists():  # not moved yet: the next mutation quarantines it
+            with pytest.raises(StorageError):
+                FileStore().mutate(target, appender("x"))
+        FileStore().mutate(target, appender("y"))
+        assert target.path.read_bytes() != bad
+        moved = [p for p in directory.iterdir() if ".quarantine-" in p.name]
+        assert any(p.read_bytes() == bad for p in moved), f"call {k}: bytes not quarantined"

@@ -28,6 +28,7 @@ from persona_mind.storage import (
     FileStore,
     WriteFailed,
     fingerprint,
+    lock_path,
 )
 from persona_mind.testing._faultfs import FaultyFileSystem
 from tests.fault._model import Item, target_in
@@ -142,6 +143,12 @@ class StoreMachine(RuleBasedStateMachine):
         self.after_crash = {None}
         self.sequence = 0
         self.fs.track(self.dir)
+
+    @rule(record=st.sampled_from([b"", b"\x00garbage", b'{"pid":1,"host":"elsewhere"}']))
+    def plant_stale_lock(self, record: bytes) -> None:
+        """A dead or foreign holder's leftover owner record never blocks a free lock."""
+        lock_path(self.target.path).write_bytes(record)
+        self.append(1, 0)
 
     @rule()
     def reopen(self) -> None:

@@ -22,6 +22,7 @@ from persona_mind.storage._codec import (
     encode_snapshot,
     fingerprint,
 )
+from persona_mind.storage._engine import Stored
 from persona_mind.storage._errors import CasConflict
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
@@ -84,6 +85,27 @@ class MemoryStore:
         self.files[target.path] = data
         self.writes += 1
         return snapshot
+
+    async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
+        """Like ``StoreClient.read_stored``: the snapshot with its raw-byte fingerprint."""
+        snapshot = await self.read(target)
+        data = self.files.get(target.path)
+        return None if snapshot is None or data is None else Stored(snapshot, data)
+
+    async def mutate_stored(
+        self,
+        target: StoreTarget[E],
+        mutation: Mutation[E],
+        *,
+        generation: int | None = None,
+        expect_fingerprint: str | None = None,
+        purpose: str = "mutation",
+    ) -> Stored[E]:
+        """Like ``StoreClient.mutate_stored``."""
+        snapshot = await self.mutate(
+            target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+        )
+        return Stored(snapshot, self.files[target.path])
 
     # --- test helpers --------------------------------------------------------------
 
