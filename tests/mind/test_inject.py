@@ -220,3 +220,16 @@ def test_long_ltm_does_not_starve_other_sections_M_INJECT_2() -> None:
     assert sections.count("ltm") + sections.count("project") < 12  # the budget binds
     assert p.tokens <= TOTAL_TOKENS
     assert p.omitted["ltm"] == 8 - sections.count("ltm")  # and is disclosed
+
+
+@pytest.mark.parametrize(("slack", "admitted"), [(1, True), (0, True), (-1, False)])
+def test_notes_budget_boundary_M_SESSION_NOTES_20(slack: int, admitted: bool) -> None:
+    head = len(b"## Session notes\n")
+    prefix = len(b"- [note note n_1] ")
+    room = NOTES_TOKENS * 3 - head - prefix - 1 - slack  # bytes of text that exactly fit
+    euros, rest = divmod(room, 3)
+    text = "€" * euros + "a" * rest  # ≤ 700 characters, so never clipped
+    assert len(text) <= EXCERPT_CHARS
+    p = plan_injection(InjectionInput(prompt="", now=0.0, notes=[NoteView("n_1", text)]))
+    assert (len(p.items) == 1) is admitted
+    assert p.omitted["notes"] == int(not admitted)
