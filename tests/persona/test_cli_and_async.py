@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.messages.host import CommandCall, ToolCall
-from persona_mind.persona import PersonaService, SessionContext
+from persona_mind.persona import PersonaService, SessionContext, persona_tour
 from persona_mind.runners.cli import main
 
 
@@ -103,3 +103,13 @@ def test_cli_migrate_and_onboard(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["persona", "onboard", *cwd, *agent]) == 0
     assert (ws / "init-data" / "my-persona-setup.yaml").is_file()
     assert main(["persona", "onboard", "apply", "--yes", *cwd, *agent]) == 1  # unanswered
+
+
+def test_persona_tour_for_the_demo(tmp_path: Path) -> None:
+    """Issue item 9: install → bind → activate → plan → confirm, on the real catalog."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    lines: list[str] = []
+    svc = PersonaService(tmp_path / "agent")
+    assert persona_tour(svc, SessionContext(session_id="tour", cwd=ws), lines.append)
+    assert any("refused" in line for line in lines)

@@ -46,6 +46,7 @@ from persona_mind.persona._state import StoreStateCorrupt
 from persona_mind.persona._store import CATALOG_DIR, PackStore, default_agent_dir
 from persona_mind.persona._team import TeamMember, TeamSnapshot, resolve_team
 from persona_mind.persona._tool import PERSONA_PACK_TOOL, run_handoff, run_tool
+from persona_mind.persona._tour import persona_tour
 from persona_mind.persona._validate import load_pack
 from persona_mind.persona._workspace import Workspace
 
@@ -102,6 +103,7 @@ __all__ = (
     "identity_of",
     "load_pack",
     "migration_status",
+    "persona_tour",
     "prepare",
     "read",
     "resolve_team",
