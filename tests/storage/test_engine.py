@@ -163,3 +163,22 @@ def test_oversize_write_refused(layout: Layout, target: StoreTarget[Fact]) -> No
     store.mutate(target, add("a"))
     with pytest.raises(StorageError, match="cap"):
         store.mutate(target, add(*[str(i) for i in range(50)]))
+
+
+def test_f7_symlinked_state_file_refused_and_target_untouched(
+    store: FileStore, target: StoreTarget[Fact], tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_bytes(b"precious")
+    target.path.parent.mkdir(parents=True)
+    target.path.symlink_to(outside)
+    with pytest.raises(CorruptStore) as info:
+        store.read(target)
+    assert info.value.reason == "not-a-file"
+    with pytest.raises(CorruptStore) as info:
+        store.mutate(target, add("a"))
+    assert info.value.quarantined is not None
+    assert info.value.quarantined.is_symlink()  # the link itself moved aside
+    assert outside.read_bytes() == b"precious"
+    assert store.mutate(target, add("a")).sequence == 1
+    assert outside.read_bytes() == b"precious"

@@ -335,7 +335,10 @@ class FileStore:
 
     def _quarantine(self, exc: CorruptStore) -> CorruptStore:
         path = exc.path
-        result = self.fs.read_capped(path, self.max_bytes)
+        try:
+            result = self.fs.read_capped(path, self.max_bytes)
+        except IsADirectoryError:  # a symlink or directory: moved aside, never followed
+            result = None
         data = None if result is None else result.data
         size = 0 if result is None else result.size
         keep = data if isinstance(exc, UnsupportedVersion) and data is not None else None
