@@ -17,6 +17,7 @@ from persona_mind.mind import (
     MindScope,
     NoteView,
     Tier,
+    _inject,
     plan_injection,
     with_deadline,
 )
@@ -233,3 +234,26 @@ def test_notes_budget_boundary_M_SESSION_NOTES_20(slack: int, admitted: bool) ->
     p = plan_injection(InjectionInput(prompt="", now=0.0, notes=[NoteView("n_1", text)]))
     assert (len(p.items) == 1) is admitted
     assert p.omitted["notes"] == int(not admitted)
+
+
+@pytest.mark.parametrize(("slack", "admitted"), [(1, True), (0, True), (-1, False)])
+def test_total_budget_boundary_M_INJECT_2(slack: int, admitted: bool) -> None:
+    total = 800  # the budget mechanism at a smaller total, so one line can reach it
+    limit = total * 3 - len(_inject._OPEN.encode()) - len(_inject._CLOSE.encode())
+    limit -= _inject._NOTICE_RESERVE
+    head = len(b"## Working memory (STM, expires)\n")
+    prefix = len(b"- [stm note m_0001] ")
+    room = limit - head - prefix - 1 - slack
+    euros, rest = divmod(room, 3)
+    text = "€" * euros + "a" * rest
+    assert len(text) <= EXCERPT_CHARS
+    p = plan_injection(
+        InjectionInput(
+            prompt="",
+            now=1e9,
+            total_tokens=total,
+            indexes={"stm": FactIndex.build([fact(1, text)])},
+        )
+    )
+    assert (len(p.items) == 1) is admitted
+    assert p.tokens <= total
