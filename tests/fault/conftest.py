@@ -8,12 +8,15 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--soak",
-        action="store_true",
-        default=False,
-        help="run the fault suite's soak sizes (10,000 kill -9 cycles, longer state machines)",
-    )
+    try:
+        parser.addoption(
+            "--soak",
+            action="store_true",
+            default=False,
+            help="run the fault suite's soak sizes (10,000 kill -9 cycles, 32x2000 RMW, …)",
+        )
+    except ValueError:  # already registered by a root conftest: same meaning
+        pass
 
 
 def soak_enabled(config: pytest.Config) -> bool:
