@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -99,3 +100,4 @@ async def demo_children(
     say(f"{outcome.children} children, {outcome.elapsed:.2f}s; the synthesis in full:")
     say(outcome.synthesis)
     await runner.stop()
+    await asyncio.to_thread(shutil.rmtree, script.parent, ignore_errors=True)

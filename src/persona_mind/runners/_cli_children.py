@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -26,6 +27,7 @@ from persona_mind.runners._child_team import team_from_snapshot
 from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.runners._roundtable_progress import RoundtableProgress, render_progress
+from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command
 
 __all__ = ("add_parser", "fake_script", "load_team", "run_roundtable_cli")
 
@@ -148,7 +150,6 @@ class _Setup(NamedTuple):
 
 def _prepare(args: argparse.Namespace) -> _Setup | str:
     """Blocking set-up (files, pack resolution) before the event loop starts."""
-    from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command  # noqa: PLC0415
 
     agent_dir = _agent_dir(args.agent_dir)
     workspace = Path(args.cwd or os.getcwd()).resolve()
@@ -220,7 +221,12 @@ def run_roundtable_cli(args: argparse.Namespace) -> int:
         if isinstance(setup, str):
             print(f"persona-mind roundtable: {setup}", file=sys.stderr)
             return 2
-        return anyio.run(_run, args, setup)
+        try:
+            return anyio.run(_run, args, setup)
+        finally:
+            script = setup.env.get(SCRIPT_ENV)
+            if script:
+                shutil.rmtree(Path(script).parent, ignore_errors=True)
     except PersonaMindError as exc:
         print(f"persona-mind roundtable: {exc}", file=sys.stderr)
         return 2
