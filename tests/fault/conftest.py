@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    try:
+    # a root conftest may register it too, with the same meaning
+    with contextlib.suppress(ValueError):
         parser.addoption(
             "--soak",
             action="store_true",
             default=False,
             help="run the fault suite's soak sizes (10,000 kill -9 cycles, 32x2000 RMW, …)",
         )
-    except ValueError:  # already registered by a root conftest: same meaning
-        pass
 
 
 def soak_enabled(config: pytest.Config) -> bool:
