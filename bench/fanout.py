@@ -197,6 +197,14 @@ async def bench_backend(
 
 
 async def main_async(args: argparse.Namespace) -> list[Result]:
+    tmp = Path(tempfile.mkdtemp(prefix="pm-bench-"))
+    try:
+        return await _measure(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _measure(args: argparse.Namespace, tmp: Path) -> list[Result]:
     reps = 3 if args.quick else 5
     latency = 0.3 if args.quick else 0.5
     sizes = [1, 3, 5] if args.quick else [1, 2, 3, 4, 5]
@@ -227,7 +235,6 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
     results += await bench_backend(
         "scripted", scripted, latency, sizes, reps, None, None, wide_reps=0
     )
-    tmp = Path(tempfile.mkdtemp(prefix="pm-bench-"))
 
     def fake(lat: float, team: ChildTeam) -> ChildBackend:
         script = tmp / f"script-{lat}-{len(team.personas)}.json"
