@@ -7,9 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from persona_mind.messages.host import CommandCall
-from persona_mind.persona import PersonaService, SessionContext, run_command
+from persona_mind.persona import PersonaService, SessionContext, _binding, _fsio, run_command
 from persona_mind.persona._drafts import prepare_apply, prepare_edit
 from persona_mind.persona._lifecycle import prepare_install, prepare_uninstall
 
@@ -193,3 +194,33 @@ def test_legacy_fallback_only_without_setup_team_or_default(
     _set_default(service, "official/demo")
     service.close_session("s1")
     assert service.open_session(ctx, reason="resume").scope.state == "unbound"
+
+
+def test_a_failed_refresh_keeps_the_old_snapshot(
+    service: PersonaService, make_ctx: Ctx, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """P-BINDING-3/5: binding.json is the commit point; a copy that fails midway leaves the
+    session on its previous snapshot, and the next refresh cleans the partial copy."""
+    prepare_install(service.store, "demo").execute()
+    ctx = make_ctx()
+    service.open_session(ctx)
+    _cmd(service, ctx, "team select demo")
+    before = service.bindings.read("s1")
+    real_copy = _fsio.copy_tree
+
+    def broken(src: Path, dst: Path, files: tuple[str, ...]) -> None:
+        real_copy(src, dst, files[:2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_binding, "copy_tree", broken)
+    out = run_command(service, ctx, CommandCall(name="persona", args="team refresh"))
+    assert out.result.level == "error"
+    assert service.bindings.read("s1") == before
+    monkeypatch.setattr(_binding, "copy_tree", real_copy)
+    _cmd(service, ctx, "team refresh")
+    record = service.bindings.read("s1")
+    assert record is not None
+    snaps = [
+        p.name for p in service.bindings.session_dir("s1").iterdir() if p.name != "binding.json"
+    ]
+    assert snaps == [record.snapshot]

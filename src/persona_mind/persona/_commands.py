@@ -198,3 +198,14 @@ def run_command(svc: PersonaService, ctx: SessionContext, call: CommandCall) -> 
         return _error(str(exc))
     except ValueError as exc:  # shlex: unbalanced quotes
         return _error(f"could not parse the command ({exc}); check its quotes")
+    except OSError as exc:
+        return _error(io_failure(exc))
+
+
+def io_failure(exc: OSError) -> str:
+    """A file-system failure as a user message (the change did not complete)."""
+    where = f" ({exc.filename})" if exc.filename else ""
+    return (
+        f"the change did not complete: {exc.strerror or exc}{where}. Nothing partial is used: "
+        "the previous state stays active. Free space or fix permissions, then try again."
+    )

@@ -16,7 +16,7 @@ from typing import Any
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import ToolCall, ToolResult, ToolSpec
-from persona_mind.persona._commands import PACK_VERBS
+from persona_mind.persona._commands import PACK_VERBS, io_failure
 from persona_mind.persona._errors import PlanRefused
 from persona_mind.persona._ops import READ_ONLY, prepare, read
 from persona_mind.persona._outcome import CommandOutcome, Effects, ToolOutcome
@@ -129,6 +129,8 @@ def run_tool(svc: PersonaService, ctx: SessionContext, call: ToolCall) -> ToolOu
         )
     except PersonaMindError as exc:
         return _result(str(exc), error=True)
+    except OSError as exc:
+        return _result(io_failure(exc), error=True)
 
 
 def _confirm(svc: PersonaService, ctx: SessionContext, plan_id: str) -> ToolOutcome:
