@@ -283,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
         row("index_rebuild_10k", rebuild, build_ref, 1.0),
         row("remember_durable", rem, rem_floor, 2.0),
     ]
-    results[0]["ok"] = True  # informational: the 2x target applies at 10k (see docstring)
+    # informational: the 2x target applies at 10,000 facts (fixed per-call costs dominate at 1k)
+    results[0]["target"] = None
+    results[0]["ok"] = None
     if args.json:
         print(json.dumps({"results": results}))
     else:
@@ -293,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{r['name']:<18}{r['value']:>10}{r['unit']:>6}{r['floor']:>10}"
                 f"{r['ratio']:>8}{r['target']:>8}  {r['ok']}"
             )
-    return 0 if all(r["ok"] for r in results) else 1
+    return 0 if all(r["ok"] is not False for r in results) else 1
 
 
 if __name__ == "__main__":
