@@ -27,6 +27,7 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
+from persona_mind.messages.runner import RunnerGeneration
 from persona_mind.runners.child import (
     CONSULT_TOOL,
     ROUNDTABLE_COMMAND,
@@ -76,7 +77,8 @@ class ChildrenFeature:
         return (ROUNDTABLE_COMMAND,)
 
     async def on_owner(self, owner: OwnerState) -> None:
-        return None
+        """A newer generation cancels older children and refuses late admissions."""
+        self.runner.tell_if_alive(RunnerGeneration(generation=owner.generation))
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:

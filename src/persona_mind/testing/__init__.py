@@ -2,11 +2,29 @@
 
 * :class:`ManualClock` — virtual time; ``advance()`` fires timers in order.
 * :class:`TestProbe` — a recording actor with ``expect()``.
+* :class:`SimHost` — a simulated Pi-like session around a real runtime.
+* :class:`ScriptedModel` — an in-process child backend with scripted replies.
+* :func:`fake_pi_command` / :func:`write_fake_pi` — a fake ``pi`` executable for children.
 """
 
 from __future__ import annotations
 
 from persona_mind.testing._clock import ManualClock as ManualClock
+from persona_mind.testing._fake_pi import fake_pi_command as fake_pi_command
+from persona_mind.testing._fake_pi import write_fake_pi as write_fake_pi
 from persona_mind.testing._probe import TestProbe as TestProbe
+from persona_mind.testing._scripted import ScriptedModel as ScriptedModel
+from persona_mind.testing._scripted import ScriptedReply as ScriptedReply
+from persona_mind.testing._simhost import SimHost as SimHost
+from persona_mind.testing._simhost import Turn as Turn
 
-__all__ = ("ManualClock", "TestProbe")
+__all__ = (
+    "ManualClock",
+    "ScriptedModel",
+    "ScriptedReply",
+    "SimHost",
+    "TestProbe",
+    "Turn",
+    "fake_pi_command",
+    "write_fake_pi",
+)
