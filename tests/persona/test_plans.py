@@ -78,6 +78,7 @@ def test_read_only_actions_answer_at_once(service: PersonaService, make_ctx: Ctx
         {"action": "default"},
         {"action": "migrate", "op": "status"},
         {"action": "doctor"},
+        {"action": "team", "op": "list"},
     ):
         out = _tool(service, ctx, **args)
         assert not out.result.is_error, (args, out.result.text)

@@ -43,7 +43,7 @@ from persona_mind.persona._onboard import preview as onboard_preview
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._session import SessionContext, alias_names
 from persona_mind.persona._state import now_iso
-from persona_mind.persona._views import pack_list, pack_status, team_status
+from persona_mind.persona._views import pack_list, pack_status, persona_list, team_status
 from persona_mind.persona._workspace import Workspace
 
 __all__ = ("CHANGES", "READ_ONLY", "UnknownAction", "prepare", "read")
@@ -74,6 +74,7 @@ READ_ONLY: dict[str, Callable[[PersonaService, SessionContext, dict[str, Any]], 
     "pack.status": lambda s, c, a: pack_status(s.store, a.get("pack") or None),
     "pack.preview": lambda s, c, a: preview_draft(s.store, _arg(a, "pack")),
     "team.status": lambda s, c, a: team_status(s.session(c)),
+    "team.list": lambda s, c, a: persona_list(s.session(c)),
     "default.show": lambda s, c, a: (
         f"Default team for new sessions: {s.store.state().default or 'none'}"
     ),

@@ -26,7 +26,7 @@ from persona_mind.persona._session import Handoff, SessionContext
 __all__ = ("PERSONA_PACK_TOOL", "run_handoff", "run_tool")
 
 _OPS = {
-    "team": ("status", "select", "refresh", "none"),
+    "team": ("status", "list", "select", "refresh", "none"),
     "default": ("show", "set", "clear"),
     "migrate": ("inspect", "status", "preview", "cancel", "apply", "rollback"),
     "onboard": ("start", "preview", "apply"),
@@ -52,7 +52,7 @@ PERSONA_PACK_TOOL = ToolSpec(
             },
             "op": {
                 "type": "string",
-                "description": "team: status|select|refresh|none; default: show|set|clear; "
+                "description": "team: status|list|select|refresh|none; default: show|set|clear; "
                 "migrate: inspect|status|preview|cancel|apply|rollback; "
                 "onboard: start|preview|apply",
             },
