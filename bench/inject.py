@@ -293,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in results:
             print(
                 f"{r['name']:<18}{r['value']:>10}{r['unit']:>6}{r['floor']:>10}"
-                f"{r['ratio']:>8}{r['target']:>8}  {r['ok']}"
+                f"{r['ratio']:>8}{r['target'] or '-':>8}  {'' if r['ok'] is None else r['ok']}"
             )
     return 0 if all(r["ok"] is not False for r in results) else 1
 
