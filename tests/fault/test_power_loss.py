@@ -81,14 +81,19 @@ def test_f2_power_loss_at_every_point_keeps_acked_writes(tmp_path: Path, soak: b
     assert states == rounds
 
 
-@pytest.mark.parametrize("skipped", ["fsync(tmp)", "fsync(dir)"])
-def test_f2_negative_control_missing_fsync_is_detected(tmp_path: Path, skipped: str) -> None:
+@pytest.mark.parametrize(
+    ("skipped", "mode"),
+    [("fsync(tmp)", "drop"), ("fsync(tmp)", "garble"), ("fsync(dir)", "drop")],
+)
+def test_f2_negative_control_missing_fsync_is_detected(
+    tmp_path: Path, skipped: str, mode: CrashMode
+) -> None:
     """Removing either fsync from the protocol makes the power-loss checker fail."""
     violations = run_and_crash(
         tmp_path / "neg",
         7,
         crash_at=None,
-        mode="drop",
+        mode=mode,
         skip_file_fsync=skipped == "fsync(tmp)",
         skip_dir_fsync=skipped == "fsync(dir)",
     )

@@ -9,9 +9,10 @@ Two failure models (notes/reliability.md):
   durable only after ``fsync(file)`` and directory entries only after ``fsync(dir)``.
   :meth:`crash_at` raises :class:`PowerLoss` at the k-th call (a ``BaseException``, so no
   ``except OSError`` in the engine can swallow it); :meth:`crash` then rewrites the tracked
-  directories on disk as the power loss would leave them: each unsynced directory operation
-  is kept in order up to a random cut, and each file whose data was never synced is
-  dropped (empty), garbled (random bytes or NULs) or — by luck — complete.
+  directories on disk as the power loss would leave them: unsynced directory operations are
+  all lost (``drop``), all kept (``garble``: renames reached the disk before the data) or kept
+  up to a random cut (``random``); each file whose data was never synced is dropped (empty),
+  garbled (random bytes or NULs) or — by luck, in ``random`` — complete.
   ``skip_file_fsync`` / ``skip_dir_fsync`` turn one fsync into a no-op: the negative
   controls that prove the harness detects a missing fsync.
 
@@ -150,8 +151,10 @@ class FaultyFileSystem:
             names = set(state.durable) | set(state.current)
             names |= {name for name, _ in state.ops}
             namespace = dict(state.durable)
-            cut = len(state.ops) if mode == "random" else 0
-            if mode == "random":
+            # drop: no unsynced directory operation survives; garble: all of them do (the
+            # rename reached the disk before the data, ALICE class 1); random: a prefix does
+            cut = {"drop": 0, "garble": len(state.ops)}.get(mode)
+            if cut is None:
                 cut = self.rng.randint(0, len(state.ops))
             for name, inode in state.ops[:cut]:
                 if inode is None:
