@@ -193,3 +193,14 @@ async def test_backlog_reminder_wakes_as_a_display_message(
         await host.runtime.owner()  # let the reminder's mailbox drain
     assert any("nightly build" in m.body for m in host.displayed)
     assert host.user_messages == []
+
+
+@pytest.mark.asyncio
+async def test_mind_command_reports_stay_in_session_history(host: SimHost) -> None:
+    """M-UI-3: a /mind report is kept as a custom entry on the branch."""
+    await bind_team(host)
+    result = await host.command("/mind status")
+    assert "Mind status" in result.text
+    reports = [e for e in host.session.branch if e.custom_type == "persona-mind-report"]
+    assert reports[-1].data["command"] == "/mind status"
+    assert reports[-1].data["text"] == result.text

@@ -42,7 +42,10 @@ if TYPE_CHECKING:
     from persona_mind.runtime import Runtime
     from persona_mind.storage.port import StorePort
 
-__all__ = ("MindFeature",)
+__all__ = ("REPORT_ENTRY_TYPE", "MindFeature")
+
+REPORT_ENTRY_TYPE = "persona-mind-report"
+"""Custom entry type of ``/mind`` reports: display history, never replayed as memory."""
 
 
 class MindFeature:
@@ -166,7 +169,14 @@ class MindFeature:
         return result
 
     async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
-        return await self.session.on_command(call)
+        """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3)."""
+        result = await self.session.on_command(call)
+        if self.session.active:
+            await self.runtime.host.append_entry(
+                REPORT_ENTRY_TYPE,
+                {"command": f"/{call.name} {call.args}".strip(), "text": result.text},
+            )
+        return result
 
     async def lean_injection(self, query: str) -> str:
         """Objective/LTM-only context for a delegated leg (M-LEG: lean injection)."""
