@@ -8,6 +8,7 @@ no-op must make the same checker report a violation — proof the harness sees t
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -116,3 +117,17 @@ def test_f2_negative_controls_caught_under_random_crashes(tmp_path: Path) -> Non
             caught[kind] += bool(violations)
     assert caught["file"] > 0
     assert caught["dir"] > 0
+
+
+def test_f2_every_crash_point_of_one_mutation_in_every_mode(
+    tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    """Deterministic sweep: a power loss at each seam call of a mutation, in each mode."""
+    states = 0
+    for k in range(1, 24):  # a mutation makes ~21 seam calls; k past the end = after the ack
+        modes: tuple[CrashMode, ...] = ("drop", "garble", "random")
+        for mode in modes:
+            violations = run_and_crash(tmp_path / f"k{k}{mode}", k, crash_at=k, mode=mode, ops=1)
+            assert violations == [], f"crash at call {k} ({mode}): {violations}"
+            states += 1
+    record_property("power_loss_states", states)
