@@ -224,3 +224,16 @@ def test_a_failed_refresh_keeps_the_old_snapshot(
         p.name for p in service.bindings.session_dir("s1").iterdir() if p.name != "binding.json"
     ]
     assert snaps == [record.snapshot]
+
+
+def test_corrupt_binding_record_still_opens_the_session(
+    service: PersonaService, make_ctx: Ctx
+) -> None:
+    """Bad on-disk state never breaks session start; the note says how to fix it."""
+    ctx = make_ctx()
+    service.open_session(ctx)
+    (service.bindings.session_dir("s1") / "binding.json").write_bytes(b"{broken")
+    service.close_session("s1")
+    state = service.open_session(ctx, reason="resume")
+    assert state.scope.pack is None
+    assert "team select" in state.scope.note

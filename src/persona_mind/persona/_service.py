@@ -114,6 +114,20 @@ class PersonaService:
         return state
 
     def _evaluate(self, ctx: SessionContext, reason: str, origin: str | None) -> TeamScope:
+        """Never raises for bad on-disk state: a session always opens, with a note saying
+        what is wrong (a corrupt record, receipt or store state) and how to fix it."""
+        try:
+            return self._evaluate_strict(ctx, reason, origin)
+        except (PersonaMindError, OSError) as exc:
+            return TeamScope("missing-bound", None, None, f"(cannot read the team state: {exc})")
+
+    def _default(self) -> str | None:
+        try:
+            return self.store.state().default
+        except PersonaMindError:
+            return None  # doctor reports the corrupt store state
+
+    def _evaluate_strict(self, ctx: SessionContext, reason: str, origin: str | None) -> TeamScope:
         ws = Workspace(Path(ctx.cwd))
         sid = ctx.session_id
         record = self.bindings.read(sid)
@@ -133,15 +147,15 @@ class PersonaService:
             return TeamScope("none", None, record)
         note = ""
         if record is None and reason in NEW_SESSION_REASONS:
-            default = self.store.state().default
+            default = self._default()
             if default:
                 try:
                     record = self.bindings.bind(sid, default)
                     return TeamScope("bound", self.bindings.snapshot(record), record)
-                except PersonaMindError as exc:
+                except (PersonaMindError, OSError) as exc:
                     note = f"(the default {default} could not be bound: {exc})"
             record = self.bindings.set_state(sid, "unbound")
-        if status == "not-legacy" and not self.store.state().default:
+        if status == "not-legacy" and not self._default():
             legacy = self._legacy_pack(ws)
             if legacy is not None:
                 return TeamScope("legacy", legacy, record)
