@@ -182,3 +182,13 @@ def test_f7_symlinked_state_file_refused_and_target_untouched(
     assert outside.read_bytes() == b"precious"
     assert store.mutate(target, add("a")).sequence == 1
     assert outside.read_bytes() == b"precious"
+
+
+def test_cache_never_crosses_entry_types(store: FileStore, target: StoreTarget[Fact]) -> None:
+    store.mutate(target, add("a"))
+    raw = store.read(StoreTarget(path=target.path, entry_type=msgspec.Raw))
+    assert raw is not None
+    assert isinstance(raw.entries[0], msgspec.Raw)
+    typed = store.read(target)
+    assert typed is not None
+    assert isinstance(typed.entries[0], Fact)

@@ -110,7 +110,8 @@ class FileStore:
         self.current_generation = current_generation
         self.backup = backup
         self.max_bytes = max_bytes
-        self._cache: dict[Path, tuple[bytes, Stored[Any]]] = {}
+        # path -> (exact bytes, their decode, entry type): skips re-decoding unchanged bytes
+        self._cache: dict[Path, tuple[bytes, Stored[Any], object]] = {}
         self._pending: dict[Path, bytes] = {}
 
     # ----------------------------------------------------------------- reads (never write)
@@ -148,13 +149,14 @@ class FileStore:
         cached = self._cache.get(path)
         if (
             cached is not None
-            and cached[0] == data
+            and cached[2] is target.entry_type
             and cached[1].snapshot.version == target.version
+            and cached[0] == data
         ):
             return cached[1], data  # same bytes: the decode is already known (and immutable)
         snapshot = decode_snapshot(path, data, target.entry_type, target.version)
         stored = Stored(snapshot, data)
-        self._cache[path] = (data, stored)
+        self._cache[path] = (data, stored, target.entry_type)
         return stored, data
 
     # --------------------------------------------------------------------------- locks
@@ -323,7 +325,7 @@ class FileStore:
         data = self._pending.pop(path)
         self._cache.pop(path, None)
         write_atomic(self.fs, path, data, backup=self.backup)
-        self._cache[path] = (data, prepared)
+        self._cache[path] = (data, prepared, target.entry_type)
         return prepared
 
     def _load_or_quarantine(self, target: StoreTarget[E]) -> Stored[E] | None:
