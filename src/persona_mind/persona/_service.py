@@ -206,9 +206,12 @@ class PersonaService:
         state = self.session(ctx)
         if state.active is None or not state.scope.runnable or state.scope.pack is None:
             return PromptInjection()
-        resolved = self.resolver.resolve(
-            state.scope.pack, state.active.name, Workspace(Path(ctx.cwd))
-        )
+        try:
+            resolved = self.resolver.resolve(
+                state.scope.pack, state.active.name, Workspace(Path(ctx.cwd))
+            )
+        except (PersonaMindError, OSError) as exc:  # fail open, disclosed: the turn still runs
+            return PromptInjection(disclosures=(f"persona {state.active.name} unavailable: {exc}",))
         return PromptInjection(sections=(resolved.system_prompt,), disclosures=resolved.warnings)
 
     def active_persona(self, session_id: str) -> ActivePersona | None:
