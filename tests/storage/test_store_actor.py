@@ -12,7 +12,14 @@ from persona_mind.actors.store import StoreClient, spawn_store
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import StaleGeneration
 from persona_mind.messages.owner import OwnerChanged, OwnerState
-from persona_mind.storage import CasConflict, CorruptStore, Layout, StorePort, StoreTarget
+from persona_mind.storage import (
+    CasConflict,
+    CorruptStore,
+    Layout,
+    StorePort,
+    StoreTarget,
+    lock_path,
+)
 from tests.storage.conftest import Fact
 
 
@@ -105,3 +112,26 @@ async def test_corrupt_store_is_refused_not_crashed(tmp_path: Path) -> None:
         assert problem.quarantined is not None
         assert await client.read(target) is None
         assert client.ref.statistics().restarts == 0
+
+
+@pytest.mark.asyncio
+async def test_lock_wait_runs_off_the_event_loop(tmp_path: Path) -> None:
+    """While the Store waits on a lock held by another process, the loop keeps running."""
+    from tests.storage.test_locks import holder  # noqa: PLC0415 - shared subprocess helper
+
+    target = StoreTarget(path=tmp_path / "s.json", entry_type=Fact)
+    with holder(lock_path(target.path)) as proc:
+        async with ActorSystem(clock=MonotonicClock()) as system:
+            client = spawn_store(system, Layout(tmp_path))
+            pending = asyncio.create_task(client.mutate(target, _add("a")))
+            ticks = 0
+            for _ in range(50):  # the loop is free: other coroutines make progress
+                await asyncio.sleep(0)
+                ticks += 1
+            assert ticks == 50
+            assert not pending.done()  # still waiting for the other process's lock
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            snap = await asyncio.wait_for(pending, timeout=30)
+            assert snap.sequence == 1
