@@ -46,6 +46,9 @@ TEXT_SCHEMA: dict[str, Any] = {
 class StubRuntime:
     """Echo tool, notes command, injection with a counter; logs everything."""
 
+    #: In-process tests set this to hold ``__aenter__`` until they release it.
+    start_gate: asyncio.Event | None = None
+
     def __init__(
         self,
         host: HostPort,
@@ -59,6 +62,7 @@ class StubRuntime:
         self.injections = 0
         self.notes: list[Any] = []
         self.log_path = os.environ.get("STUB_RUNTIME_LOG")
+        self.exited = False
         if os.environ.get("STUB_RUNTIME_FAIL_START"):
             raise RuntimeError("stub runtime told to fail at start")
 
@@ -73,6 +77,8 @@ class StubRuntime:
                 )
 
     async def __aenter__(self) -> StubRuntime:
+        if StubRuntime.start_gate is not None:
+            await StubRuntime.start_gate.wait()
         self._log("enter", str(self.agent_dir))
         if os.environ.get("STUB_RUNTIME_PRINT"):
             print("STRAY PRINT FROM THE RUNTIME")  # must land on stderr, not in the frames
@@ -80,6 +86,7 @@ class StubRuntime:
 
     async def __aexit__(self, *exc: object) -> None:
         self._log("exit", None)
+        self.exited = True
 
     def tool_specs(self) -> Sequence[ToolSpec]:
         return (

@@ -360,3 +360,29 @@ async def test_a_host_request_over_the_cap_raises_instead_of_hanging() -> None:
     with pytest.raises(HostError, match="over the frame cap"):
         await p.side.host.append_entry("stub-note", {"text": "z" * 400})
     await p.side.stop(0)
+
+
+@pytest.mark.asyncio
+async def test_shutdown_while_the_runtime_starts_leaves_it_once_started() -> None:
+    gate = asyncio.Event()
+    StubRuntime.start_gate = gate
+    made: list[StubRuntime] = []
+
+    def factory(host: Any, **kw: Any) -> StubRuntime:
+        made.append(StubRuntime(host, **kw))
+        return made[-1]
+
+    try:
+        out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        side = Sidecar(lambda line: out.put_nowait(json.loads(line)), lambda: factory)
+        side.feed(b.encode_frame(b.Hello(protocol=b.PROTOCOL_VERSION)))
+        side.feed(b.encode_frame(b.Request(id=1, method="shutdown")))
+        resp = await asyncio.wait_for(out.get(), 5)
+        assert (resp["id"], resp["error"]) == (1, None)
+        assert not side.done.done()  # waits for the starting runtime
+        gate.set()
+        assert await asyncio.wait_for(side.done, 5) == 0
+        assert made[0].exited
+        assert out.empty()  # no 'ready' after the shutdown
+    finally:
+        StubRuntime.start_gate = None

@@ -89,3 +89,24 @@ def test_pi_extension_path_missing_says_what_to_do(
 def test_sidecar_subcommand_is_wired() -> None:
     args = _cli("sidecar")
     assert args.func is _cli_bridge._run_sidecar
+
+
+def test_real_runtime_hello_then_shutdown_exits_promptly(tmp_path: Path) -> None:
+    """Regression: a shutdown that arrives while the real runtime starts must not hang."""
+    data = b'{"type":"hello","protocol":1}\n{"type":"request","id":1,"method":"shutdown"}\n'
+    env = {k: v for k, v in os.environ.items() if k != "PERSONA_MIND_SIDECAR_RUNTIME"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "persona_mind.runners.sidecar"],
+        input=data,
+        capture_output=True,
+        timeout=60,
+        env={**env, "PI_CODING_AGENT_DIR": str(tmp_path / "agent")},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.splitlines()[0]) == {
+        "type": "response",
+        "id": 1,
+        "result": None,
+        "error": None,
+    }

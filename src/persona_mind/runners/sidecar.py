@@ -187,6 +187,7 @@ class Sidecar:
         self._inflight: dict[int, asyncio.Task[None]] = {}
         self._events: asyncio.Queue[tuple[int | None, HostEvent] | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._start_task: asyncio.Task[Any] | None = None
         self._started_at = time.monotonic() if started_at is None else started_at
         self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -305,7 +306,7 @@ class Sidecar:
             self.emit(b.ErrorFrame(code="malformed", message="duplicate hello ignored"))
             return
         self.state = "starting"
-        self._spawn(self._start(hello))
+        self._start_task = self._spawn(self._start(hello))
 
     async def _start(self, hello: b.Hello) -> None:
         try:
@@ -322,7 +323,10 @@ class Sidecar:
             await runtime.__aenter__()
         except Exception as err:
             self.emit(b.ErrorFrame(code="failed", message=f"runtime failed to start: {err!r}"))
-            await self.stop(1)
+            self._spawn(self.stop(1))  # stop() waits for this task, so not awaited here
+            return
+        if self.state != "starting":  # shutdown or EOF arrived while the runtime started
+            await self._leave(runtime)
             return
         self.runtime = runtime
         self.state = "ready"
@@ -435,7 +439,10 @@ class Sidecar:
         """Stop serving: fail in-flight work, leave the runtime, resolve :attr:`done`."""
         if self.state in {"stopping", "stopped"}:
             return
+        starting = self._start_task if self.state == "starting" else None
         self.state = "stopping"
+        if starting is not None and starting is not asyncio.current_task():
+            await asyncio.gather(starting, return_exceptions=True)  # it leaves the runtime
         inflight = list(self._inflight.values())
         for task in inflight:
             task.cancel()
@@ -444,15 +451,21 @@ class Sidecar:
             if not fut.done():
                 fut.set_exception(HostDisconnected("the sidecar is stopping"))
         self._events.put_nowait(None)
-        if self.runtime is not None:
-            try:
-                await self.runtime.__aexit__(None, None, None)
-            except Exception as err:
-                _say(f"runtime stop failed: {err!r}")
-                code = code or 1
+        if self.runtime is not None and not await self._leave(self.runtime):
+            code = code or 1
         self.state = "stopped"
         if not self.done.done():
             self.done.set_result(code)
+
+    @staticmethod
+    async def _leave(runtime: RuntimeLike) -> bool:
+        """Exit the runtime's context; False (and a diagnostic) if that failed."""
+        try:
+            await runtime.__aexit__(None, None, None)
+        except Exception as err:
+            _say(f"runtime stop failed: {err!r}")
+            return False
+        return True
 
 
 def _say(text: str) -> None:
