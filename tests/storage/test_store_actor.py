@@ -135,3 +135,31 @@ async def test_lock_wait_runs_off_the_event_loop(tmp_path: Path) -> None:
             proc.stdin.flush()
             snap = await asyncio.wait_for(pending, timeout=30)
             assert snap.sequence == 1
+
+
+@pytest.mark.asyncio
+async def test_m_store_13_transaction_under_the_memory_lock(tmp_path: Path) -> None:
+    layout = Layout(tmp_path)
+    ltm = StoreTarget(path=layout.project("demo"), entry_type=Fact, lock="memory")
+    stm = StoreTarget(path=layout.stm("demo"), entry_type=Fact, lock="memory")
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client = spawn_store(system, layout, generation=1)
+        await client.mutate(stm, _add("fact"))
+
+        def drop(entries: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            return tuple(e for e in entries if e.id != "fact")
+
+        # promotion: LTM first, then remove from STM (interruption duplicates, never loses)
+        results = await client.transact([(ltm, _add("fact")), (stm, drop)], generation=1)
+        assert [r.snapshot.entries for r in results] == [(Fact(id="fact"),), ()]
+        with pytest.raises(StaleGeneration):
+            await client.transact([(ltm, _add("late"))], generation=0)
+
+        def abort(entries: tuple[Fact, ...]) -> tuple[Fact, ...]:
+            raise ValueError("stop")
+
+        with pytest.raises(ValueError, match="stop"):
+            await client.transact([(ltm, _add("x")), (stm, abort)], generation=1)
+        ltm_now = await client.read(ltm)
+        assert ltm_now is not None
+        assert [f.id for f in ltm_now.entries] == ["fact", "x"]  # the first step stays

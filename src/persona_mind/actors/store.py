@@ -13,13 +13,22 @@ crashing the Store; an engine error (``StorageError``) is a refusal, as the kern
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.owner import OwnerChanged
-from persona_mind.messages.store import Mutate, Read, ReadStored, Repair, SetGeneration, StoreMsg
+from persona_mind.messages.store import (
+    Mutate,
+    Read,
+    ReadStored,
+    Repair,
+    SetGeneration,
+    StoreMsg,
+    Transact,
+)
 from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
 from persona_mind.storage.port import StoreTarget
 
@@ -95,7 +104,11 @@ class StoreActor(Actor[StoreMsg]):
             case Repair(target=target):
                 return await bridge.call(self.engine.repair, target)
             case Mutate():
+                self._learn(message.generation)  # a newer admitted generation is news
                 return await bridge.call(self._mutate, message)
+            case Transact():
+                self._learn(message.generation)
+                return await bridge.call(self._transact, message)
         raise AssertionError(f"unhandled {message!r}")  # pragma: no cover - union exhausted
 
     def _mutate(self, message: Mutate) -> object:
@@ -110,6 +123,16 @@ class StoreActor(Actor[StoreMsg]):
         except PersonaMindError:
             raise
         except Exception as exc:  # the caller's mutation aborted: not a Store crash
+            return _Raised(exc)
+
+    def _transact(self, message: Transact) -> object:
+        try:
+            return self.engine.transact(
+                message.steps, generation=message.generation, purpose=message.purpose
+            )
+        except PersonaMindError:
+            raise
+        except Exception as exc:  # a step's mutation aborted: not a Store crash
             return _Raised(exc)
 
 
@@ -168,6 +191,23 @@ class StoreClient:
         if isinstance(result, _Raised):
             raise result.error
         stored: Stored[E] = result
+        return stored
+
+    async def transact(
+        self,
+        steps: Sequence[tuple[StoreTarget[Any], Mutation[Any]]],
+        *,
+        generation: int | None = None,
+        purpose: str = "memory transaction",
+    ) -> list[Stored[Any]]:
+        """Several memory-store mutations as one decision (see ``FileStore.transact``)."""
+        result: Any = await self.ref.ask(
+            Transact(steps=tuple(steps), generation=generation, purpose=purpose),
+            timeout=self.timeout,
+        )
+        if isinstance(result, _Raised):
+            raise result.error
+        stored: list[Stored[Any]] = result
         return stored
 
     async def repair(self, target: StoreTarget[Any]) -> object:

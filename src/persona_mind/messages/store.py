@@ -12,7 +12,15 @@ from typing import Any
 from persona_mind.messages._base import Msg
 from persona_mind.messages.owner import OwnerChanged
 
-__all__ = ("Mutate", "Read", "ReadStored", "Repair", "SetGeneration", "StoreMsg")
+__all__ = (
+    "Mutate",
+    "Read",
+    "ReadStored",
+    "Repair",
+    "SetGeneration",
+    "StoreMsg",
+    "Transact",
+)
 
 
 class Read(Msg, frozen=True, kw_only=True):
@@ -41,6 +49,15 @@ class Mutate(Msg, frozen=True, kw_only=True):
     purpose: str = "mutation"
 
 
+class Transact(Msg, frozen=True, kw_only=True):
+    """Several memory-store mutations under the memory transaction lock, in order; answers
+    ``list[Stored]``. ``steps`` is a tuple of ``(StoreTarget, mutation)`` pairs."""
+
+    steps: Any
+    generation: int | None = None
+    purpose: str = "memory transaction"
+
+
 class Repair(Msg, frozen=True, kw_only=True):
     """Sweep orphan temps and quarantine a corrupt file; answers ``CorruptStore | None``."""
 
@@ -53,4 +70,4 @@ class SetGeneration(Msg, frozen=True, kw_only=True):
     generation: int
 
 
-StoreMsg = Read | ReadStored | Mutate | Repair | SetGeneration | OwnerChanged
+StoreMsg = Read | ReadStored | Mutate | Transact | Repair | SetGeneration | OwnerChanged

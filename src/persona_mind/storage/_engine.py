@@ -249,6 +249,38 @@ class FileStore:
             self._cache.pop(target.path, None)
             raise StoreIOError(target.path, "mutating", exc) from exc
 
+    def transact(
+        self,
+        steps: Sequence[tuple[StoreTarget[Any], Mutation[Any]]],
+        *,
+        generation: int | None = None,
+        purpose: str = "memory transaction",
+    ) -> list[Stored[Any]]:
+        """Several memory-store mutations as one decision under the profile-wide memory
+        transaction lock (M-STORE-13, -14).
+
+        Each step takes its store lock in turn (store locks never nest) and is durable when
+        the next one starts. A failing step stops the transaction; earlier steps stay
+        committed, so order them so an interruption duplicates rather than loses (seed:
+        promotion writes LTM before removing STM). Every step re-checks ``generation``.
+        """
+        self.check_generation(generation)
+        results: list[Stored[Any]] = []
+        path = steps[0][0].path if steps else Path()
+        try:
+            with self.hold([("memory", self._layout("memory").memory_lock)], purpose):
+                for target, mutation in steps:
+                    path = target.path
+                    with self.hold([("store", lock_path(target.path))], purpose):
+                        results.append(self.mutate_locked(target, mutation, generation=generation))
+        except WriteFailed:
+            self._cache.pop(path, None)
+            raise
+        except OSError as exc:
+            self._cache.pop(path, None)
+            raise StoreIOError(path, "mutating", exc) from exc
+        return results
+
     def mutate_locked(
         self,
         target: StoreTarget[E],

@@ -11,7 +11,7 @@ it would on disk), the fingerprint is the SHA-256 of those bytes (equal to what
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -106,6 +106,19 @@ class MemoryStore:
             target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
         )
         return Stored(snapshot, self.files[target.path])
+
+    async def transact(
+        self,
+        steps: Sequence[tuple[StoreTarget[Any], Mutation[Any]]],
+        *,
+        generation: int | None = None,
+        purpose: str = "memory transaction",
+    ) -> list[Stored[Any]]:
+        """Like ``StoreClient.transact``: steps in order, each committed before the next."""
+        return [
+            await self.mutate_stored(target, mutation, generation=generation)
+            for target, mutation in steps
+        ]
 
     # --- test helpers --------------------------------------------------------------
 
