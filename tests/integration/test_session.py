@@ -204,3 +204,14 @@ async def test_mind_command_reports_stay_in_session_history(host: SimHost) -> No
     reports = [e for e in host.session.branch if e.custom_type == "persona-mind-report"]
     assert reports[-1].data["command"] == "/mind status"
     assert reports[-1].data["text"] == result.text
+
+
+@pytest.mark.asyncio
+async def test_an_unsupported_backend_setting_is_reported_at_session_start(
+    host: SimHost, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """P-CHILD: only the native backend exists; another value is a clear start error."""
+    monkeypatch.setenv("PI_PERSONA_BACKEND", "subagents")
+    await host.start("new")
+    errors = [text for level, text in host.notifications if level == "error"]
+    assert any("PI_PERSONA_BACKEND='subagents' is not supported" in text for text in errors)

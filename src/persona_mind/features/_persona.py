@@ -10,6 +10,7 @@ the host settles (P-CHAT-PLAN: team switches wait for idle and recheck before re
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,14 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState, SetActivePersona
-from persona_mind.persona import Effects, PersonaService, SessionContext, TeamSnapshot
+from persona_mind.persona import (
+    Effects,
+    PersonaService,
+    SessionContext,
+    TeamSnapshot,
+    Workspace,
+    backend_problem,
+)
 
 if TYPE_CHECKING:
     from persona_mind.runtime import Runtime
@@ -89,6 +97,11 @@ class PersonaFeature:
                 if self.ctx is not None and self.ctx.session_id != event.session_id:
                     self.service.close_session(self.ctx.session_id)
                 self.ctx = SessionContext(session_id=event.session_id, cwd=Path(event.cwd))
+                problem = await self.runtime.offload(
+                    functools.partial(backend_problem, Workspace(Path(event.cwd)))
+                )
+                if problem is not None:  # P-CHILD: an invalid backend setting is a start error
+                    await self.runtime.host.notify(f"persona: {problem}", "error")
                 await self.service.open(
                     self.ctx,
                     reason=event.reason,

@@ -5,6 +5,7 @@
 * :class:`SimHost` — a simulated Pi-like session around a real runtime.
 * :class:`ScriptedModel` — an in-process child backend with scripted replies.
 * :func:`fake_pi_command` / :func:`write_fake_pi` — a fake ``pi`` executable for children.
+* :func:`write_pack` — write a valid (or deliberately broken) persona pack for a test.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from persona_mind.testing._clock import ManualClock as ManualClock
 from persona_mind.testing._fake_pi import fake_pi_command as fake_pi_command
 from persona_mind.testing._fake_pi import write_fake_pi as write_fake_pi
+from persona_mind.testing._packs import write_pack as write_pack
 from persona_mind.testing._probe import TestProbe as TestProbe
 from persona_mind.testing._scripted import ScriptedModel as ScriptedModel
 from persona_mind.testing._scripted import ScriptedReply as ScriptedReply
@@ -27,4 +29,5 @@ __all__ = (
     "Turn",
     "fake_pi_command",
     "write_fake_pi",
+    "write_pack",
 )
