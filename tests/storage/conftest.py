@@ -31,11 +31,3 @@ def store(layout: Layout) -> FileStore:
 def target(layout: Layout) -> StoreTarget[Fact]:
     return StoreTarget(path=layout.project("demo"), entry_type=Fact)
 
-
-def add(*ids: str) -> object:
-    """A mutation appending facts."""
-
-    def mutation(entries: tuple[Fact, ...]) -> tuple[Fact, ...]:
-        return (*entries, *(Fact(id=i) for i in ids))
-
-    return mutation
