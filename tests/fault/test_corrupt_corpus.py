@@ -4,20 +4,36 @@ the next mutation, byte for byte, with a diagnostic; never read as an empty stor
 
 from __future__ import annotations
 
+import collections
 import os
+import random
 from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from persona_mind.storage import (
     MAX_STORE_BYTES,
     CorruptStore,
     FileStore,
     UnsupportedVersion,
+    decode_snapshot,
     fingerprint,
 )
-from tests.fault._model import appender, target_in
+from tests.fault._model import Item, appender, target_in
+
+REASONS = {
+    "empty",
+    "truncated",
+    "nul-bytes",
+    "not-utf8",
+    "invalid-json",
+    "wrong-schema",
+    "unknown-version",
+    "newer-version",
+}
 
 VALID = (
     b'{"version":1,"sequence":3,"updatedAt":"2026-01-01T00:00:00.000Z",'
@@ -146,3 +162,37 @@ def test_f6_newer_version_is_refused_and_copied_not_moved(tmp_path: Path) -> Non
     assert info.value.quarantined is not None
     assert info.value.quarantined.read_bytes() == newer
     assert len([n for n in os.listdir(tmp_path) if ".quarantine-" in n]) == 2  # copied once
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.binary(max_size=512))
+def test_f6_fuzz_any_bytes_decode_or_corrupt(data: bytes) -> None:
+    """Arbitrary bytes never crash the codec: a valid snapshot or CorruptStore, nothing else."""
+    reason = "decoded"
+    try:
+        decode_snapshot(Path("fuzz.json"), data, Item, 1)
+    except CorruptStore as exc:
+        reason = exc.reason
+    assert reason in REASONS | {"decoded"}
+
+
+def test_f6_seeded_bit_flips(tmp_path: Path) -> None:
+    """1,000 single-bit flips of a valid file: each decodes (to a valid snapshot) or is
+    classified CorruptStore."""
+    target = target_in(tmp_path)
+    FileStore().mutate(target, appender("a", pad=200))
+    raw = target.path.read_bytes()
+    rng = random.Random(6)
+    classified: collections.Counter[str] = collections.Counter()
+    for _ in range(1000):
+        flipped = bytearray(raw)
+        bit = rng.randrange(len(raw) * 8)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        try:
+            decode_snapshot(target.path, bytes(flipped), Item, 1)
+        except CorruptStore as exc:
+            classified[exc.reason] += 1
+        else:
+            classified["decoded"] += 1
+    assert sum(classified.values()) == 1000
+    assert set(classified) <= REASONS | {"decoded"}
