@@ -30,4 +30,3 @@ def store(layout: Layout) -> FileStore:
 @pytest.fixture
 def target(layout: Layout) -> StoreTarget[Fact]:
     return StoreTarget(path=layout.project("demo"), entry_type=Fact)
-

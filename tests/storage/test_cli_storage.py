@@ -42,3 +42,27 @@ def test_history_list_empty_and_holder(tmp_path: Path, capsys: pytest.CaptureFix
     assert _run(["store", "history", "list", str(store)]) == 0
     assert _run(["store", "holder", str(store)]) == 0
     assert "(mutation)" in capsys.readouterr().out
+
+
+def test_check_tree_reports_then_repairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "persona-mind"
+    good = root / "memory" / "stm" / "a.json"
+    FileStore().mutate(StoreTarget(path=good, entry_type=Fact), lambda e: (Fact(id="a"),))
+    bad = root / "backlog" / "b.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"[")
+    orphan = good.with_name(".a.json.0123456789ab.tmp")
+    orphan.write_bytes(b"partial")
+    report = FileStore().scan(root)
+    assert report.ok == [good]
+    assert [c.path for c in report.corrupt] == [bad]
+    assert report.temps == [orphan]
+    assert orphan.exists()  # scanning never writes
+    assert _run(["store", "check", str(root)]) == 1
+    assert "1 ok, 1 corrupt, 1 orphan temps" in capsys.readouterr().out
+    assert _run(["store", "check", "--repair", str(root)]) == 1
+    assert not orphan.exists()
+    assert not bad.exists()
+    assert _run(["store", "check", str(root)]) == 0

@@ -23,6 +23,7 @@ from persona_mind.storage import (
     agent_dir,
     lock_path,
 )
+from persona_mind.storage._atomic import temp_owner
 from persona_mind.storage._locks import describe_holder
 
 __all__ = ("add_parser",)
@@ -38,7 +39,29 @@ def _engine() -> FileStore:
     return FileStore(Layout(agent_dir()))
 
 
+def _check_tree(args: argparse.Namespace, root: Path) -> int:
+    engine = _engine()
+    report = engine.scan(root, version=args.version)
+    for problem in report.corrupt:
+        if args.repair:
+            engine.repair(StoreTarget(path=problem.path, entry_type=msgspec.Raw))
+            print(f"quarantined: {problem.path} ({problem.reason})")
+        else:
+            print(f"corrupt: {problem}")
+    if args.repair:
+        for owner in {temp_owner(t) for t in report.temps} - {None}:
+            assert owner is not None
+            engine.repair(StoreTarget(path=owner, entry_type=msgspec.Raw))
+    print(
+        f"{root}: {len(report.ok)} ok, {len(report.corrupt)} corrupt, "
+        f"{len(report.temps)} orphan temps{' (swept)' if args.repair else ''}"
+    )
+    return 1 if report.corrupt else 0
+
+
 def _check(args: argparse.Namespace) -> int:
+    if Path(args.file).is_dir():
+        return _check_tree(args, Path(args.file).absolute())
     target = _target(args)
     engine = _engine()
     if args.repair:
@@ -93,7 +116,9 @@ def _holder(args: argparse.Namespace) -> int:
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     store = subparsers.add_parser("store", help="inspect and repair durable store files")
     sub = store.add_subparsers(dest="store_command", metavar="ACTION", required=True)
-    check = sub.add_parser("check", help="strictly decode a store file (read-only)")
+    check = sub.add_parser(
+        "check", help="strictly decode a store file, or every store under a directory (read-only)"
+    )
     check.add_argument("file")
     check.add_argument("--version", type=int, default=1, help="expected schema version")
     check.add_argument(

@@ -22,7 +22,7 @@ from persona_mind.storage._dirswap import (
     remove_directory,
     stage_directory,
 )
-from persona_mind.storage._engine import FileStore, Stored, lock_path
+from persona_mind.storage._engine import FileStore, ScanReport, Stored, lock_path
 from persona_mind.storage._errors import (
     CasConflict,
     CorruptStore,
@@ -90,6 +90,7 @@ __all__ = (
     "OutcomeUncertain",
     "ReadResult",
     "Receipt",
+    "ScanReport",
     "Snapshot",
     "StagedDirectory",
     "StoreIOError",

@@ -28,12 +28,31 @@ import msgspec
 from persona_mind.storage._errors import WriteFailed
 from persona_mind.storage._fs import FileSystem
 
-__all__ = ("backup_path", "ensure_dir", "quarantine", "sweep_temps", "temp_path", "write_atomic")
+__all__ = (
+    "backup_path",
+    "ensure_dir",
+    "quarantine",
+    "sweep_temps",
+    "temp_owner",
+    "temp_path",
+    "write_atomic",
+)
 
 
 def temp_path(path: Path, suffix: str = "tmp") -> Path:
     """A fresh temp name beside ``path``: ``.<name>.<random>.<suffix>``."""
     return path.with_name(f".{path.name}.{secrets.token_hex(6)}.{suffix}")
+
+
+def temp_owner(temp: Path) -> Path | None:
+    """The state file an (orphan) temp belongs to, or ``None`` if it is not our temp."""
+    name = temp.name
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return None
+    base, _, token = name[1:-4].removesuffix(".bak").rpartition(".")
+    if len(token) != 12 or not base:
+        return None
+    return temp.with_name(base)
 
 
 def backup_path(path: Path) -> Path:

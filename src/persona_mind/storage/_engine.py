@@ -8,11 +8,15 @@ the locked step, and write through the atomic protocol.
 
 from __future__ import annotations
 
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
+
+from msgspec import Raw
 
 from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.storage._atomic import (
@@ -41,7 +45,7 @@ from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
 from persona_mind.storage._paths import Layout
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StoreTarget
 
-__all__ = ("FileStore", "Stored", "lock_path")
+__all__ = ("FileStore", "ScanReport", "Stored", "lock_path")
 
 E = TypeVar("E")
 
@@ -49,6 +53,15 @@ E = TypeVar("E")
 def lock_path(path: Path) -> Path:
     """The sidecar lock file of a state file: ``.<name>.lock`` (never deleted)."""
     return path.with_name(f".{path.name}.lock")
+
+
+@dataclass
+class ScanReport:
+    """What :meth:`FileStore.scan` found: healthy stores, corrupt ones, orphan temps."""
+
+    ok: list[Path] = field(default_factory=list)
+    corrupt: list[CorruptStore] = field(default_factory=list)
+    temps: list[Path] = field(default_factory=list)
 
 
 class Stored(Generic[E]):
@@ -398,6 +411,34 @@ class FileStore:
         )
 
     # ------------------------------------------------------------------------ recovery
+
+    def scan(self, root: Path, *, version: int = 1) -> ScanReport:
+        """Read-only health check of every ``*.json`` store under ``root`` (recursively):
+        strict decode (entries kept raw), orphan temps listed, nothing written."""
+        report = ScanReport()
+        pending = [root]
+        while pending:
+            directory = pending.pop()
+            for name in sorted(self.fs.listdir(directory)):
+                path = directory / name
+                st = self.fs.lstat(path)
+                if st is None:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    if not name.startswith("."):
+                        pending.append(path)
+                elif name.startswith(".") and name.endswith(".tmp"):
+                    report.temps.append(path)
+                elif name.endswith(".json") and not name.startswith("."):
+                    if ".quarantine-" in name:
+                        continue
+                    try:
+                        self.read_stored(StoreTarget(path=path, entry_type=Raw, version=version))
+                    except CorruptStore as exc:
+                        report.corrupt.append(exc)
+                    else:
+                        report.ok.append(path)
+        return report
 
     def repair(self, target: StoreTarget[Any]) -> CorruptStore | None:
         """Under the target's lock: sweep orphan temps and quarantine the file if it is bad.
