@@ -12,6 +12,8 @@ compared with targets:
   protocol's irreducible extra over the bare floor (see docs/storage.md).
 * ``lock_uncontended``: acquire+release of a FileLock (open, flock, owner record, unlock,
   close) against a bare flock/unlock pair on an open descriptor (informational).
+* ``recovery_scan_1k_files_max``: the slowest of 5 read-only scans (strict decode of every
+  store) of 1,000 small stores, against reading their bytes bare. Target <= 200 ms.
 * ``lock_contended_p50`` / ``_p99``: two processes alternately taking one lock, holding it
   ~1 ms; the wait from ``acquire()`` to held. Target p99 <= 20 ms.
 """
@@ -103,6 +105,27 @@ def bench_lock(directory: Path, rounds: int) -> tuple[float, float]:
     return statistics.median(times), statistics.median(bare)
 
 
+def bench_scan(directory: Path, files: int) -> tuple[float, float]:
+    """Read-only recovery scan of ``files`` small stores vs reading their bytes bare."""
+    root = directory / "scan"
+    store = FileStore(backup=False)
+    for i in range(files):
+        target = StoreTarget(path=root / f"d{i % 10}" / f"s{i}.json", entry_type=Fact)
+        store.mutate(target, lambda _e, i=i: (Fact(id=str(i), text="z" * 200),))  # type: ignore[misc]
+    times: list[float] = []
+    bare: list[float] = []
+    for _ in range(5):
+        start = time.perf_counter()
+        report = FileStore().scan(root)
+        times.append(time.perf_counter() - start)
+        assert len(report.ok) == files
+        start = time.perf_counter()
+        for path in root.rglob("*.json"):
+            path.read_bytes()
+        bare.append(time.perf_counter() - start)
+    return max(times), statistics.median(bare)
+
+
 def contender(path: Path, rounds: int, hold: float) -> None:
     """One of two processes: take the lock, hold it ``hold`` seconds, release, repeat."""
     fs = OsFileSystem()
@@ -189,6 +212,17 @@ def main() -> int:
                     ratio_target=True,
                 )
             )
+        scan, scan_floor = bench_scan(directory, 1000)
+        results.append(
+            _row(
+                "recovery_scan_1k_files_max",
+                scan * 1e3,
+                "ms",
+                scan_floor * 1e3,
+                200.0,
+                ratio_target=False,
+            )
+        )
         lock, bare = bench_lock(directory, 2000)
         results.append(
             _row("lock_uncontended", lock * 1e6, "us", bare * 1e6, None, ratio_target=True)
