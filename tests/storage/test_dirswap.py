@@ -142,3 +142,10 @@ def test_recovery_keeps_a_live_stage_of_another_process(tmp_path: Path) -> None:
         assert live.path.exists()
         live.commit()
     assert _tree(parent / "other") == {"pack.yaml": b"x"}
+
+
+@pytest.mark.parametrize("name", ["CON", "nul", "com1", "COM¹", "pack.", "pack ", "a:b"])
+def test_f8_unportable_pack_names_refused(tmp_path: Path, name: str) -> None:
+    lay = Layout(tmp_path)
+    with pytest.raises(UnsafePath):
+        stage_directory(lay.packs("custom"), name, lock=lay.packs_lock)

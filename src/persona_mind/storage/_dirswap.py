@@ -35,7 +35,7 @@ from persona_mind.storage._atomic import ensure_dir
 from persona_mind.storage._errors import UnsafePath
 from persona_mind.storage._fs import FileSystem, OsFileSystem
 from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
-from persona_mind.storage._paths import confine
+from persona_mind.storage._paths import confine, is_windows_reserved
 
 __all__ = ("StagedDirectory", "recover_swaps", "remove_directory", "stage_directory")
 
@@ -59,6 +59,11 @@ def _stage_is_live(fs: FileSystem, stage: Path) -> bool:
 def _check_name(name: str) -> None:
     if not name or name.startswith(".") or "/" in name or "\\" in name or name in {".", ".."}:
         raise UnsafePath(f"refusing directory name {name!r}: use a plain, non-hidden name")
+    if is_windows_reserved(name):
+        raise UnsafePath(
+            f"refusing directory name {name!r}: it is not a portable file name (Windows "
+            'device names such as CON or COM1, trailing dots or spaces, <>:"|?* are refused)'
+        )
 
 
 def _write_all(fs: FileSystem, fd: int, data: bytes) -> None:
