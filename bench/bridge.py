@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -90,8 +91,15 @@ class Pipe:
         self.stdout.close()
 
 
+_PYCACHE = tempfile.mkdtemp(prefix="persona-mind-bench-pyc-")
+
+
 def _env(runtime: str | None) -> dict[str, str]:
     env = dict(os.environ)
+    # Measure an installed package: bytecode cached (pip compiles it), even where the
+    # environment sets PYTHONDONTWRITEBYTECODE (then every start would recompile everything).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = _PYCACHE
     env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PERSONA_MIND_SIDECAR_RUNTIME", None)
     if runtime:
@@ -229,6 +237,7 @@ def main() -> None:
                 None,
             )
         )
+    shutil.rmtree(_PYCACHE, ignore_errors=True)
     emit(results, args.json)
 
 

@@ -25,6 +25,7 @@ const TOOL_TIMEOUT = ms("PERSONA_MIND_TOOL_TIMEOUT_MS", 600_000);
 const COMMAND_TIMEOUT = ms("PERSONA_MIND_COMMAND_TIMEOUT_MS", 600_000);
 const RESTART_BASE = ms("PERSONA_MIND_RESTART_BASE_MS", 500);
 const MAX_RESTARTS = ms("PERSONA_MIND_MAX_RESTARTS", 5);
+const MAX_QUEUED = 1000;
 const SECTION = "persona-mind";
 const DISPLAY_ENTRY = "persona-mind-display";
 const RELOAD_COMMAND = "persona-mind-reload";
@@ -114,6 +115,7 @@ export default function personaMind(pi: ExtensionAPI): void {
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   let downReason = "persona-mind is starting";
   let usage = zeroUsage();
+  const queued: Record<string, unknown>[] = [];
   let reloadWanted = false;
   let inCommand = false;
   const tools = new Map<string, string>(); // name -> JSON of the registered spec
@@ -160,6 +162,7 @@ export default function personaMind(pi: ExtensionAPI): void {
         description: spec.description,
         parameters: spec.parameters as any,
         async execute(toolCallId: string, params: any, signal?: AbortSignal) {
+          await whenReady();
           const why = unavailable();
           if (why || !side) return { content: [{ type: "text", text: why }], details: undefined, isError: true };
           let result: any;
@@ -191,6 +194,7 @@ export default function personaMind(pi: ExtensionAPI): void {
         description: spec.description,
         handler: async (args: string, cmdCtx: any) => {
           if (!commands.has(spec.name)) return notify(`/${spec.name} is no longer available`, "warning");
+          await whenReady();
           const why = unavailable();
           if (why || !side) return notify(why, "error");
           inCommand = true;
@@ -283,6 +287,7 @@ export default function personaMind(pi: ExtensionAPI): void {
         // launch() (its start() promise rejects), so one failure never schedules two restarts.
         if (side !== s || expected || state !== "ready") return;
         state = "down";
+        queued.length = 0;
         downReason = `the sidecar exited (code ${code}, signal ${signal})`;
         scheduleRestart(tail);
       },
@@ -294,6 +299,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     } catch (err: any) {
       if (side !== s || state === "stopped") return;
       state = "down";
+      queued.length = 0; // a new runtime starts from the branch, not from stale events
       downReason = err?.message ?? String(err);
       s.kill();
       scheduleRestart("");
@@ -302,14 +308,24 @@ export default function personaMind(pi: ExtensionAPI): void {
     log(`ready pid=${ready.pid} startup_ms=${ready.startup_ms} runtime=${ready.runtime}`);
     applyTools(ready.tools ?? []);
     applyCommands(ready.commands ?? []);
+    // SessionStart first, then what happened while the sidecar started, in Pi's order; no
+    // await in between, so nothing can slip ahead of them.
+    const started = s.request("event", { event: sessionStartEvent(reason) }, EVENT_TIMEOUT);
+    for (const event of queued.splice(0)) s.notify("event", { event });
     state = "ready";
     setOwnStatus(`persona-mind ready (${ready.tools?.length ?? 0} tools)`);
     if (restarts.length) notify(`persona-mind is back (sidecar restarted, pid ${ready.pid})`, "info");
     try {
-      await s.request("event", { event: sessionStartEvent(reason) }, EVENT_TIMEOUT);
+      await started;
     } catch (err: any) {
       notify(`persona-mind: session start failed: ${err?.message ?? err}`, "warning");
     }
+  }
+
+  /** Wait (bounded by the start timeouts) while the sidecar is starting; true when ready. */
+  async function whenReady(): Promise<boolean> {
+    if (state === "starting" && starting) await starting;
+    return state === "ready";
   }
 
   function scheduleRestart(tail: string): void {
@@ -332,8 +348,10 @@ export default function personaMind(pi: ExtensionAPI): void {
     restartTimer.unref?.();
   }
 
+  // Events while the sidecar starts are queued (bounded) and sent right after SessionStart.
   const forward = (event: Record<string, unknown>) => {
     if (state === "ready") side?.notify("event", { event });
+    else if (state === "starting" && queued.length < MAX_QUEUED) queued.push(event);
   };
 
   if (typeof (pi as any).registerEntryRenderer === "function") {
@@ -353,6 +371,8 @@ export default function personaMind(pi: ExtensionAPI): void {
     ctx = c;
     log(`session_start reason=${event?.reason}`);
     startReason = event?.reason ?? "startup";
+    // Awaited (bounded by the ready timeout): the runtime's slash commands must be registered
+    // before Pi reads the first input, or `/persona …` typed at once would go to the model.
     starting = launch(startReason);
     await starting;
   });
@@ -370,7 +390,7 @@ export default function personaMind(pi: ExtensionAPI): void {
 
   pi.on("before_agent_start", async (event: any, c: ExtensionContext) => {
     ctx = c;
-    if (state !== "ready" || !side) return;
+    if (!(await whenReady()) || !side) return;
     let injection: any;
     try {
       injection = await side.request("event", { event: { type: "BeforeAgentStart", prompt: String(event?.prompt ?? ""), system_prompt: String(event?.systemPrompt ?? "") } }, INJECT_TIMEOUT);
