@@ -68,14 +68,16 @@ export function clip(line: string, width: number): string {
   let total = 0;
   for (const ch of chars) total += columns(ch);
   if (total <= width) return line;
+  const room = width - columns("…"); // the ellipsis itself may be drawn two columns wide
+  if (room < 0) return "";
   let used = 0;
   let out = "";
   for (const ch of chars) {
-    if (used + columns(ch) > width - 1) break;
+    if (used + columns(ch) > room) break;
     used += columns(ch);
     out += ch;
   }
-  return width >= 1 ? out + "…" : "";
+  return out + "…";
 }
 
 function displayCard(data: any, expanded: boolean, theme: any) {

@@ -36,11 +36,10 @@ export interface ErrorBody {
 
 /** A request the sidecar rejected (an error response or an error frame naming it). */
 export class SidecarError extends Error {
-  constructor(
-    public code: string,
-    message: string,
-  ) {
+  code: string;
+  constructor(code: string, message: string) {
     super(message);
+    this.code = code;
     this.name = "SidecarError";
   }
 }
@@ -92,7 +91,11 @@ export class Sidecar {
   private stderrTail: string[] = [];
   private stderrBuf = "";
 
-  constructor(private hooks: SidecarHooks) {}
+  private hooks: SidecarHooks;
+
+  constructor(hooks: SidecarHooks) {
+    this.hooks = hooks;
+  }
 
   get alive(): boolean {
     return this.proc !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
