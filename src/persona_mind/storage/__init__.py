@@ -22,7 +22,7 @@ from persona_mind.storage._dirswap import (
     remove_directory,
     stage_directory,
 )
-from persona_mind.storage._engine import FileStore, ScanReport, Stored, lock_path
+from persona_mind.storage._engine import FileStore, lock_path
 from persona_mind.storage._errors import (
     CasConflict,
     CorruptStore,
@@ -62,6 +62,8 @@ from persona_mind.storage._paths import (
     project_name,
     safe_name,
 )
+from persona_mind.storage._scan import ScanReport
+from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StorePort, StoreTarget
 
 __all__ = (

@@ -8,15 +8,11 @@ the locked step, and write through the atomic protocol.
 
 from __future__ import annotations
 
-import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
-
-from msgspec import Raw
+from typing import Any, TypeVar
 
 from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.storage._atomic import (
@@ -43,6 +39,8 @@ from persona_mind.storage._errors import (
 from persona_mind.storage._fs import FileSystem, OsFileSystem
 from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
 from persona_mind.storage._paths import Layout
+from persona_mind.storage._scan import ScanReport, scan
+from persona_mind.storage._stored import Stored, utc
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StoreTarget
 
 __all__ = ("FileStore", "ScanReport", "Stored", "lock_path")
@@ -53,48 +51,6 @@ E = TypeVar("E")
 def lock_path(path: Path) -> Path:
     """The sidecar lock file of a state file: ``.<name>.lock`` (never deleted)."""
     return path.with_name(f".{path.name}.lock")
-
-
-@dataclass
-class ScanReport:
-    """What :meth:`FileStore.scan` found: healthy stores, corrupt ones, orphan temps."""
-
-    ok: list[Path] = field(default_factory=list)
-    corrupt: list[CorruptStore] = field(default_factory=list)
-    temps: list[Path] = field(default_factory=list)
-
-
-class Stored(Generic[E]):
-    """A decoded snapshot with the fingerprint of the exact bytes it came from.
-
-    The SHA-256 is computed on first access (hashing 2 MiB costs ~1.5 ms and most callers
-    never ask); it is always the hash of the bytes read or written.
-    """
-
-    __slots__ = ("_data", "_fingerprint", "size", "snapshot")
-
-    def __init__(self, snapshot: Snapshot[E], data: bytes) -> None:
-        self.snapshot = snapshot
-        self.size = len(data)
-        self._data: bytes | None = data
-        self._fingerprint: str | None = None
-
-    @property
-    def fingerprint(self) -> str:
-        """SHA-256 (hex) of the file's raw bytes."""
-        if self._fingerprint is None:
-            assert self._data is not None
-            self._fingerprint = fingerprint(self._data)
-            self._data = None
-        return self._fingerprint
-
-    def __repr__(self) -> str:
-        return f"Stored(sequence={self.snapshot.sequence}, size={self.size})"
-
-
-def _utc(wall: float) -> str:
-    ms = int(wall * 1000) % 1000
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall)) + f".{ms:03d}Z"
 
 
 class FileStore:
@@ -353,7 +309,7 @@ class FileStore:
         snapshot: Snapshot[E] = Snapshot(
             version=target.version,
             sequence=1 if current is None else current.snapshot.sequence + 1,
-            updatedAt=_utc(self.wall()),
+            updatedAt=utc(self.wall()),
             entries=new,
         )
         data = encode_snapshot(snapshot)
@@ -413,32 +369,8 @@ class FileStore:
     # ------------------------------------------------------------------------ recovery
 
     def scan(self, root: Path, *, version: int = 1) -> ScanReport:
-        """Read-only health check of every ``*.json`` store under ``root`` (recursively):
-        strict decode (entries kept raw), orphan temps listed, nothing written."""
-        report = ScanReport()
-        pending = [root]
-        while pending:
-            directory = pending.pop()
-            for name in sorted(self.fs.listdir(directory)):
-                path = directory / name
-                st = self.fs.lstat(path)
-                if st is None:
-                    continue
-                if stat.S_ISDIR(st.st_mode):
-                    if not name.startswith("."):
-                        pending.append(path)
-                elif name.startswith(".") and name.endswith(".tmp"):
-                    report.temps.append(path)
-                elif name.endswith(".json") and not name.startswith("."):
-                    if ".quarantine-" in name:
-                        continue
-                    try:
-                        self.read_stored(StoreTarget(path=path, entry_type=Raw, version=version))
-                    except CorruptStore as exc:
-                        report.corrupt.append(exc)
-                    else:
-                        report.ok.append(path)
-        return report
+        """Read-only health check of every store under ``root`` (see ``_scan.scan``)."""
+        return scan(self, root, version=version)
 
     def repair(self, target: StoreTarget[Any]) -> CorruptStore | None:
         """Under the target's lock: sweep orphan temps and quarantine the file if it is bad.

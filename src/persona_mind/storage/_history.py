@@ -30,7 +30,7 @@ import msgspec
 
 from persona_mind.errors import StorageError
 from persona_mind.storage._codec import ABSENT_FINGERPRINT, encode_snapshot
-from persona_mind.storage._engine import FileStore, Stored, _utc, lock_path
+from persona_mind.storage._engine import FileStore, lock_path
 from persona_mind.storage._errors import (
     HistoryBlocked,
     HistoryFull,
@@ -39,6 +39,7 @@ from persona_mind.storage._errors import (
     WriteFailed,
 )
 from persona_mind.storage._paths import Layout
+from persona_mind.storage._stored import Stored, utc
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
 __all__ = (
@@ -197,7 +198,7 @@ class OptimizeHistory:
             target=str(target.path),
             owner=owner,
             generation=generation,
-            createdAt=_utc(engine.wall()),
+            createdAt=utc(engine.wall()),
             beforeFingerprint=ABSENT_FINGERPRINT if current is None else current.fingerprint,
             afterFingerprint=prepared.fingerprint,
             before=msgspec.Raw(msgspec.json.encode(before)),
@@ -263,7 +264,7 @@ class OptimizeHistory:
             receipt,
             state="prepared" if keep_prepared else "settled",
             outcome=outcome,
-            settledAt=None if keep_prepared else _utc(self.engine.wall()),
+            settledAt=None if keep_prepared else utc(self.engine.wall()),
         )
         try:
             current = self.engine.load_locked(history_target(target))
@@ -309,7 +310,7 @@ class OptimizeHistory:
             if not found or found[0].state != "prepared":
                 raise StorageError(f"no prepared receipt {receipt_id!r} for {target.path.name}")
             final = msgspec.structs.replace(
-                found[0], state="settled", outcome=outcome, settledAt=_utc(self.engine.wall())
+                found[0], state="settled", outcome=outcome, settledAt=utc(self.engine.wall())
             )
             self._write_history(target, _replace(stored.snapshot.entries, final))  # type: ignore[union-attr]
             return final

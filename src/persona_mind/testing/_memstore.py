@@ -22,8 +22,8 @@ from persona_mind.storage._codec import (
     encode_snapshot,
     fingerprint,
 )
-from persona_mind.storage._engine import Stored
 from persona_mind.storage._errors import CasConflict
+from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
 __all__ = ("MemoryStore",)
