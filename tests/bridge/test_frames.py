@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+
 import msgspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import BeforeAgentStart, PromptInjection, ToolSpec
@@ -92,3 +96,20 @@ def test_splitter_skips_a_huge_line_without_buffering_it() -> None:
     assert s.pending == 0
     assert s.feed(b"z" * 50) == []  # still skipping, reported once
     assert s.feed(b"zz\nok\n") == [b"ok"]
+
+
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda x: x.replace(b"\n", b"")), max_size=12),
+    cuts=st.lists(st.integers(min_value=0, max_value=600), max_size=20),
+    cap=st.integers(min_value=1, max_value=30),
+)
+def test_splitter_is_independent_of_chunking(lines: list[bytes], cuts: list[int], cap: int) -> None:
+    """Whatever the pipe's chunking, the same lines (or skip markers) come out, in order."""
+    stream = b"".join(line + b"\n" for line in lines)
+    points = sorted({c for c in cuts if c < len(stream)} | {0, len(stream)})
+    splitter = b.LineSplitter(cap)
+    out: list[bytes | None] = []
+    for start, end in itertools.pairwise(points):
+        out += splitter.feed(stream[start:end])
+    assert out == [line if len(line) <= cap else None for line in lines]
+    assert splitter.pending == 0
