@@ -15,7 +15,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             "--soak",
             action="store_true",
             default=False,
-            help="run the fault suite's soak sizes (10,000 kill -9 cycles, 32x2000 RMW, …)",
+            help="run the fault suite's soak sizes (10,000 kill -9 cycles, 16x500 RMW, …)",
         )
 
 
