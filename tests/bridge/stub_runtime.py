@@ -119,6 +119,9 @@ class StubRuntime:
             case SessionStart() | SessionTree():
                 self.notes = [e.data for e in event.entries if e.custom_type == "stub-note"]
                 return None
+            case BeforeAgentStart() if "HANG" in event.prompt:
+                await asyncio.Event().wait()  # a runtime that never answers
+                return None
             case BeforeAgentStart():
                 self.injections += 1
                 notes = ",".join(str(n.get("text")) for n in self.notes if isinstance(n, dict))

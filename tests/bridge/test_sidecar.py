@@ -386,3 +386,19 @@ async def test_shutdown_while_the_runtime_starts_leaves_it_once_started() -> Non
         assert out.empty()  # no 'ready' after the shutdown
     finally:
         StubRuntime.start_gate = None
+
+
+@pytest.mark.asyncio
+async def test_cancel_stops_a_hung_event_and_the_next_events_still_run(peer: Peer) -> None:
+    hung = peer.request("event", b.EventParams(event=BeforeAgentStart(prompt="HANG")))
+    queued = peer.request("event", b.EventParams(event=BeforeAgentStart(prompt="queued")))
+    later = peer.request("event", b.EventParams(event=BeforeAgentStart(prompt="later")))
+    await asyncio.sleep(0)
+    peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=queued))))
+    peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=hung))))
+    first, second, third = [await peer.recv() for _ in range(3)]
+    assert (first["id"], first["error"]["code"]) == (hung, "cancelled")
+    assert (second["id"], second["error"]["code"]) == (queued, "cancelled")
+    assert "before it ran" in second["error"]["message"]
+    assert third["id"] == later
+    assert third["result"]["sections"] == ["STUB-MEMORY-1 notes=[]"]  # the queued one never ran

@@ -144,3 +144,17 @@ def test_kill_switch_loads_nothing(pienv: PiEnv) -> None:
     assert "stub_echo" not in pienv.fake.tool_names(0)
     assert "persona-mind" not in pienv.fake.system_prompt(0)
     assert pienv.stub_records() == []
+
+
+def test_injection_that_never_answers_fails_open_and_the_next_prompt_is_injected(
+    pienv: PiEnv,
+) -> None:
+    pienv.env["PERSONA_MIND_INJECT_TIMEOUT_MS"] = "800"
+    with pienv.rpc() as rpc:
+        rpc.prompt("HANG in the runtime")
+        note = rpc.wait_notify("memory was not injected")
+        assert "did not answer event within 800 ms" in note["message"]
+        assert "persona-mind" not in pienv.fake.system_prompt(-1)  # the run went on without it
+        rpc.prompt("a normal prompt")
+        assert "STUB-MEMORY-1" in pienv.fake.system_prompt(-1)  # Pi's cancel freed the sidecar
+    assert len(_pids(pienv)) == 1

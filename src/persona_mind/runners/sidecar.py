@@ -184,10 +184,12 @@ class Sidecar:
         self.state = "new"  # new → starting → ready → stopping → stopped
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
-        self._inflight: dict[int, asyncio.Task[None]] = {}
+        self._inflight: dict[int, asyncio.Task[Any]] = {}
         self._events: asyncio.Queue[tuple[int | None, HostEvent] | None] = asyncio.Queue()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._start_task: asyncio.Task[Any] | None = None
+        self._cancelled: set[int] = set()
+        self._waiting: set[int] = set()  # ids of event requests queued, not started
         self._started_at = time.monotonic() if started_at is None else started_at
         self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -362,6 +364,7 @@ class Sidecar:
         try:
             if method == "event":
                 self._events.put_nowait((req.id, _EVENT_PARAMS.decode(req.params).event))
+                self._waiting.add(req.id)
             elif method == "tool":
                 self._track(req.id, self._run_tool(req.id, _TOOL.decode(req.params)))
             else:
@@ -375,9 +378,12 @@ class Sidecar:
                 if self.state == "ready":
                     self._events.put_nowait((None, _EVENT_PARAMS.decode(note.params).event))
             elif note.method == "cancel":
-                task = self._inflight.get(_CANCEL.decode(note.params).id)
+                ident = _CANCEL.decode(note.params).id
+                task = self._inflight.get(ident)
                 if task is not None:
                     task.cancel()
+                elif ident in self._waiting:
+                    self._cancelled.add(ident)  # an event still waiting its turn
             else:
                 self.emit(b.ErrorFrame(code="unknown_method", message=f"no notify {note.method!r}"))
         except msgspec.DecodeError as err:
@@ -413,20 +419,44 @@ class Sidecar:
         self._respond(ident, result)
 
     async def _event_worker(self) -> None:
-        """Apply events strictly in arrival order (the runtime sees Pi's order)."""
+        """Apply events strictly in arrival order (the runtime sees Pi's order).
+
+        Each event runs as its own task so a ``cancel`` from Pi (its timeout expired) stops
+        a hung handler and the events behind it still run; a cancelled event that has not
+        started yet is skipped.
+        """
         while (item := await self._events.get()) is not None:
             ident, event = item
             assert self.runtime is not None
+            name = type(event).__name__
+            if ident is not None:
+                self._waiting.discard(ident)
+            if ident is not None and ident in self._cancelled:
+                self._cancelled.discard(ident)
+                self._fail(ident, "cancelled", f"{name} was cancelled before it ran")
+                continue
+            task = asyncio.ensure_future(self.runtime.event(event))
+            if ident is not None:
+                self._inflight[ident] = task
             try:
-                result = await self.runtime.event(event)
-            except Exception as err:
-                msg = f"{type(event).__name__} failed in the runtime: {err}"
+                await asyncio.wait({task})
+            finally:
+                if ident is not None:
+                    self._inflight.pop(ident, None)
+            if task.cancelled():
+                if ident is not None:
+                    self._fail(ident, "cancelled", f"{name} was cancelled (Pi stopped waiting)")
+                continue
+            err = task.exception()
+            if err is not None:
+                msg = f"{name} failed in the runtime: {err}"
                 if ident is None:
                     self.emit(b.ErrorFrame(code="failed", message=msg))
                 else:
                     self._fail(ident, "failed", msg)
                 continue
             if ident is not None:
+                result = task.result()
                 self._respond(ident, result if isinstance(event, BeforeAgentStart) else None)
             if isinstance(event, SessionShutdown):
                 self._spawn(self.stop(0))
