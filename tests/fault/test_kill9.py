@@ -25,6 +25,10 @@ from tests.fault._zygote import Item
 
 ZYGOTE = Path(__file__).with_name("_zygote.py")
 
+pytestmark = pytest.mark.skipif(
+    sys.platform == "win32", reason="SIGKILL and fork() are POSIX; Windows has neither"
+)
+
 
 def test_f1_kill9_loop(
     tmp_path: Path, soak: bool, record_property: Callable[[str, object], None]
