@@ -421,7 +421,7 @@ class Sidecar:
     async def _event_worker(self) -> None:
         """Apply events strictly in arrival order (the runtime sees Pi's order).
 
-        Each event runs as its own task so a ``cancel`` from Pi (its timeout expired) stops
+        Each event *request* runs as its own task so a ``cancel`` from Pi (its timeout) stops
         a hung handler and the events behind it still run; a cancelled event that has not
         started yet is skipped.
         """
@@ -435,20 +435,23 @@ class Sidecar:
                 self._cancelled.discard(ident)
                 self._fail(ident, "cancelled", f"{name} was cancelled before it ran")
                 continue
-            task = asyncio.ensure_future(self.runtime.event(event))
-            if ident is not None:
-                self._inflight[ident] = task
             try:
-                await asyncio.wait({task})
-            finally:
-                if ident is not None:
-                    self._inflight.pop(ident, None)
-            if task.cancelled():
-                if ident is not None:
-                    self._fail(ident, "cancelled", f"{name} was cancelled (Pi stopped waiting)")
+                if ident is None:  # a notify: nothing can cancel it, so no task of its own
+                    result = await self.runtime.event(event)
+                else:
+                    task = asyncio.ensure_future(self.runtime.event(event))
+                    self._inflight[ident] = task
+                    try:
+                        result = await task
+                    finally:
+                        self._inflight.pop(ident, None)
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if ident is None or (current is not None and current.cancelling()):
+                    raise  # the worker itself is being stopped
+                self._fail(ident, "cancelled", f"{name} was cancelled (Pi stopped waiting)")
                 continue
-            err = task.exception()
-            if err is not None:
+            except Exception as err:
                 msg = f"{name} failed in the runtime: {err}"
                 if ident is None:
                     self.emit(b.ErrorFrame(code="failed", message=msg))
@@ -456,7 +459,6 @@ class Sidecar:
                     self._fail(ident, "failed", msg)
                 continue
             if ident is not None:
-                result = task.result()
                 self._respond(ident, result if isinstance(event, BeforeAgentStart) else None)
             if isinstance(event, SessionShutdown):
                 self._spawn(self.stop(0))
