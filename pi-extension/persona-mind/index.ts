@@ -122,7 +122,7 @@ export default function personaMind(pi: ExtensionAPI): void {
   let inCommand = false;
   const tools = new Map<string, string>(); // name -> JSON of the registered spec
   const commands = new Map<string, CommandSpec>();
-  let registeredCommands = new Set<string>();
+  const registeredCommands = new Set<string>();
 
   const notify = (text: string, level: "info" | "warning" | "error" = "info") => {
     log(`notify[${level}] ${text}`);
@@ -144,7 +144,8 @@ export default function personaMind(pi: ExtensionAPI): void {
   const branchEntries = () => {
     const out: { custom_type: string; data: unknown; entry_id: string | null }[] = [];
     for (const e of (ctx?.sessionManager.getBranch() ?? []) as any[]) {
-      if (e?.type === "custom") out.push({ custom_type: String(e.customType), data: e.data ?? null, entry_id: e.id ?? null });
+      // Our own display cards are presentation only; the runtime never reads them back.
+      if (e?.type === "custom" && e.customType !== DISPLAY_ENTRY) out.push({ custom_type: String(e.customType), data: e.data ?? null, entry_id: e.id ?? null });
     }
     return out;
   };
