@@ -70,7 +70,8 @@ def test_command_persists_a_note_that_survives_continue(pienv: PiEnv) -> None:
         rpc2.prompt("and now?")
         assert "notes=[first note]" in pienv.fake.system_prompt(-1)
     starts = [r for r in pienv.stub_records("event") if r["value"]["type"] == "SessionStart"]
-    assert starts[-1]["value"]["entries"][0]["custom_type"] == "stub-note"
+    # only the runtime's own entries come back (the display card entry is presentation only)
+    assert [e["custom_type"] for e in starts[-1]["value"]["entries"]] == ["stub-note"]
     assert starts[-1]["value"]["entries"][0]["data"] == {"text": "first note"}
 
 
