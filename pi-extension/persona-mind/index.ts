@@ -227,6 +227,7 @@ export default function personaMind(pi: ExtensionAPI): void {
       case "register_commands":
         return applyCommands(params?.commands ?? []), null;
       case "append_entry":
+        ensureRenderer(String(params.custom_type));
         pi.appendEntry(String(params.custom_type), params.data);
         return null;
       case "branch_entries":
@@ -261,6 +262,8 @@ export default function personaMind(pi: ExtensionAPI): void {
 
   function sessionStartEvent(reason: string) {
     const sm = ctx!.sessionManager as any;
+    const entries = branchEntries();
+    for (const e of entries) if (/^(pi-)?persona-/.test(e.custom_type)) ensureRenderer(e.custom_type);
     return {
       type: "SessionStart",
       reason,
@@ -268,7 +271,7 @@ export default function personaMind(pi: ExtensionAPI): void {
       session_file: sm.getSessionFile?.() ?? null,
       session_manager: "pi",
       cwd: ctx!.cwd,
-      entries: branchEntries(),
+      entries,
       model: modelName(ctx!.model),
       has_ui: Boolean(ctx!.hasUI),
     };
@@ -357,11 +360,25 @@ export default function personaMind(pi: ExtensionAPI): void {
     else if (state === "starting" && queued.length < MAX_QUEUED) queued.push(event);
   };
 
-  if (typeof (pi as any).registerEntryRenderer === "function") {
-    (pi as any).registerEntryRenderer(DISPLAY_ENTRY, (entry: any, options: any, theme: any) =>
-      displayCard(entry?.data, Boolean(options?.expanded), theme),
-    );
-  }
+  // Cards for display messages and for the runtime's own history entries (command reports,
+  // session notes: M-UI-3, M-UI-6). A type gets a renderer the first time the runtime appends
+  // it, or at session start when the branch holds persona-mind entries; entries without a
+  // text body (pure state) stay invisible, as Pi shows custom entries by default.
+  const rendered = new Set<string>();
+  const canRender = typeof (pi as any).registerEntryRenderer === "function";
+  const ensureRenderer = (customType: string) => {
+    if (!canRender || rendered.has(customType)) return;
+    rendered.add(customType);
+    (pi as any).registerEntryRenderer(customType, (entry: any, options: any, theme: any) => {
+      const data = entry?.data;
+      if (customType === DISPLAY_ENTRY) return displayCard(data, Boolean(options?.expanded), theme);
+      const body = typeof data?.text === "string" ? data.text : typeof data?.body === "string" ? data.body : undefined;
+      if (body === undefined) return undefined;
+      const title = String(data?.title ?? data?.command ?? customType);
+      return displayCard({ title, body }, Boolean(options?.expanded), theme);
+    });
+  };
+  ensureRenderer(DISPLAY_ENTRY);
 
   pi.registerCommand(RELOAD_COMMAND, {
     description: "Reload the session for persona-mind (used after a team switch or rollback)",

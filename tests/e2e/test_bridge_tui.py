@@ -83,6 +83,10 @@ def test_tui_shows_the_extension_loaded_and_runs_its_command(pienv: PiEnv, tmux:
     screen = _wait_screen(tmux, "card body: from tui")  # display(): a card, not a message
     assert "Stub card" in screen
     assert "second line  after a tab no colour" in screen  # sanitized: no tab, no ANSI
+    # the runtime's own history entry (a note with a text body) is rendered as a card too
+    lines = [line.strip() for line in screen.splitlines()]
+    assert "stub-note" in lines
+    assert lines[lines.index("stub-note") + 1] == "from tui"
     subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline and not pienv.stub_records("exit"):
