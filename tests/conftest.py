@@ -7,6 +7,17 @@ from pathlib import Path
 import pytest
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--soak`` runs the long fault-injection soaks (tests/fault); registered here so it
+    works from the repository root."""
+    parser.addoption(
+        "--soak",
+        action="store_true",
+        default=False,
+        help="run the long fault-injection soaks (tests/fault)",
+    )
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Never touch the user's ~/.pi or trace file from a test."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 
 import pytest
 
@@ -29,9 +31,6 @@ def test_all_names_resolve(name: str) -> None:
 
 def test_import_of_the_facade_stays_light() -> None:
     """Importing persona_mind does not drag in the Pi bridge or child runner modules."""
-    import subprocess
-    import sys
-
     code = (
         "import sys, persona_mind; "
         "print(','.join(m for m in sys.modules if m.startswith('persona_mind.runners')))"
