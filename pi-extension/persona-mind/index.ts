@@ -185,6 +185,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     }
     const inactive = [...wanted].filter((n) => !pi.getActiveTools().includes(n));
     if (inactive.length) pi.setActiveTools([...pi.getActiveTools(), ...inactive]);
+    if (state === "ready") setOwnStatus(`persona-mind ready (${tools.size} tools)`);
   }
 
   function applyCommands(specs: CommandSpec[]): void {
@@ -319,7 +320,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     const started = s.request("event", { event: sessionStartEvent(reason) }, EVENT_TIMEOUT);
     for (const event of queued.splice(0)) s.notify("event", { event });
     state = "ready";
-    setOwnStatus(`persona-mind ready (${ready.tools?.length ?? 0} tools)`);
+    setOwnStatus(`persona-mind ready (${tools.size} tools)`);
     if (restarts.length) notify(`persona-mind is back (sidecar restarted, pid ${ready.pid})`, "info");
     try {
       await started;
