@@ -302,7 +302,9 @@ export default function personaMind(pi: ExtensionAPI): void {
     side = s;
     let ready: Ready;
     try {
-      ready = await s.start({ host_version: (pi as any).version ?? null, agent_dir: env.PI_CODING_AGENT_DIR ?? null, cwd: ctx?.cwd ?? null }, READY_TIMEOUT);
+      // pi_command: children (consults, round-table legs) run this very Pi (node + cli.js).
+      const piCommand = process.argv[1] ? [process.execPath, process.argv[1]] : null;
+      ready = await s.start({ host_version: (pi as any).version ?? null, agent_dir: env.PI_CODING_AGENT_DIR ?? null, cwd: ctx?.cwd ?? null, pi_command: piCommand }, READY_TIMEOUT);
     } catch (err: any) {
       if (side !== s || state === "stopped") return;
       state = "down";

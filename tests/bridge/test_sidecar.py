@@ -23,6 +23,8 @@ from persona_mind.messages.host import (
     SessionStart,
     ToolCall,
 )
+from persona_mind.runners import sidecar
+from persona_mind.runners.child import PiBackend
 from persona_mind.runners.sidecar import Sidecar
 from tests.bridge.stub_runtime import StubRuntime
 
@@ -402,3 +404,41 @@ async def test_cancel_stops_a_hung_event_and_the_next_events_still_run(peer: Pee
     assert "before it ran" in second["error"]["message"]
     assert third["id"] == later
     assert third["result"]["sections"] == ["STUB-MEMORY-1 notes=[]"]  # the queued one never ran
+
+
+def _takes_children(
+    host: Any,
+    *,
+    agent_dir: Path,
+    trace_path: Path | None = None,
+    clock: Any = None,
+    child_backend: Any = None,
+) -> Any:
+    raise AssertionError("only its signature is read")
+
+
+@pytest.mark.parametrize(
+    ("factory", "pi_command", "children_env", "expected"),
+    [
+        (_takes_children, ("node", "cli.js"), None, {"child_backend", "clock"}),
+        (_takes_children, ("node", "cli.js"), "0", set()),  # PERSONA_MIND_CHILDREN=0
+        (_takes_children, None, None, set()),  # the host did not say how to start Pi
+        (StubRuntime, ("node", "cli.js"), None, set()),  # a runtime without children
+    ],
+)
+def test_children_backend_only_when_the_host_and_the_runtime_support_it(
+    monkeypatch: pytest.MonkeyPatch,
+    factory: Any,
+    pi_command: tuple[str, ...] | None,
+    children_env: str | None,
+    expected: set[str],
+) -> None:
+    if children_env is None:
+        monkeypatch.delenv("PERSONA_MIND_CHILDREN", raising=False)
+    else:
+        monkeypatch.setenv("PERSONA_MIND_CHILDREN", children_env)
+    hello = b.Hello(protocol=b.PROTOCOL_VERSION, pi_command=pi_command)
+    kwargs = sidecar._children_kwargs(factory, hello)
+    assert set(kwargs) == expected
+    if expected:
+        assert isinstance(kwargs["child_backend"], PiBackend)

@@ -95,3 +95,41 @@ def test_session_notes_survive_continue_and_follow_branch_moves(real: PiEnv) -> 
         rpc.wait_notify(f"e2e-goto {fork_point} cancelled=false")
         rpc.prompt("on the old branch")
         assert "NOTE-A-5150" not in real.fake.system_prompt(-1)
+
+
+def test_consult_runs_a_child_of_the_hosts_own_pi_without_the_bridge(real: PiEnv) -> None:
+    """P-HOST-3, P-CHILD: a consult is a one-shot child of the same Pi; no recursion."""
+    with real.rpc(session=True) as rpc:
+        for command in (
+            "/persona pack install software-team",
+            "/persona team select official/software-team",
+            "/persona use architect",
+        ):
+            rpc.call({"type": "prompt", "message": command})
+        real.fake.push(
+            {
+                "tool_calls": [
+                    {
+                        "name": "persona_consult",
+                        "arguments": {"consultant": "test-engineer", "question": "Is it tested?"},
+                    }
+                ]
+            },
+            {"text": "CHILD SAYS YES-6620"},
+            {"text_from_last_tool": "PARENT SAW: "},
+        )
+        before = len(real.fake.requests)
+        rpc.prompt("ask the test engineer")
+    parent_call, child, parent_answer = real.fake.requests[before:]
+    assert "persona_consult" in [t["function"]["name"] for t in parent_call.get("tools", [])]
+    child_tools = [t["function"]["name"] for t in child.get("tools", []) or []]
+    assert "memory" not in child_tools  # the child did not load the bridge (-ne + kill switch)
+    assert "persona_consult" not in child_tools
+    child_system = "\n".join(
+        m["content"] if isinstance(m["content"], str) else ""
+        for m in child["messages"]
+        if m["role"] == "system"
+    )
+    assert "You are the team's test engineer" in child_system
+    assert "CHILD SAYS YES-6620" in real.fake.tool_results(-1)[-1]
+    assert parent_answer["model"] == child["model"] == "fake-model"

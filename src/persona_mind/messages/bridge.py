@@ -112,6 +112,9 @@ class Hello(Frame, frozen=True, kw_only=True, tag="hello"):
     host_version: str | None = None
     agent_dir: str | None = None
     cwd: str | None = None
+    #: argv that starts the host's own Pi (node + cli.js): children (consults, round-table
+    #: legs) run exactly this Pi; ``None`` leaves the runtime without a child backend.
+    pi_command: tuple[str, ...] | None = None
 
 
 class Ready(Frame, frozen=True, kw_only=True, tag="ready"):

@@ -320,7 +320,10 @@ class Sidecar:
             )
             trace = os.environ.get("PERSONA_MIND_TRACE")
             runtime = factory(
-                self.host, agent_dir=agent_dir, trace_path=Path(trace) if trace else None
+                self.host,
+                agent_dir=agent_dir,
+                trace_path=Path(trace) if trace else None,
+                **_children_kwargs(factory, hello),
             )
             await runtime.__aenter__()
         except Exception as err:
@@ -498,6 +501,33 @@ class Sidecar:
             _say(f"runtime stop failed: {err!r}")
             return False
         return True
+
+
+def _children_kwargs(factory: RuntimeFactory, hello: b.Hello) -> dict[str, Any]:
+    """``clock`` + ``child_backend`` for a runtime that takes them and a host that said how
+    to start its Pi (consults and round-tables then run the very Pi the user runs).
+
+    ``PERSONA_MIND_CHILDREN=0`` turns children off. The backend's children get the kill
+    switch env, so they never load this bridge again.
+    """
+    if not hello.pi_command or os.environ.get("PERSONA_MIND_CHILDREN") == "0":
+        return {}
+    import inspect  # noqa: PLC0415 - already loaded by asyncio; kept local for clarity
+
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    if "child_backend" not in params:
+        return {}
+    from persona_mind.clock import MonotonicClock  # noqa: PLC0415
+    from persona_mind.runners.child import PiBackend  # noqa: PLC0415 - only when children run
+
+    clock = MonotonicClock()
+    kwargs: dict[str, Any] = {"child_backend": PiBackend(hello.pi_command, clock=clock)}
+    if "clock" in params:
+        kwargs["clock"] = clock
+    return kwargs
 
 
 def _say(text: str) -> None:
