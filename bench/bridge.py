@@ -109,7 +109,9 @@ def _env(runtime: str | None) -> dict[str, str]:
 
 def _sidecar(runtime: str | None, agent_dir: Path) -> Pipe:
     pipe = Pipe([sys.executable, "-m", "persona_mind.runners.sidecar"], _env(runtime))
-    pipe.send({"type": "hello", "protocol": 1, "agent_dir": str(agent_dir)})
+    # As the extension does: with the command of a Pi for children (not run here).
+    hello = {"type": "hello", "protocol": 1, "agent_dir": str(agent_dir), "pi_command": ["pi"]}
+    pipe.send(hello)
     pipe.answer_until("ready")
     return pipe
 
