@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 import pytest
 
@@ -158,3 +159,22 @@ def test_injection_that_never_answers_fails_open_and_the_next_prompt_is_injected
         rpc.prompt("a normal prompt")
         assert "STUB-MEMORY-1" in pienv.fake.system_prompt(-1)  # Pi's cancel freed the sidecar
     assert len(_pids(pienv)) == 1
+
+
+def test_pi_killed_hard_leaves_no_orphan_sidecar(pienv: PiEnv) -> None:
+    """SIGKILL to Pi closes the sidecar's stdin; the sidecar leaves its runtime and exits."""
+    with pienv.rpc() as rpc:
+        rpc.prompt("hello")
+        [pid] = _pids(pienv)
+        rpc.proc.kill()
+        rpc.proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"sidecar {pid} outlived its Pi")
+    assert pienv.stub_records("exit"), "the runtime was left cleanly (EOF path)"
