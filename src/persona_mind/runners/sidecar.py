@@ -384,6 +384,7 @@ class Sidecar:
                 ident = _CANCEL.decode(note.params).id
                 task = self._inflight.get(ident)
                 if task is not None:
+                    _say(f"Pi cancelled request {ident}; stopping it")
                     task.cancel()
                 elif ident in self._waiting:
                     self._cancelled.add(ident)  # an event still waiting its turn
