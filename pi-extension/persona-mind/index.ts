@@ -155,9 +155,11 @@ export default function personaMind(pi: ExtensionAPI): void {
 
   function applyTools(specs: ToolSpec[]): void {
     const wanted = new Set(specs.map((t) => t.name));
+    const added: string[] = [];
     for (const spec of specs) {
       const key = JSON.stringify(spec);
       if (tools.get(spec.name) === key) continue;
+      if (!tools.has(spec.name)) added.push(spec.name);
       tools.set(spec.name, key);
       pi.registerTool({
         name: spec.name,
@@ -183,7 +185,8 @@ export default function personaMind(pi: ExtensionAPI): void {
       for (const n of gone) tools.delete(n);
       pi.setActiveTools(pi.getActiveTools().filter((n: string) => !gone.includes(n)));
     }
-    const inactive = [...wanted].filter((n) => !pi.getActiveTools().includes(n));
+    // (Re)activate only tools that are new here: one the user switched off stays off.
+    const inactive = added.filter((n) => !pi.getActiveTools().includes(n));
     if (inactive.length) pi.setActiveTools([...pi.getActiveTools(), ...inactive]);
     if (state === "ready") setOwnStatus(`persona-mind ready (${tools.size} tools)`);
   }

@@ -111,6 +111,7 @@ class StubRuntime:
         return (
             CommandSpec(name="stub-note", description="Save a session note."),
             CommandSpec(name="stub-reload", description="Ask for a reload (result|host)."),
+            CommandSpec(name="stub-tools", description="Offer only these tools (a,b,...)."),
         )
 
     async def event(self, event: HostEvent) -> PromptInjection | None:
@@ -150,6 +151,10 @@ class StubRuntime:
 
     async def command(self, call: CommandCall) -> CommandResult:
         self._log("command", call)
+        if call.name == "stub-tools":
+            keep = set(call.args.split(","))
+            await self.host.register_tools([t for t in self.tool_specs() if t.name in keep])
+            return CommandResult(text=f"tools now: {sorted(keep)}")
         if call.name == "stub-reload":
             if call.args == "host":
                 await self.host.request_reload()

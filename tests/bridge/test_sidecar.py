@@ -82,7 +82,7 @@ async def test_hello_answers_ready_with_the_runtime_specs() -> None:
         "stub_die",
     ]
     assert ready["tools"][0]["parameters"]["required"] == ["text"]
-    assert [c["name"] for c in ready["commands"]] == ["stub-note", "stub-reload"]
+    assert [c["name"] for c in ready["commands"]] == ["stub-note", "stub-reload", "stub-tools"]
     assert ready["startup_ms"] >= 0
     assert p.side.state == "ready"
     await p.side.stop(0)

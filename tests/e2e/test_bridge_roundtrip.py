@@ -132,3 +132,20 @@ def test_reload_requested_by_the_runtime_reloads_the_session(pienv: PiEnv, how: 
     starts = _starts(pienv)
     assert [s["value"]["reason"] for s in starts] == ["startup", "reload"]
     assert starts[0]["pid"] != starts[1]["pid"]
+
+
+def test_tools_withdrawn_by_the_runtime_leave_the_request_and_can_come_back(
+    pienv: PiEnv,
+) -> None:
+    with pienv.rpc() as rpc:
+        rpc.call({"type": "prompt", "message": "/stub-tools stub_echo"})
+        rpc.wait_notify("tools now")
+        rpc.prompt("one")
+        names = pienv.fake.tool_names(-1)
+        assert "stub_echo" in names
+        assert "stub_slow" not in names  # Pi has no unregister: deactivated instead
+        rpc.call({"type": "prompt", "message": "/stub-tools stub_echo,stub_slow"})
+        rpc.wait_notify("tools now: ['stub_echo', 'stub_slow']")
+        rpc.prompt("two")
+        assert {"stub_echo", "stub_slow"} <= set(pienv.fake.tool_names(-1))
+        assert "stub_boom" not in pienv.fake.tool_names(-1)
