@@ -356,3 +356,33 @@ async def test_deferred_work_cancelled_by_stop_answers_the_asker() -> None:
         await ref.stop()
         with pytest.raises(ActorStopped, match="cancelled"):
             await pending
+
+
+@pytest.mark.asyncio
+async def test_cancelling_the_asker_cancels_its_deferred_work() -> None:
+    """An asker that gives up (Pi aborted the tool call) stops the deferred work it started."""
+    cancelled = asyncio.Event()
+
+    class Watching(Deferring):
+        async def receive(self, message: Slow | Quick) -> object:
+            if isinstance(message, Slow):
+
+                async def work() -> str:
+                    try:
+                        await asyncio.Event().wait()
+                    except asyncio.CancelledError:
+                        cancelled.set()
+                        raise
+                    return "never"
+
+                return self.defer(message.key, work)
+            return await super().receive(message)
+
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Watching, name="watching")
+        pending = asyncio.create_task(ref.ask(Slow(key="a")))
+        await asyncio.sleep(0)
+        assert await ref.ask(Quick()) == "quick"  # the work is running now
+        pending.cancel()
+        await asyncio.wait_for(cancelled.wait(), 5)
+        assert ref.is_alive()

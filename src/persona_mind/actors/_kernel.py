@@ -422,7 +422,12 @@ class _Cell(Generic[M]):
             else:
                 reply.set_result(done.result())
 
+        def asker_gone(done: asyncio.Future[Any]) -> None:
+            if done.cancelled() and not task.done():
+                task.cancel()  # nobody waits for it any more: stop the work (and its children)
+
         task.add_done_callback(settle)
+        reply.add_done_callback(asker_gone)
 
     def _fail_pending(self, reason: str) -> None:
         for env in self.mailbox.drain():
