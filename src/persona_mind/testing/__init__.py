@@ -8,18 +8,31 @@
 * :class:`FaultyFileSystem` / :class:`PowerLoss` — fail the k-th file-system call, drop or
   garble unsynced writes (crash-safety tests of the storage engine).
 * :class:`MemoryStore` — an in-memory StorePort for unit tests of domain code.
+* :class:`FakeOpenAI` / :func:`pi_agent_env` — a scripted OpenAI-compatible SSE server on
+  127.0.0.1 and an offline Pi agent dir pointing at it (end-to-end tests with the real Pi).
+* :func:`find_pi` / :func:`require_pi` — the Node 22 + Pi installed by scripts/install-pi.sh.
 * :func:`write_pack` — write a valid (or deliberately broken) persona pack for a test.
 """
 
 from __future__ import annotations
 
 from persona_mind.testing._clock import ManualClock as ManualClock
+from persona_mind.testing._fake_openai import FakeOpenAI as FakeOpenAI
+from persona_mind.testing._fake_openai import message_text as message_text
+from persona_mind.testing._fake_openai import pi_agent_env as pi_agent_env
 from persona_mind.testing._fake_pi import fake_pi_command as fake_pi_command
 from persona_mind.testing._fake_pi import write_fake_pi as write_fake_pi
 from persona_mind.testing._faultfs import FaultyFileSystem as FaultyFileSystem
 from persona_mind.testing._faultfs import PowerLoss as PowerLoss
 from persona_mind.testing._memstore import MemoryStore as MemoryStore
 from persona_mind.testing._packs import write_pack as write_pack
+from persona_mind.testing._pi import NODE_VERSION as NODE_VERSION
+from persona_mind.testing._pi import PI_VERSION as PI_VERSION
+from persona_mind.testing._pi import PiInstall as PiInstall
+from persona_mind.testing._pi import PiNotFound as PiNotFound
+from persona_mind.testing._pi import find_pi as find_pi
+from persona_mind.testing._pi import pi_required as pi_required
+from persona_mind.testing._pi import require_pi as require_pi
 from persona_mind.testing._probe import TestProbe as TestProbe
 from persona_mind.testing._scripted import ScriptedModel as ScriptedModel
 from persona_mind.testing._scripted import ScriptedReply as ScriptedReply
@@ -27,9 +40,14 @@ from persona_mind.testing._simhost import SimHost as SimHost
 from persona_mind.testing._simhost import Turn as Turn
 
 __all__ = (
+    "NODE_VERSION",
+    "PI_VERSION",
+    "FakeOpenAI",
     "FaultyFileSystem",
     "ManualClock",
     "MemoryStore",
+    "PiInstall",
+    "PiNotFound",
     "PowerLoss",
     "ScriptedModel",
     "ScriptedReply",
@@ -37,6 +55,11 @@ __all__ = (
     "TestProbe",
     "Turn",
     "fake_pi_command",
+    "find_pi",
+    "message_text",
+    "pi_agent_env",
+    "pi_required",
+    "require_pi",
     "write_fake_pi",
     "write_pack",
 )
