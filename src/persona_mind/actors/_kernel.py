@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from persona_mind.actors._supervisor import RestartPolicy, Supervisor
     from persona_mind.actors._system import ActorSystem
     from persona_mind.clock import Clock
+    from persona_mind.trace import EventKind
 
 __all__ = ("Actor", "ActorRef", "ActorStatistics", "Deferred")
 
@@ -524,30 +525,17 @@ class _Cell(Generic[M]):
         env.id = self.tracer.next_id()
         env.sender = current[0] if current is not None else None
         env.corr = (current[1] if current is not None else None) or f"c{env.id}"
-        self.tracer.emit(
-            "send",
-            self.name,
-            sender=env.sender,
-            type_=type(env.message).__name__,
-            msg_id=env.id,
-            corr=env.corr,
-            gen=env.generation,
-        )
+        self._trace_env("send", env)
 
     def trace_deliver(self, env: Envelope) -> None:
-        self.tracer.emit(
-            "deliver",
-            self.name,
-            sender=env.sender,
-            type_=type(env.message).__name__,
-            msg_id=env.id,
-            corr=env.corr,
-            gen=env.generation,
-        )
+        self._trace_env("deliver", env)
 
     def trace_drop(self, env: Envelope, reason: str) -> None:
+        self._trace_env("drop", env, reason)
+
+    def _trace_env(self, ev: EventKind, env: Envelope, reason: str | None = None) -> None:
         self.tracer.emit(
-            "drop",
+            ev,
             self.name,
             sender=env.sender,
             type_=type(env.message).__name__,

@@ -146,11 +146,7 @@ class CompanionActor(Actor[CompanionMsg]):
     async def _tool(self, call: ToolCall) -> object:
         for feature in self.features:
             if any(spec.name == call.name for spec in feature.tool_specs()):
-                result = await feature.tool(call, self.owner)
-                await self._sync_specs()
-                if isinstance(result, Background):
-                    return self.defer(f"{result.key}-{next(self._keys)}", result.work)
-                return result
+                return await self._answer(await feature.tool(call, self.owner))
         offered = sorted(s.name for f in self.features for s in f.tool_specs())
         raise UnknownTool(
             f"no tool named {call.name!r}; this runtime offers: {', '.join(offered) or 'none'}"
@@ -159,12 +155,15 @@ class CompanionActor(Actor[CompanionMsg]):
     async def _command(self, call: CommandCall) -> object:
         for feature in self.features:
             if any(spec.name == call.name for spec in feature.command_specs()):
-                result = await feature.command(call, self.owner)
-                await self._sync_specs()
-                if isinstance(result, Background):
-                    return self.defer(f"{result.key}-{next(self._keys)}", result.work)
-                return result
+                return await self._answer(await feature.command(call, self.owner))
         offered = sorted(s.name for f in self.features for s in f.command_specs())
         raise UnknownCommand(
             f"no command /{call.name}; available: {', '.join('/' + n for n in offered)}"
         )
+
+    async def _answer(self, result: object) -> object:
+        """Resync the host's specs (a call may change them), then answer now or deferred."""
+        await self._sync_specs()
+        if isinstance(result, Background):
+            return self.defer(f"{result.key}-{next(self._keys)}", result.work)
+        return result
