@@ -15,7 +15,10 @@ from persona_mind.trace import read_trace
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "persona_mind.runners", *args],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -61,3 +64,14 @@ def test_trace_of_a_malformed_file_is_a_clear_error_not_a_traceback(tmp_path: Pa
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert ":2" in proc.stderr
+
+
+def test_the_installed_console_script_runs() -> None:
+    """The `persona-mind` entry point installed beside this interpreter answers --help."""
+    script = Path(sys.executable).with_name("persona-mind")
+    assert script.exists(), "persona-mind is not installed in this environment (pip install -e .)"
+    proc = subprocess.run(
+        [str(script), "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "demo" in proc.stdout
