@@ -189,7 +189,11 @@ class ActorRef(Generic[M]):
         if cell.closed:
             raise ActorStopped(cell.name, cell.state)
         accepts = cell.accepts
-        if accepts is not None and not isinstance(message, accepts):
+        if (
+            accepts is not None
+            and type(message) not in cell.exact
+            and not isinstance(message, accepts)
+        ):
             raise UnknownMessage(cell.name, message)
         env = Envelope(message, generation, None)
         if cell.tracer.enabled:
@@ -221,7 +225,11 @@ class ActorRef(Generic[M]):
         if cell.closed:
             raise ActorStopped(cell.name, cell.state)
         accepts = cell.accepts
-        if accepts is not None and not isinstance(message, accepts):
+        if (
+            accepts is not None
+            and type(message) not in cell.exact
+            and not isinstance(message, accepts)
+        ):
             raise UnknownMessage(cell.name, message)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         env = Envelope(message, generation, fut)
@@ -283,7 +291,9 @@ class _Cell(Generic[M]):
         self.mailbox = Mailbox()
         self.ref: ActorRef[M] = ActorRef(self)
         self.accepts: tuple[type, ...] | None = None
-        self.state = "new"
+        self.exact: frozenset[type] = frozenset()
+        self.closed = False
+        self._state = "new"
         self.actor: Actor[M] | None = None
         self.task: asyncio.Task[None] | None = None
         self.works: dict[str, asyncio.Task[Any]] = {}
@@ -296,16 +306,25 @@ class _Cell(Generic[M]):
         self._next: Actor[M] | None = None
 
     @property
-    def closed(self) -> bool:
-        return self.state in ("stopping", "stopped")
+    def state(self) -> str:
+        return self._state
+
+    @state.setter
+    def state(self, value: str) -> None:
+        self._state = value
+        self.closed = value in ("stopping", "stopped")  # a plain flag: read on every send
 
     # -- lifecycle -------------------------------------------------------------------
     def prepare(self) -> None:
         """Build the first instance in the caller, so its protocol is known before any send
         and a constructor error surfaces at spawn time."""
         actor = self.factory()
-        self.accepts = type(actor)._accepts
+        self._set_protocol(type(actor))
         self._next = actor
+
+    def _set_protocol(self, cls: type[Actor[M]]) -> None:
+        self.accepts = cls._accepts
+        self.exact = frozenset(cls._accepts or ())
 
     def start(self) -> None:
         self.state = "starting"
@@ -334,7 +353,7 @@ class _Cell(Generic[M]):
         self.incarnation += 1
         try:
             actor, self._next = (self._next or self.factory()), None
-            self.accepts = type(actor)._accepts
+            self._set_protocol(type(actor))
             actor.ref, actor.system, actor.clock, actor.name = (
                 self.ref,
                 self.system,
@@ -364,7 +383,7 @@ class _Cell(Generic[M]):
         tracer = self.tracer
         name = self.name
         while True:
-            env = await mailbox.get()
+            env = mailbox.get_nowait() or await mailbox.get()
             if self._stopping or env.message is _STOP:
                 if env.message is not _STOP:
                     mailbox.put(env)  # failed with the rest by _fail_pending
