@@ -88,8 +88,8 @@ class Runtime:
         self._factories = list(features) if features is not None else None
         self.features: list[Feature] = []
         self.store: StorePort | None = None
-        self.child_runner: ActorRef[Any] | None = None
-        self.reminders: ActorRef[Any] | None = None
+        self._child_runner: ActorRef[Any] | None = None
+        self._reminders: ActorRef[Any] | None = None
         self._owner: ActorRef[OwnerMsg] | None = None
         self._companion: ActorRef[CompanionMsg] | None = None
         self._bridge: ThreadBridge | None = None
@@ -115,36 +115,55 @@ class Runtime:
         return self
 
     def _start_actors(self) -> None:
+        """Spawn the actors a session needs at once; the rest start at first use.
+
+        Start-up is what a Pi session waits for (``docs/bridge.md``, performance), so nothing
+        here imports the storage engine, Mind, Persona or the child runner: the Store builds
+        its engine at its first IO, the features build their services at the first session
+        event, and the Reminder and ChildRunner actors are spawned when first asked for.
+        """
         from persona_mind.actors.owner import OwnerActor  # noqa: PLC0415 - keep import light
 
         self.agent_dir.mkdir(parents=True, exist_ok=True)
-        self._bridge = ThreadBridge("persona-io")
         if self._factories is None:
             from persona_mind.actors.store import spawn_store  # noqa: PLC0415
-            from persona_mind.storage import Layout  # noqa: PLC0415
 
-            self.store = spawn_store(self.system, Layout(self.agent_dir), restart=POLICY)
+            self.store = spawn_store(self.system, self.agent_dir, restart=POLICY)
         self._owner = self.system.spawn(OwnerActor, name="owner", restart=POLICY)
-        if self._factories is None:
-            from persona_mind.actors.reminder import ReminderActor  # noqa: PLC0415
+        factories = self._factories if self._factories is not None else self._product()
+        self.features = [factory(self) for factory in factories]
+
+    @property
+    def reminders(self) -> ActorRef[Any] | None:
+        """The Reminder actor of the product runtime, spawned at first use (None otherwise)."""
+        if self._reminders is None and self._factories is None:
+            from persona_mind.actors.reminder import ReminderActor  # noqa: PLC0415 - imports Mind
 
             host = self.host
 
             async def display(message: DisplayMessage) -> None:
                 await host.display(message)
 
-            self.reminders = self.system.spawn(
+            self._reminders = self.system.spawn(
                 lambda: ReminderActor(display), name="reminder", restart=POLICY
             )
-            if self.child_backend is not None:
-                from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
+        return self._reminders
 
-                backend = self.child_backend
-                self.child_runner = self.system.spawn(
-                    lambda: ChildRunner(backend), name="child-runner", restart=POLICY
-                )
-        factories = self._factories if self._factories is not None else self._product()
-        self.features = [factory(self) for factory in factories]
+    @property
+    def child_runner(self) -> ActorRef[Any] | None:
+        """The ChildRunner actor when a child backend is given, spawned at first use."""
+        if (
+            self._child_runner is None
+            and self._factories is None
+            and self.child_backend is not None
+        ):
+            from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415 - children
+
+            backend = self.child_backend
+            self._child_runner = self.system.spawn(
+                lambda: ChildRunner(backend), name="child-runner", restart=POLICY
+            )
+        return self._child_runner
 
     def _product(self) -> list[FeatureFactory]:
         from persona_mind.features import (  # noqa: PLC0415
@@ -155,10 +174,10 @@ class Runtime:
 
         persona = PersonaFeature(self)
         assert self.store is not None
-        mind = MindFeature(self, self.store, persona, self.reminders)
+        mind = MindFeature(self, self.store, persona, lambda: self.reminders)
         out: list[Feature] = [persona, mind]
-        if self.child_runner is not None:
-            out.append(ChildrenFeature(self, self.child_runner, persona, mind))
+        if self.child_backend is not None:
+            out.append(ChildrenFeature(self, lambda: self.child_runner, persona, mind))
         return [functools.partial(_given, f) for f in out]
 
     def _companion_factory(self) -> Callable[[], Any]:
@@ -193,8 +212,12 @@ class Runtime:
         return self._owner
 
     async def offload(self, fn: Callable[[], T]) -> T:
-        """Run blocking domain work (the pack store) on the runtime's IO thread."""
-        assert self._bridge is not None
+        """Run blocking domain work (the pack store) on the runtime's IO thread.
+
+        The thread starts at the first call, so a runtime that never offloads has none.
+        """
+        if self._bridge is None:
+            self._bridge = ThreadBridge("persona-io")
         return await self._bridge.call(fn)
 
     def feature(self, name: str) -> Feature:

@@ -440,5 +440,9 @@ def test_children_backend_only_when_the_host_and_the_runtime_support_it(
     hello = b.Hello(protocol=b.PROTOCOL_VERSION, pi_command=pi_command)
     kwargs = sidecar._children_kwargs(factory, hello)
     assert set(kwargs) == expected
-    if expected:
-        assert isinstance(kwargs["child_backend"], PiBackend)
+    if expected:  # the backend is built at the first child run, keeping start-up lean
+        lazy = kwargs["child_backend"]
+        assert isinstance(lazy, sidecar.LazyPiBackend)
+        assert lazy.name == "pi"
+        assert isinstance(lazy.backend, PiBackend)
+        assert lazy.backend.name == lazy.name

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.errors import PersonaMindError
@@ -29,8 +30,10 @@ from persona_mind.messages.store import (
     StoreMsg,
     Transact,
 )
-from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
-from persona_mind.storage.port import StoreTarget
+
+if TYPE_CHECKING:
+    from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
+    from persona_mind.storage.port import StoreTarget
 
 __all__ = ("DEFAULT_STORE_ASK_TIMEOUT", "StoreActor", "StoreClient", "spawn_store")
 
@@ -48,11 +51,17 @@ class _Raised:
 
 
 class StoreActor(Actor[StoreMsg]):
-    """Owns a FileStore and a ThreadBridge; see the module doc."""
+    """Owns a FileStore and a ThreadBridge; see the module doc.
+
+    Both are built when the first IO message arrives, not at spawn: a runtime starts (and a
+    Pi session gets its tools) without importing the storage engine (portalocker and its
+    metadata lookup) or starting an IO thread; generation messages need neither. ``layout``
+    may be a :class:`~persona_mind.storage.Layout` or the agent directory to build it from.
+    """
 
     def __init__(
         self,
-        layout: Layout | None,
+        layout: Layout | Path | None,
         *,
         fs: FileSystem | None = None,
         lock_timeout: float = 30.0,
@@ -61,17 +70,33 @@ class StoreActor(Actor[StoreMsg]):
     ) -> None:
         # the known generation outlives a restart when spawn_store shares ``known``
         self._known: list[int | None] = known if known is not None else [generation]
-        self.engine = FileStore(
-            layout,
-            fs=fs,
-            lock_timeout=lock_timeout,
-            current_generation=lambda: self._known[0],
-        )
+        self._layout = layout
+        self._fs = fs
+        self._lock_timeout = lock_timeout
+        self._engine: FileStore | None = None
         self.bridge: ThreadBridge | None = None
 
-    async def on_start(self) -> None:
-        self.engine.wall = self.clock.wall
-        self.bridge = ThreadBridge(f"{self.name}-io")
+    @property
+    def engine(self) -> FileStore:
+        """The storage engine, built on first use (see the class doc)."""
+        if self._engine is None:
+            from persona_mind.storage import FileStore, Layout  # noqa: PLC0415 - at first IO
+
+            layout = Layout(self._layout) if isinstance(self._layout, Path) else self._layout
+            engine = FileStore(
+                layout,
+                fs=self._fs,
+                lock_timeout=self._lock_timeout,
+                current_generation=lambda: self._known[0],
+            )
+            engine.wall = self.clock.wall
+            self._engine = engine
+        return self._engine
+
+    def _io(self) -> ThreadBridge:
+        if self.bridge is None:
+            self.bridge = ThreadBridge(f"{self.name}-io")
+        return self.bridge
 
     async def on_stop(self) -> None:
         if self.bridge is not None:
@@ -88,8 +113,6 @@ class StoreActor(Actor[StoreMsg]):
             self._known[0] = generation
 
     async def receive(self, message: StoreMsg) -> object:
-        bridge = self.bridge
-        assert bridge is not None
         match message:
             case SetGeneration(generation=generation):
                 self._learn(generation)
@@ -97,12 +120,14 @@ class StoreActor(Actor[StoreMsg]):
             case OwnerChanged(state=state):
                 self._learn(state.generation)
                 return self.current
+        engine, bridge = self.engine, self._io()  # built here, on the loop, never on the thread
+        match message:
             case Read(target=target):
-                return await bridge.call(self.engine.read, target)
+                return await bridge.call(engine.read, target)
             case ReadStored(target=target):
-                return await bridge.call(self.engine.read_stored, target)
+                return await bridge.call(engine.read_stored, target)
             case Repair(target=target):
-                return await bridge.call(self.engine.repair, target)
+                return await bridge.call(engine.repair, target)
             case Mutate():
                 self._learn(message.generation)  # a newer admitted generation is news
                 return await bridge.call(self._mutate, message)
@@ -221,7 +246,7 @@ class StoreClient:
 
 def spawn_store(
     system: ActorSystem,
-    layout: Layout | None,
+    layout: Layout | Path | None,
     *,
     name: str = "store",
     fs: FileSystem | None = None,
@@ -229,7 +254,10 @@ def spawn_store(
     generation: int | None = None,
     restart: RestartPolicy | None = None,
 ) -> StoreClient:
-    """Spawn the Store actor and return its StorePort client."""
+    """Spawn the Store actor and return its StorePort client.
+
+    ``layout`` may be the agent directory (a ``Path``): its Layout is built at first IO.
+    """
     known: list[int | None] = [generation]
     ref: ActorRef[StoreMsg] = system.spawn(
         lambda: StoreActor(layout, fs=fs, lock_timeout=lock_timeout, known=known),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import ChildError
 from persona_mind.feature import Background
+from persona_mind.features._child_specs import CONSULT_SPEC, ROUNDTABLE_SPEC
 from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
@@ -28,20 +29,14 @@ from persona_mind.messages.host import (
 )
 from persona_mind.messages.owner import OwnerState
 from persona_mind.messages.runner import RunnerGeneration
-from persona_mind.runners.child import (
-    CONSULT_TOOL,
-    ROUNDTABLE_COMMAND,
-    RoundtableProgress,
-    handle_consult_tool,
-    render_progress,
-    run_roundtable,
-    team_from_snapshot,
-)
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from persona_mind.actors import ActorRef
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
+    from persona_mind.runners.child import RoundtableProgress
     from persona_mind.runtime import Runtime
 
 __all__ = ("ChildrenFeature",)
@@ -55,14 +50,15 @@ class ChildrenFeature:
     def __init__(
         self,
         runtime: Runtime,
-        runner: ActorRef[Any],
+        runner: ActorRef[Any] | Callable[[], ActorRef[Any] | None],
         persona: PersonaFeature,
         mind: MindFeature | None,
         *,
         default_model: str | None = None,
     ) -> None:
         self.runtime = runtime
-        self.runner = runner
+        self._runner = runner  # the ChildRunner, or a function spawning it at first use
+        self._generation: int | None = None
         self.persona = persona
         self.mind = mind
         self.model = default_model
@@ -70,15 +66,34 @@ class ChildrenFeature:
         self.progress: RoundtableProgress | None = None
         self.running = False
 
+    @property
+    def runner(self) -> ActorRef[Any]:
+        """The ChildRunner actor, spawned at the first consult or round-table.
+
+        A runner spawned late learns the owner's current generation first, so it refuses
+        the same stale admissions one spawned at start would.
+        """
+        runner = self._runner
+        if callable(runner):
+            spawned = runner()
+            if spawned is None:
+                raise ChildError("children are off in this runtime (no child backend)")
+            if self._generation is not None:
+                spawned.tell_if_alive(RunnerGeneration(generation=self._generation))
+            self._runner = runner = spawned
+        return runner
+
     def tool_specs(self) -> tuple[ToolSpec, ...]:
-        return (CONSULT_TOOL,) if self.persona.ready else ()
+        return (CONSULT_SPEC,) if self.persona.ready else ()
 
     def command_specs(self) -> tuple[CommandSpec, ...]:
-        return (ROUNDTABLE_COMMAND,)
+        return (ROUNDTABLE_SPEC,)
 
     async def on_owner(self, owner: OwnerState) -> None:
         """A newer generation cancels older children and refuses late admissions."""
-        self.runner.tell_if_alive(RunnerGeneration(generation=owner.generation))
+        self._generation = owner.generation
+        if not callable(self._runner):  # a runner not spawned yet has no children to cancel
+            self._runner.tell_if_alive(RunnerGeneration(generation=owner.generation))
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:
@@ -95,6 +110,11 @@ class ChildrenFeature:
         return await self.mind.lean_injection(query) if self.mind is not None else ""
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
+        from persona_mind.runners.child import (  # noqa: PLC0415 - at the first consult
+            handle_consult_tool,
+            team_from_snapshot,
+        )
+
         snapshot = await self.persona.team()
         if snapshot is None:
             return ToolResult(
@@ -105,10 +125,11 @@ class ChildrenFeature:
             return ToolResult(text="persona_consult: no model is selected yet", is_error=True)
         team, model, active = team_from_snapshot(snapshot), self.model, self.persona.active_name()
         injection = await self._lean(str(call.arguments.get("question", "")))
+        runner = self.runner
 
         async def work() -> ToolResult:
             return await handle_consult_tool(
-                self.runner,
+                runner,
                 team,
                 call.arguments,
                 active=active,
@@ -122,6 +143,12 @@ class ChildrenFeature:
     async def command(
         self, call: CommandCall, owner: OwnerState
     ) -> CommandResult | Background[CommandResult]:
+        from persona_mind.runners.child import (  # noqa: PLC0415 - at the first round-table
+            render_progress,
+            run_roundtable,
+            team_from_snapshot,
+        )
+
         query = call.args.strip()
         if query in ("", "status"):
             if self.progress is None:
@@ -146,6 +173,7 @@ class ChildrenFeature:
             return CommandResult(text="/persona-roundtable: no model is selected", level="error")
         team, model = team_from_snapshot(snapshot), self.model
         injection = await self._lean(query)
+        runner = self.runner
         self.running = True
         host = self.runtime.host
 
@@ -156,7 +184,7 @@ class ChildrenFeature:
             try:
                 result = await run_roundtable(
                     self.runtime.system,
-                    self.runner,
+                    runner,
                     team,
                     query,
                     model,

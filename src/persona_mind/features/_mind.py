@@ -11,6 +11,7 @@ no late note or card reaches a replaced session (M-SCOPE).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from persona_mind.messages.host import (
@@ -31,14 +32,13 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
-from persona_mind.messages.reminder import ArmReminders, CancelReminders, ReminderMsg
-from persona_mind.mind import MindSession
-from persona_mind.mind._session import CompanionAnswer, companion_refusal, is_leg
-from persona_mind.mind._settings import load_persona_settings
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
     from persona_mind.features._persona import PersonaFeature
+    from persona_mind.messages.reminder import ReminderMsg
+    from persona_mind.mind import MindSession
+    from persona_mind.mind._session import CompanionAnswer
     from persona_mind.runtime import Runtime
     from persona_mind.storage.port import StorePort
 
@@ -46,6 +46,19 @@ __all__ = ("REPORT_ENTRY_TYPE", "MindFeature")
 
 REPORT_ENTRY_TYPE = "persona-mind-report"
 """Custom entry type of ``/mind`` reports: display history, never replayed as memory."""
+
+UNBOUND_COMMANDS = (
+    CommandSpec(
+        name="mind",
+        description="Mind memory: status, list, read, forget, doctor, capture/nudge settings",
+    ),
+    CommandSpec(
+        name="persona-mind",
+        description="Mind memory: status, list, read, forget, doctor, capture/nudge settings",
+    ),
+)
+"""``MindSession.command_specs()`` before the session is built (a test keeps them equal):
+the runtime answers ``ready`` with its commands without importing the Mind package."""
 
 
 class MindFeature:
@@ -58,23 +71,55 @@ class MindFeature:
         runtime: Runtime,
         store: StorePort,
         persona: PersonaFeature | None,
-        reminders: ActorRef[ReminderMsg] | None = None,
+        reminders: ActorRef[ReminderMsg] | Callable[[], ActorRef[ReminderMsg] | None] | None = None,
     ) -> None:
+        """``reminders`` is the Reminder actor, or a function spawning it at first use."""
         self.runtime = runtime
         self.persona = persona
-        self.reminders = reminders
-        self.session = MindSession(
-            store,
-            runtime.clock,
-            runtime.agent_dir,
-            append=runtime.host.append_entry,
-            leg=is_leg(os.environ),
-        )
+        self.store = store
+        self._reminders = reminders
+        self._session: MindSession | None = None
+        self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int] | None = None
 
+    @property
+    def session(self) -> MindSession:
+        """The Mind session, built at first use (the first session event).
+
+        Before that the feature offers only its commands (:data:`UNBOUND_COMMANDS`), so the
+        runtime becomes ready without importing the Mind package.
+        """
+        if self._session is None:
+            from persona_mind.mind import MindSession  # noqa: PLC0415 - first session
+            from persona_mind.mind._session import is_leg  # noqa: PLC0415
+
+            runtime = self.runtime
+            self._session = MindSession(
+                self.store,
+                runtime.clock,
+                runtime.agent_dir,
+                append=runtime.host.append_entry,
+                leg=is_leg(os.environ),
+            )
+            if self._revoked:
+                self._session.revoke()
+        return self._session
+
+    def _reminder_ref(self, *, spawn: bool) -> ActorRef[ReminderMsg] | None:
+        """The Reminder actor; ``spawn=False`` never starts one just to cancel nothing."""
+        ref = self._reminders
+        if ref is None or not callable(ref):
+            return ref
+        if not spawn:
+            return None
+        self._reminders = ref()
+        return self._reminders
+
     # -- companion handshake ------------------------------------------------------------
     def _answers(self) -> list[CompanionAnswer]:
+        from persona_mind.mind._session import CompanionAnswer  # noqa: PLC0415 - first bind
+
         if self.persona is None:
             return []
         return [CompanionAnswer(provider="persona-mind/persona", ready=self.persona.ready)]
@@ -82,9 +127,15 @@ class MindFeature:
     async def _bind(self, owner: OwnerState) -> None:
         """(Re)bind the Mind session to the current owner and persona."""
         if self._start is None or not owner.ready:
-            self.session.revoke()
+            if self._session is None:
+                self._revoked = True
+            else:
+                self._session.revoke()
             self._bound = None
             return
+        from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
+        from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
+
         key = (owner.session_id, owner.active_persona, owner.generation)
         if self._bound is not None and self._bound[:2] == key[:2]:
             return
@@ -111,17 +162,20 @@ class MindFeature:
         await self._arm_reminders(owner.generation)
 
     async def _arm_reminders(self, generation: int) -> None:
-        if self.reminders is None:
+        from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind
+
+        reminders = self._reminder_ref(spawn=True)
+        if reminders is None:
             return
         items = await self.session.reminder_items()
-        self.reminders.tell_if_alive(ArmReminders(items=items, generation=generation))
+        reminders.tell_if_alive(ArmReminders(items=items, generation=generation))
 
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:
-        return self.session.tool_specs()
+        return () if self._session is None else self._session.tool_specs()
 
     def command_specs(self) -> tuple[CommandSpec, ...]:
-        return self.session.command_specs()
+        return UNBOUND_COMMANDS if self._session is None else self._session.command_specs()
 
     async def on_owner(self, owner: OwnerState) -> None:
         await self._bind(owner)
@@ -156,8 +210,11 @@ class MindFeature:
                 self.session.revoke()
                 self._start = None
                 self._bound = None
-                if self.reminders is not None:
-                    self.reminders.tell_if_alive(CancelReminders(generation=owner.generation))
+                reminders = self._reminder_ref(spawn=False)
+                if reminders is not None:
+                    from persona_mind.messages.reminder import CancelReminders  # noqa: PLC0415
+
+                    reminders.tell_if_alive(CancelReminders(generation=owner.generation))
             case _:
                 pass
         return None

@@ -32,16 +32,9 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState, SetActivePersona
-from persona_mind.persona import (
-    Effects,
-    PersonaService,
-    SessionContext,
-    TeamSnapshot,
-    Workspace,
-    backend_problem,
-)
 
 if TYPE_CHECKING:
+    from persona_mind.persona import Effects, PersonaService, SessionContext, TeamSnapshot
     from persona_mind.runtime import Runtime
 
 __all__ = ("PersonaFeature",)
@@ -59,10 +52,23 @@ class PersonaFeature:
 
     def __init__(self, runtime: Runtime, service: PersonaService | None = None) -> None:
         self.runtime = runtime
-        self.service = service or PersonaService(runtime.agent_dir, offload=runtime.offload)
+        self._service = service
         self.ctx: SessionContext | None = None
         self.handoff: str | None = None
         self.reload_pending = False
+
+    @property
+    def service(self) -> PersonaService:
+        """The Persona service, built at first use (the first session event).
+
+        Until a session starts the feature only offers its base commands, so the runtime
+        becomes ready without importing the Persona package (YAML, packs, catalog).
+        """
+        if self._service is None:
+            from persona_mind.persona import PersonaService  # noqa: PLC0415 - first session
+
+            self._service = PersonaService(self.runtime.agent_dir, offload=self.runtime.offload)
+        return self._service
 
     # -- what the rest of the runtime reads --------------------------------------------
     @property
@@ -94,6 +100,12 @@ class PersonaFeature:
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:
             case SessionStart():
+                from persona_mind.persona import (  # noqa: PLC0415 - first session
+                    SessionContext,
+                    Workspace,
+                    backend_problem,
+                )
+
                 if self.ctx is not None and self.ctx.session_id != event.session_id:
                     self.service.close_session(self.ctx.session_id)
                 self.ctx = SessionContext(session_id=event.session_id, cwd=Path(event.cwd))

@@ -58,6 +58,7 @@ __all__ = (
     "HostDisconnected",
     "HostRequestFailed",
     "HostTimeout",
+    "LazyPiBackend",
     "RuntimeLike",
     "Sidecar",
     "load_runtime_factory",
@@ -522,13 +523,39 @@ def _children_kwargs(factory: RuntimeFactory, hello: b.Hello) -> dict[str, Any]:
     if "child_backend" not in params:
         return {}
     from persona_mind.clock import MonotonicClock  # noqa: PLC0415
-    from persona_mind.runners.child import PiBackend  # noqa: PLC0415 - only when children run
 
     clock = MonotonicClock()
-    kwargs: dict[str, Any] = {"child_backend": PiBackend(hello.pi_command, clock=clock)}
+    kwargs: dict[str, Any] = {"child_backend": LazyPiBackend(hello.pi_command, clock=clock)}
     if "clock" in params:
         kwargs["clock"] = clock
     return kwargs
+
+
+class LazyPiBackend:
+    """A ``PiBackend`` built at the first child run.
+
+    A session that never consults does not import the child runner, and the sidecar
+    answers ``ready`` without it (``docs/bridge.md``, performance). Same name, same runs.
+    """
+
+    name = "pi"
+
+    def __init__(self, command: Sequence[str], *, clock: Any) -> None:
+        self.command = tuple(command)
+        self.clock = clock
+        self._backend: Any = None
+
+    @property
+    def backend(self) -> Any:
+        """The real ``PiBackend`` (built now if no child has run yet)."""
+        if self._backend is None:
+            from persona_mind.runners.child import PiBackend  # noqa: PLC0415 - first child
+
+            self._backend = PiBackend(self.command, clock=self.clock)
+        return self._backend
+
+    async def run(self, request: Any, on_progress: Any) -> Any:
+        return await self.backend.run(request, on_progress)
 
 
 def _say(text: str) -> None:

@@ -1,0 +1,139 @@
+"""Sidecar start-up stays lean and honest (docs/bridge.md, performance).
+
+The runtime answers ``ready`` without importing the domain packages (Persona, Mind, the
+storage engine, the child runner) — but with exactly the tools and commands the full
+runtime offers, and a session that starts afterwards gets everything it had before. The
+spec copies that make this possible are pinned to their originals here. No timing: these
+tests assert *what* is loaded when, which is deterministic; ``bench/bridge.py`` times it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from persona_mind.features._child_specs import CONSULT_SPEC, ROUNDTABLE_SPEC
+from persona_mind.features._mind import UNBOUND_COMMANDS
+from persona_mind.mind._commands import command_specs
+from persona_mind.runners.child import CONSULT_TOOL, ROUNDTABLE_COMMAND
+
+#: Imported only once a session, a pack or a child needs them.
+HEAVY = (
+    "persona_mind.persona",
+    "persona_mind.mind",
+    "persona_mind.storage._engine",
+    "persona_mind.runners.child",
+    "persona_mind.actors.child_runner",
+    "persona_mind.actors.reminder",
+    "portalocker",
+    "yaml",
+    "importlib.metadata",
+)
+
+PROBE = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+
+    from persona_mind.clock import MonotonicClock
+    from persona_mind.messages.host import SessionStart
+    from persona_mind.runners.sidecar import LazyPiBackend
+    from persona_mind.runtime import Runtime
+
+    HEAVY = json.loads(sys.argv[2])
+
+
+    class Host:
+        async def register_tools(self, tools): pass
+        async def register_commands(self, commands): pass
+        async def append_entry(self, custom_type, data): pass
+        async def branch_entries(self): return ()
+        async def notify(self, text, level="info"): pass
+        async def set_status(self, key, text): pass
+        async def display(self, message): pass
+        async def send_user_message(self, text): pass
+        async def request_reload(self): pass
+
+
+    def snapshot(rt):
+        return {
+            "tools": sorted(t.name for t in rt.tool_specs()),
+            "commands": sorted(c.name for c in rt.command_specs()),
+            "loaded": sorted(m for m in HEAVY if m in sys.modules),
+        }
+
+
+    async def main():
+        agent = Path(sys.argv[1])
+        clock = MonotonicClock()
+        backend = LazyPiBackend(["pi"], clock=clock)
+        out = {}
+        async with Runtime(Host(), agent_dir=agent, clock=clock, child_backend=backend) as rt:
+            out["ready"] = snapshot(rt)
+            await rt.event(SessionStart(reason="startup", session_id="s1", cwd=str(agent)))
+            await rt.specs()
+            out["session"] = snapshot(rt)
+        print(json.dumps(out))
+
+
+    asyncio.run(main())
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One runtime start and session start in a fresh interpreter (shared by the tests)."""
+    tmp_path = tmp_path_factory.mktemp("startup")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    env.pop("PERSONA_MIND_LEG", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(tmp_path / "agent"), json.dumps(HEAVY)],
+        capture_output=True,
+        timeout=60,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def test_ready_loads_no_domain_package_yet_offers_every_command(probe: dict[str, Any]) -> None:
+    out = probe
+    assert out["ready"]["loaded"] == []
+    assert out["ready"]["commands"] == [
+        "mind",
+        "persona",
+        "persona-list",
+        "persona-mind",
+        "persona-roundtable",
+    ]
+    assert out["ready"]["tools"] == []  # no session yet: no tool (M-COMPANION-2)
+
+
+def test_a_started_session_has_its_tools_and_still_no_child_runner(
+    probe: dict[str, Any],
+) -> None:
+    out = probe
+    session = out["session"]
+    assert "persona_consult" in session["tools"]
+    assert session["commands"] == out["ready"]["commands"]
+    # the session needed Persona, Mind and the Store; children load at the first consult
+    assert "persona_mind.persona" in session["loaded"]
+    assert "persona_mind.mind" in session["loaded"]
+    assert "persona_mind.runners.child" not in session["loaded"]
+    assert "persona_mind.actors.child_runner" not in session["loaded"]
+
+
+def test_spec_copies_equal_their_originals() -> None:
+    assert CONSULT_SPEC == CONSULT_TOOL
+    assert ROUNDTABLE_SPEC == ROUNDTABLE_COMMAND
+    assert command_specs() == UNBOUND_COMMANDS
