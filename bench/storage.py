@@ -10,6 +10,11 @@ compared with targets:
   Target ratio <= 1.5. ``*_vs_dirsync_floor`` compares the same latency with a bare floor
   that also fsyncs the directory: on ext4 that second, ordered journal flush is the
   protocol's irreducible extra over the bare floor (see docs/storage.md).
+* ``--breakdown`` adds ``ladder_<size>_*`` rows (informational): in one interleaved loop,
+  the bare floor with the protocol's required steps added one at a time (directory fsync,
+  backup link, lock with owner record, read of the current bytes), then ``write_atomic``
+  alone and the full ``mutate``; each row's ratio is against the bare floor. It shows where
+  a mutation's time goes and which part of the ratio no implementation can remove.
 * ``lock_uncontended``: acquire+release of a FileLock (open, flock, owner record, unlock,
   close) against a bare flock/unlock pair on an open descriptor (informational).
 * ``recovery_scan_1k_files_max``: the slowest of 5 read-only scans (strict decode of every
@@ -33,7 +38,7 @@ from pathlib import Path
 
 import msgspec
 
-from persona_mind.storage import FileLock, FileStore, OsFileSystem, StoreTarget
+from persona_mind.storage import FileLock, FileStore, OsFileSystem, StoreTarget, write_atomic
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,6 +64,64 @@ def _floor_write(directory: Path, data: bytes, *, dir_fsync: bool = False) -> fl
         os.fsync(dfd)
         os.close(dfd)
     return time.perf_counter() - start
+
+
+def _ladder_write(directory: Path, data: bytes, name: str, steps: int) -> float:
+    """The bare floor plus the first ``steps`` required protocol steps (see ``--breakdown``)."""
+    fs = OsFileSystem()
+    path = directory / name
+    start = time.perf_counter()
+    lock = FileLock(fs, directory / f".{name}.lock", "store") if steps >= 3 else None
+    if lock is not None:
+        lock.acquire()
+    if steps >= 4:
+        fs.read_capped(path, 1 << 30)
+    tmp = directory / f".{name}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, data)
+    os.fsync(fd)
+    os.close(fd)
+    if steps >= 2 and os.path.lexists(path):
+        os.link(path, directory / f".{name}.bak.tmp")
+        os.replace(directory / f".{name}.bak.tmp", directory / f"{name}.bak")
+    os.replace(tmp, path)
+    if steps >= 1:
+        dfd = os.open(directory, os.O_RDONLY)
+        os.fsync(dfd)
+        os.close(dfd)
+    if lock is not None:
+        lock.release()
+    return time.perf_counter() - start
+
+
+LADDER = ("floor", "+dir_fsync", "+backup_link", "+lock", "+read", "write_atomic", "mutate")
+
+
+def bench_ladder(directory: Path, size: int, rounds: int) -> dict[str, float]:
+    """Median of each rung of the breakdown ladder, interleaved round by round."""
+    target = StoreTarget(path=directory / f"ladder-{size}.json", entry_type=Fact)
+    store = FileStore()
+    per = 1000
+    count = max(1, size // (per + 40))
+    store.mutate(target, lambda _e: tuple(Fact(id=f"f{i}", text="x" * per) for i in range(count)))
+    data = target.path.read_bytes()
+    fs = OsFileSystem()
+    times: dict[str, list[float]] = {name: [] for name in LADDER}
+    for i in range(rounds):
+        for steps, name in enumerate(LADDER[:5]):
+            times[name].append(_ladder_write(directory, data, f"rung{steps}", steps))
+        start = time.perf_counter()
+        write_atomic(fs, directory / "rung-wa", data, backup=True)
+        times["write_atomic"].append(time.perf_counter() - start)
+        fact = Fact(id=f"n{i}", text="y" * per)
+
+        def rotate(entries: tuple[Fact, ...], fact: Fact = fact) -> tuple[Fact, ...]:
+            return (*entries[1:], fact)
+
+        start = time.perf_counter()
+        store.mutate(target, rotate)
+        times["mutate"].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def bench_mutation(directory: Path, size: int, rounds: int) -> tuple[float, float, float]:
@@ -189,6 +252,9 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--contender", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--rounds", type=int, default=200, help="mutations per size")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="add the ladder_* rows (where the time goes)"
+    )
     args = parser.parse_args()
     if args.contender:
         contender(Path(args.contender[0]), int(args.contender[1]), float(args.contender[2]))
@@ -212,6 +278,23 @@ def main() -> int:
                     ratio_target=True,
                 )
             )
+        if args.breakdown:
+            for size, label, rounds in (
+                (100 * 1024, "100k", args.rounds),
+                (2 * 1024 * 1024, "2m", max(20, args.rounds // 4)),
+            ):
+                ladder = bench_ladder(directory, size, rounds)
+                for rung, value in ladder.items():
+                    results.append(
+                        _row(
+                            f"ladder_{label}_{rung}",
+                            value * 1e3,
+                            "ms",
+                            ladder["floor"] * 1e3,
+                            None,
+                            ratio_target=True,
+                        )
+                    )
         scan, scan_floor = bench_scan(directory, 1000)
         results.append(
             _row(

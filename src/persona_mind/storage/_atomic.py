@@ -98,9 +98,11 @@ def write_atomic(fs: FileSystem, path: Path, data: bytes, *, backup: bool = Fals
                 try:
                     fs.link(path, bak_tmp)
                     fs.replace(bak_tmp, backup_path(path))
-                finally:
-                    if fs.lstat(bak_tmp) is not None:
-                        _discard(fs, bak_tmp)
+                except BaseException:  # after a successful rename there is nothing to clean
+                    with contextlib.suppress(OSError):
+                        if fs.lstat(bak_tmp) is not None:
+                            fs.unlink(bak_tmp)
+                    raise
         step = "rename"
         fs.replace(tmp, path)
     except OSError as exc:

@@ -82,6 +82,12 @@ class FileStore:
         # path -> (exact bytes, their decode, entry type): skips re-decoding unchanged bytes
         self._cache: dict[Path, tuple[bytes, Stored[Any], object]] = {}
         self._pending: dict[Path, bytes] = {}
+        # Paths whose orphan temps this instance swept and whose every write since has been
+        # acknowledged (so it left no temp). A crashed *other* process's temp is swept by
+        # the first mutation of that file in each process (and by ``repair``); see
+        # docs/storage.md "Performance". Directories this instance made sure exist.
+        self._swept: set[Path] = set()
+        self._dirs: set[Path] = set()
 
     # ----------------------------------------------------------------- reads (never write)
 
@@ -161,11 +167,26 @@ class FileStore:
         """Hold the locks of ``plan`` in order (creating their directories durably)."""
         with ExitStack() as stack:
             for domain, path in plan:
-                ensure_dir(self.fs, path.parent)
-                lock = FileLock(self.fs, path, domain, purpose=purpose, timeout=self.lock_timeout)
-                lock.acquire()
-                stack.callback(lock.release)
+                stack.callback(self._acquire(domain, path, purpose).release)
             yield
+
+    def _acquire(self, domain: LockDomain, path: Path, purpose: str) -> FileLock:
+        """Take one lock, creating its directory durably the first time this instance needs
+        it (an ``lstat`` walk per mutation otherwise); a directory removed since is
+        recreated on the ``ENOENT`` of the lock file's open."""
+        lock = FileLock(self.fs, path, domain, purpose=purpose, timeout=self.lock_timeout)
+        parent = path.parent
+        if parent in self._dirs:
+            try:
+                lock.acquire()
+            except FileNotFoundError:
+                self._dirs.discard(parent)
+            else:
+                return lock
+        ensure_dir(self.fs, parent)
+        self._dirs.add(parent)
+        lock.acquire()
+        return lock
 
     # ------------------------------------------------------------------------ mutation
 
@@ -273,8 +294,15 @@ class FileStore:
         return self.commit_locked(target, prepared)
 
     def load_locked(self, target: StoreTarget[E]) -> Stored[E] | None:
-        """Under the store lock: sweep orphan temps, then read (quarantining a bad file)."""
-        sweep_temps(self.fs, target.path)
+        """Under the store lock: sweep orphan temps, then read (quarantining a bad file).
+
+        The sweep (a ``listdir`` of the whole directory) runs unless this instance already
+        swept this path and every write it made since was acknowledged: then the only
+        possible orphan is one a crashed other process left, which the first mutation of
+        the file in each process, and ``repair``, sweep.
+        """
+        if target.path not in self._swept:
+            sweep_temps(self.fs, target.path)
         return self._load_or_quarantine(target)
 
     def prepare_locked(
@@ -326,7 +354,10 @@ class FileStore:
         path = target.path
         data = self._pending.pop(path)
         self._cache.pop(path, None)
+        self._swept.discard(path)  # a failure below may leave a temp: sweep next time
         write_atomic(self.fs, path, data, backup=self.backup)
+        # acknowledged: the directory fsync also made the sweep's unlinks durable
+        self._swept.add(path)
         self._cache[path] = (data, prepared, target.entry_type)
         return prepared
 
@@ -335,6 +366,7 @@ class FileStore:
             return self._load(target)[0]
         except CorruptStore as exc:
             self._cache.pop(target.path, None)
+            self._swept.discard(target.path)  # quarantine writes temps beside it
             raise self._quarantine(exc) from exc
 
     def _quarantine(self, exc: CorruptStore) -> CorruptStore:
