@@ -28,7 +28,6 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
-from persona_mind.messages.runner import RunnerGeneration
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,6 +72,8 @@ class ChildrenFeature:
         A runner spawned late learns the owner's current generation first, so it refuses
         the same stale admissions one spawned at start would.
         """
+        from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415 - children
+
         runner = self._runner
         if callable(runner):
             spawned = runner()
@@ -93,6 +94,8 @@ class ChildrenFeature:
         """A newer generation cancels older children and refuses late admissions."""
         self._generation = owner.generation
         if not callable(self._runner):  # a runner not spawned yet has no children to cancel
+            from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415
+
             self._runner.tell_if_alive(RunnerGeneration(generation=owner.generation))
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
