@@ -83,7 +83,9 @@ class Pipe:
             if frame.get("type") == kind:
                 return frame
             if frame.get("type") == "request":  # as Pi would: no entries on a new branch
-                result = {"entries": []} if frame.get("method") == "branch_entries" else None
+                result: dict[str, Any] | None = (
+                    {"entries": []} if frame.get("method") == "branch_entries" else None
+                )
                 self.send({"type": "response", "id": frame["id"], "result": result})
             elif frame.get("type") == "error":
                 raise RuntimeError(f"sidecar error: {frame}")
