@@ -2,10 +2,10 @@
 
 Why this shape:
 
-* A kernel lock (``flock`` via portalocker) on a sidecar ``*.lock`` file that is opened
-  without truncation and **never deleted**: deleting a lock file splits waiters across two
-  inodes (portalocker#115), and a kernel lock dies with its process, so kill -9 leaves only
-  stale *metadata*, never a stale lock. Nothing is ever stolen for being old.
+* A kernel lock (``flock``, see ``OsFileSystem.try_lock``) on a sidecar ``*.lock`` file
+  that is opened without truncation and **never deleted**: deleting a lock file splits
+  waiters across two inodes (portalocker#115), and a kernel lock dies with its process, so
+  kill -9 leaves only stale *metadata*, never a stale lock. Nothing is ever stolen for being old.
 * The holder writes an owner record (pid, host, boot id, process start, since, purpose) for
   diagnostics only; a :class:`LockTimeout` names it.
 * Waiting: one non-blocking attempt, then a *blocking* ``flock`` in a helper thread while the
