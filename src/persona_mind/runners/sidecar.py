@@ -51,7 +51,8 @@ from persona_mind.messages.host import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from persona_mind.clock import Clock
+    from persona_mind.runners.child import ChildReply, ChildRequest, PiBackend, ProgressFn
 
 __all__ = (
     "BridgeHost",
@@ -540,13 +541,13 @@ class LazyPiBackend:
 
     name = "pi"
 
-    def __init__(self, command: Sequence[str], *, clock: Any) -> None:
+    def __init__(self, command: Sequence[str], *, clock: Clock) -> None:
         self.command = tuple(command)
         self.clock = clock
-        self._backend: Any = None
+        self._backend: PiBackend | None = None
 
     @property
-    def backend(self) -> Any:
+    def backend(self) -> PiBackend:
         """The real ``PiBackend`` (built now if no child has run yet)."""
         if self._backend is None:
             from persona_mind.runners.child import PiBackend  # noqa: PLC0415 - first child
@@ -554,7 +555,7 @@ class LazyPiBackend:
             self._backend = PiBackend(self.command, clock=self.clock)
         return self._backend
 
-    async def run(self, request: Any, on_progress: Any) -> Any:
+    async def run(self, request: ChildRequest, on_progress: ProgressFn) -> ChildReply:
         return await self.backend.run(request, on_progress)
 
 
