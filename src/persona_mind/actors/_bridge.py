@@ -13,8 +13,6 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import pykka
-
 from persona_mind.errors import ActorStopped
 
 __all__ = ("ThreadBridge",)
@@ -32,17 +30,28 @@ def _settle_err(fut: asyncio.Future[Any], error: BaseException) -> None:
         fut.set_exception(error)
 
 
-class _Worker(pykka.ThreadingActor):
-    """Runs submitted calls one at a time on its own thread."""
+def _on_receive(message: Any) -> None:
+    """Run one submitted call and hand its outcome to the caller's loop."""
+    fn, args, loop, fut = message
+    try:
+        value = fn(*args)
+    except BaseException as exc:  # handed to the awaiting caller, not swallowed
+        loop.call_soon_threadsafe(_settle_err, fut, exc)
+    else:
+        loop.call_soon_threadsafe(_settle_ok, fut, value)
 
-    def on_receive(self, message: Any) -> None:
-        fn, args, loop, fut = message
-        try:
-            value = fn(*args)
-        except BaseException as exc:
-            loop.call_soon_threadsafe(_settle_err, fut, exc)
-        else:
-            loop.call_soon_threadsafe(_settle_ok, fut, value)
+
+def _start_worker() -> Any:
+    """Start the pykka ThreadingActor; pykka is imported here, when the first bridge starts."""
+    import pykka  # noqa: PLC0415 - not needed until blocking IO is
+
+    class _Worker(pykka.ThreadingActor):
+        """Runs submitted calls one at a time on its own thread."""
+
+        def on_receive(self, message: Any) -> None:
+            _on_receive(message)
+
+    return _Worker.start()
 
 
 class ThreadBridge:
@@ -50,7 +59,7 @@ class ThreadBridge:
 
     def __init__(self, name: str = "bridge") -> None:
         self.name = name
-        self._ref: Any = _Worker.start()
+        self._ref: Any = _start_worker()
         self._open = True
 
     async def call(self, fn: Callable[..., T], *args: object) -> T:

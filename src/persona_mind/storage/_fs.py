@@ -15,14 +15,19 @@ import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Protocol
 
-import portalocker
-
-if sys.platform != "win32":
-    import fcntl as _fcntl
-
 __all__ = ("FileSystem", "OsFileSystem", "ReadResult")
+
+
+def _portalocker() -> ModuleType:
+    """portalocker, imported at the first lock: its import costs ~30 ms (a package-version
+    lookup), which a runtime should not pay before it has any file to lock."""
+    import portalocker  # noqa: PLC0415 - see the docstring
+
+    return portalocker
+
 
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
@@ -208,35 +213,22 @@ class OsFileSystem:
     def open_lock(self, path: Path) -> int:
         return os.open(path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY, 0o644)
 
-    # POSIX: the kernel ``flock`` that portalocker's default locker calls, without its
-    # per-call dispatch (~27 us of Python per lock/unlock pair, measured): the same lock,
-    # so it still excludes any portalocker user of the file. Windows keeps portalocker.
     def try_lock(self, fd: int) -> bool:
-        if sys.platform == "win32":  # pragma: no cover - Windows
-            try:
-                portalocker.lock(
-                    fd, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
-                )
-            except portalocker.exceptions.AlreadyLocked:
-                return False
-            return True
+        portalocker = _portalocker()
         try:
-            _fcntl.flock(fd, _fcntl.LOCK_EX | _fcntl.LOCK_NB)
-        except BlockingIOError:  # EWOULDBLOCK: another descriptor holds it
+            portalocker.lock(
+                fd, portalocker.LockFlags.EXCLUSIVE | portalocker.LockFlags.NON_BLOCKING
+            )
+        except portalocker.exceptions.AlreadyLocked:
             return False
         return True
 
     def lock_blocking(self, fd: int) -> None:
-        if sys.platform == "win32":  # pragma: no cover - Windows
-            portalocker.lock(fd, portalocker.LockFlags.EXCLUSIVE)
-        else:
-            _fcntl.flock(fd, _fcntl.LOCK_EX)  # EINTR is retried by Python (PEP 475)
+        portalocker = _portalocker()
+        portalocker.lock(fd, portalocker.LockFlags.EXCLUSIVE)
 
     def unlock(self, fd: int) -> None:
-        if sys.platform == "win32":  # pragma: no cover - Windows
-            portalocker.unlock(fd)
-        else:
-            _fcntl.flock(fd, _fcntl.LOCK_UN)
+        _portalocker().unlock(fd)
 
     def write_record(self, fd: int, data: bytes) -> None:
         # overwrite in place, never truncate: ext4 treats truncate-then-write as a
