@@ -10,6 +10,7 @@ never a pykka future, whose ``get()`` would block the loop.
 from __future__ import annotations
 
 import asyncio
+import queue
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -47,6 +48,12 @@ def _start_worker() -> Any:
 
     class _Worker(pykka.ThreadingActor):
         """Runs submitted calls one at a time on its own thread."""
+
+        @staticmethod
+        def _create_actor_inbox() -> Any:
+            # pykka's actor-kind hook: a C-level SimpleQueue (get/put/empty are all pykka
+            # uses) instead of queue.Queue's lock-and-condition, which dominates a round trip
+            return queue.SimpleQueue()
 
         def on_receive(self, message: Any) -> None:
             _on_receive(message)
