@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
-from persona_mind.features._child_specs import CONSULT_SPEC, ROUNDTABLE_SPEC
 from persona_mind.features._mind import UNBOUND_COMMANDS
 from persona_mind.mind._commands import command_specs
-from persona_mind.runners.child import CONSULT_TOOL, ROUNDTABLE_COMMAND
+from persona_mind.runners import _child_specs, child
 
 #: Imported only once a session, a pack or a child needs them.
 HEAVY = (
@@ -133,7 +132,8 @@ def test_a_started_session_has_its_tools_and_still_no_child_runner(
     assert "persona_mind.actors.child_runner" not in session["loaded"]
 
 
-def test_spec_copies_equal_their_originals() -> None:
-    assert CONSULT_SPEC == CONSULT_TOOL
-    assert ROUNDTABLE_SPEC == ROUNDTABLE_COMMAND
+def test_offered_specs_are_the_implementations_specs() -> None:
+    """The children specs have one definition; Mind's pre-session copy equals the real one."""
+    assert child.CONSULT_TOOL is _child_specs.CONSULT_TOOL
+    assert child.ROUNDTABLE_COMMAND is _child_specs.ROUNDTABLE_COMMAND
     assert command_specs() == UNBOUND_COMMANDS

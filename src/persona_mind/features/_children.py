@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import ChildError
 from persona_mind.feature import Background
-from persona_mind.features._child_specs import CONSULT_SPEC, ROUNDTABLE_SPEC
 from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
@@ -28,6 +27,7 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
+from persona_mind.runners._child_specs import CONSULT_TOOL, ROUNDTABLE_COMMAND
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -85,10 +85,10 @@ class ChildrenFeature:
         return runner
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
-        return (CONSULT_SPEC,) if self.persona.ready else ()
+        return (CONSULT_TOOL,) if self.persona.ready else ()
 
     def command_specs(self) -> tuple[CommandSpec, ...]:
-        return (ROUNDTABLE_SPEC,)
+        return (ROUNDTABLE_COMMAND,)
 
     async def on_owner(self, owner: OwnerState) -> None:
         """A newer generation cancels older children and refuses late admissions."""

@@ -13,33 +13,13 @@ import msgspec
 
 from persona_mind.actors import ActorRef
 from persona_mind.errors import ChildError
-from persona_mind.messages.host import ToolResult, ToolSpec
+from persona_mind.messages.host import ToolResult
+from persona_mind.runners._child_specs import CONSULT_TOOL
 from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._consult_logic import CONSULT_DEADLINE, render_consult
 from persona_mind.runners._consult_run import consult
 
 __all__ = ("CONSULT_TOOL", "ConsultArgs", "handle_consult_tool")
-
-CONSULT_TOOL = ToolSpec(
-    name="persona_consult",
-    label="Consult a peer persona",
-    description=(
-        "Ask one persona of this session's team for its expert view. It answers as a leaf "
-        "(it cannot consult others) and you write the synthesis. Several independent "
-        "consults may run in parallel."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "consultant": {"type": "string", "description": "a persona name of this team"},
-            "question": {"type": "string", "description": "what you need to know"},
-            "context": {"type": "string", "description": "facts the consultant needs"},
-            "requester": {"type": "string", "description": "you (the active persona)"},
-        },
-        "required": ["consultant", "question"],
-        "additionalProperties": False,
-    },
-)
 
 
 class ConsultArgs(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -16,18 +16,12 @@ from typing import Any
 
 from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.roundtable import PHASE_DEADLINE, RoundtableCoordinator
-from persona_mind.messages.host import CommandSpec
 from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
+from persona_mind.runners._child_specs import ROUNDTABLE_COMMAND
 from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._roundtable_progress import RoundtableProgress, RoundtableResult
 
 __all__ = ("ROUNDTABLE_COMMAND", "run_roundtable")
-
-ROUNDTABLE_COMMAND = CommandSpec(
-    name="persona-roundtable",
-    description="Ask this session's team: the [G] lead picks 1-5 specialists, two rounds, "
-    "one moderated synthesis",
-)
 
 _runs = itertools.count(1)
 

@@ -1,18 +1,18 @@
-"""The specs the children feature offers, without importing the child runner.
+"""The declarations of ``persona_consult`` and ``/persona-roundtable``, and nothing else.
 
-Copies of ``runners.child.CONSULT_TOOL`` and ``ROUNDTABLE_COMMAND`` (a test keeps them equal):
-offering a tool or a command must not cost its implementation's import, so the runtime answers
-``ready`` and ``SessionStart`` without loading the child runner (``docs/bridge.md``,
-performance). The runner modules are imported at the first consult or round-table.
+One definition, kept apart from their implementations: offering a tool or a command must not
+cost its implementation's import, so the runtime answers ``ready`` and ``SessionStart`` without
+loading the child runner (``docs/bridge.md``, performance). The runner modules are imported at
+the first consult or round-table.
 """
 
 from __future__ import annotations
 
 from persona_mind.messages.host import CommandSpec, ToolSpec
 
-__all__ = ("CONSULT_SPEC", "ROUNDTABLE_SPEC")
+__all__ = ("CONSULT_TOOL", "ROUNDTABLE_COMMAND")
 
-CONSULT_SPEC = ToolSpec(
+CONSULT_TOOL = ToolSpec(
     name="persona_consult",
     label="Consult a peer persona",
     description=(
@@ -33,7 +33,7 @@ CONSULT_SPEC = ToolSpec(
     },
 )
 
-ROUNDTABLE_SPEC = CommandSpec(
+ROUNDTABLE_COMMAND = CommandSpec(
     name="persona-roundtable",
     description="Ask this session's team: the [G] lead picks 1-5 specialists, two rounds, "
     "one moderated synthesis",
