@@ -402,25 +402,23 @@ class Sidecar:
 
     async def _run_tool(self, ident: int, call: ToolCall) -> None:
         assert self.runtime is not None
-        try:
-            result = await self.runtime.tool(call)
-        except asyncio.CancelledError:
-            self._fail(ident, "cancelled", f"tool {call.name!r} was cancelled")
-            raise
-        except Exception as err:
-            self._fail(ident, "failed", f"tool {call.name!r} failed: {err}")
-            return
-        self._respond(ident, result)
+        await self._answer(ident, f"tool {call.name!r}", self.runtime.tool(call))
 
     async def _run_command(self, ident: int, call: CommandCall) -> None:
         assert self.runtime is not None
+        await self._answer(ident, f"/{call.name}", self.runtime.command(call))
+
+    async def _answer(
+        self, ident: int, label: str, call: Coroutine[Any, Any, ToolResult | CommandResult]
+    ) -> None:
+        """Respond with ``call``'s result, or fail the request naming ``label``."""
         try:
-            result = await self.runtime.command(call)
+            result = await call
         except asyncio.CancelledError:
-            self._fail(ident, "cancelled", f"/{call.name} was cancelled")
+            self._fail(ident, "cancelled", f"{label} was cancelled")
             raise
         except Exception as err:
-            self._fail(ident, "failed", f"/{call.name} failed: {err}")
+            self._fail(ident, "failed", f"{label} failed: {err}")
             return
         self._respond(ident, result)
 
