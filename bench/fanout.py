@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import shutil
 import statistics
 import subprocess
@@ -108,7 +109,7 @@ async def roundtable_wall(backend: ChildBackend, team: ChildTeam) -> float:
             lambda: RoundtableCoordinator(runner, team, "bench?", "fake/fake-model", run_id="b"),
             name="rt",
         )
-        await (await coord.ask(AwaitRoundtable()))
+        await coord.ask(AwaitRoundtable(), timeout=math.inf)
         return time.perf_counter() - start
 
 

@@ -105,9 +105,6 @@ class Runtime:
                 self._companion_factory(), name="companion", restart=POLICY
             )
             await self.owner_ref.ask(Subscribe(ref=self._companion))
-            store_ref = getattr(self.store, "ref", None)
-            if store_ref is not None:  # the Store refuses stale generations in its step
-                await self.owner_ref.ask(Subscribe(ref=store_ref))
             await self.specs()
         except BaseException:
             await self.system.stop()
@@ -147,6 +144,7 @@ class Runtime:
             self._reminders = self.system.spawn(
                 lambda: ReminderActor(display), name="reminder", restart=POLICY
             )
+            self.owner_ref.tell(Subscribe(ref=self._reminders))  # new generations cancel timers
         return self._reminders
 
     @property

@@ -6,7 +6,7 @@ import asyncio
 
 from persona_mind.actors import Actor, Outcome
 from persona_mind.errors import PersonaMindError
-from persona_mind.messages._base import Msg
+from persona_mind.messages._base import Ask, Msg
 
 
 class Put(Msg, frozen=True, kw_only=True):
@@ -14,7 +14,7 @@ class Put(Msg, frozen=True, kw_only=True):
     seq: int
 
 
-class Log(Msg, frozen=True, kw_only=True):
+class Log(Ask[list[tuple[str, object]]], frozen=True, kw_only=True):
     pass
 
 
@@ -30,7 +30,7 @@ class Block(Msg, frozen=True, kw_only=True):
     """Handled by awaiting ``gate``: keeps the actor busy until the test releases it."""
 
 
-class SetGen(Msg, frozen=True, kw_only=True):
+class SetGen(Ask[int], frozen=True, kw_only=True):
     generation: int
 
 
@@ -38,7 +38,7 @@ class StartWork(Msg, frozen=True, kw_only=True):
     key: str
 
 
-class CancelWork(Msg, frozen=True, kw_only=True):
+class CancelWork(Ask[bool], frozen=True, kw_only=True):
     key: str
 
 
@@ -92,9 +92,8 @@ class Recorder(Actor[RecorderMsg]):
                 self.entered.set()
                 await self.gate.wait()
                 return "released"
-            case SetGen():
-                self.generation = message.generation
-                return self.generation
+            case SetGen():  # stands in for the Owner: only it moves the generation
+                return self.system.advance_generation(message.generation)
             case StartWork():
                 self.start_work(message.key, self._long_work, self._done)
                 return None

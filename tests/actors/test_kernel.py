@@ -282,7 +282,7 @@ async def test_unknown_message_type_is_a_typed_error_before_queueing() -> None:
         with pytest.raises(UnknownMessage, match="does not accept Stranger"):
             ref.tell(Stranger())  # type: ignore[arg-type]  # mypy catches it statically too
         with pytest.raises(UnknownMessage):
-            await ref.ask(Stranger())  # type: ignore[arg-type]
+            await ref.ask(Stranger())  # type: ignore[call-overload]
         assert ref.statistics().queued == 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -29,7 +30,7 @@ async def test_roundtable_on_fake_pi_processes(fake_pi: tuple[str, ...], tmp_pat
         coord = system.spawn(
             lambda: RoundtableCoordinator(runner, t, "Q?", "fake/m", run_id="f"), name="rt"
         )
-        result = await (await coord.ask(AwaitRoundtable()))
+        result = await coord.ask(AwaitRoundtable(), timeout=math.inf)
     assert "## Uncertainty" in result.synthesis
     log = fake_log(tmp_path)
     assert len(log) == 6

@@ -16,7 +16,6 @@ from persona_mind.errors import ChildError
 from persona_mind.messages.runner import (
     CancelChild,
     ChildActivity,
-    ChildDone,
     ListChildren,
     RunChild,
 )
@@ -34,8 +33,8 @@ from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import fake_env, fake_log, request
 
 
-class Inbox(Actor[ChildDone | ChildActivity]):
-    """Records what the runner tells it."""
+class Inbox(Actor[ChildActivity]):
+    """Records the progress the runner forwards."""
 
     def __init__(
         self, got: list[object], done: asyncio.Event, turn: asyncio.Event | None = None
@@ -44,10 +43,8 @@ class Inbox(Actor[ChildDone | ChildActivity]):
         self.done = done
         self.turn = turn
 
-    async def receive(self, message: ChildDone | ChildActivity) -> object:
+    async def receive(self, message: ChildActivity) -> object:
         self.got.append(message)
-        if isinstance(message, ChildDone):
-            self.done.set()
         if isinstance(message, ChildActivity) and message.progress.event == "turn" and self.turn:
             self.turn.set()
         return None
@@ -67,15 +64,10 @@ async def test_run_child_returns_the_reply_and_forwards_progress() -> None:
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
         inbox = system.spawn(lambda: Inbox(got, done), name="inbox")
-        fut = await runner.ask(RunChild(request=request(), reply_to=inbox, progress_to=inbox))
-        reply = await fut
-        await done.wait()
+        reply = await run_child(runner, request(), progress_to=inbox)
     assert isinstance(reply, ChildReply)
     assert reply.text == "Use a queue."
     assert any(isinstance(m, ChildActivity) for m in got)
-    (final,) = [m for m in got if isinstance(m, ChildDone)]
-    assert final.reply == reply
-    assert final.error is None
 
 
 @pytest.mark.asyncio
@@ -84,9 +76,11 @@ async def test_duplicate_request_id_is_refused() -> None:
     model = ScriptedModel(clock).on(hang=True)
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
-        await runner.ask(RunChild(request=request(rid="same")))
+        first = asyncio.ensure_future(run_child(runner, request(rid="same")))
+        await settle()
         with pytest.raises(ChildError, match="already running"):
             await runner.ask(RunChild(request=request(rid="same")))
+        first.cancel()
 
 
 @pytest.mark.asyncio
@@ -95,7 +89,7 @@ async def test_cancel_by_message_fails_the_future_typed() -> None:
     model = ScriptedModel(clock).on(hang=True)
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
-        fut = await runner.ask(RunChild(request=request(rid="c1")))
+        fut = asyncio.ensure_future(run_child(runner, request=request(rid="c1")))
         await settle()
         assert [s.request_id for s in await runner.ask(ListChildren())] == ["c1"]
         assert await runner.ask(CancelChild(request_id="c1", reason="user pressed Esc")) is True
@@ -113,7 +107,7 @@ async def test_backend_deadline_at_its_boundary(elapsed: float, finished: bool) 
     model = ScriptedModel(clock).on(hang=True)
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
-        fut = await runner.ask(RunChild(request=request(deadline=30.0)))
+        fut = asyncio.ensure_future(run_child(runner, request=request(deadline=30.0)))
         await settle()
         clock.advance(elapsed)
         await settle()
@@ -140,7 +134,7 @@ async def test_watchdog_stops_a_backend_that_ignores_its_deadline() -> None:
         runner = system.spawn(
             lambda: ChildRunner(DeafBackend(), overdue_margin=15.0), name="child-runner"
         )
-        fut = await runner.ask(RunChild(request=request(deadline=30.0)))
+        fut = asyncio.ensure_future(run_child(runner, request=request(deadline=30.0)))
         await settle()
         clock.advance(44.9)
         await settle()
@@ -195,7 +189,7 @@ async def test_stopping_the_system_leaves_no_fake_pi_process(
         got: list[object] = []
         turn = asyncio.Event()
         inbox = system.spawn(lambda: Inbox(got, asyncio.Event(), turn), name="inbox")
-        fut = await runner.ask(RunChild(request=request(rid="p1"), progress_to=inbox))
+        fut = asyncio.ensure_future(run_child(runner, request=request(rid="p1"), progress_to=inbox))
         await turn.wait()
         assert (await runner.ask(ListChildren()))[0].pid == fake_log(tmp_path)[0]["pid"]
     (entry,) = fake_log(tmp_path)
@@ -213,25 +207,31 @@ async def test_stopping_the_system_leaves_no_fake_pi_process(
 
 @pytest.mark.asyncio
 async def test_a_newer_generation_cancels_older_children_and_refuses_late_admissions() -> None:
-    """Generations: no late child answer reaches a replaced session (ARCHITECTURE)."""
+    """Generations: no late child answer reaches a replaced session (ARCHITECTURE).
+
+    The kernel does it: the runner compares nothing by hand."""
     from persona_mind.errors import StaleGeneration  # noqa: PLC0415
-    from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415
 
     clock = ManualClock()
     model = ScriptedModel(clock).on(hang=True)
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
-        old = await runner.ask(RunChild(request=request(rid="g1"), generation=1))
-        free = await runner.ask(RunChild(request=request(rid="nog")))
+        system.advance_generation()  # generation 1
+        old = asyncio.ensure_future(run_child(runner, request(rid="g1"), generation=1))
+        free = asyncio.ensure_future(run_child(runner, request(rid="nog")))  # admitted now
         await settle()
-        assert await runner.ask(RunnerGeneration(generation=2)) == 1
-        with pytest.raises(ChildCancelled, match="stale generation"):
+        system.advance_generation()  # generation 2: the Owner started a new session
+        with pytest.raises(StaleGeneration, match="generation 1"):
             await old
-        assert not free.done()  # not generation-bound: untouched
-        with pytest.raises(StaleGeneration):
-            await runner.ask(RunChild(request=request(rid="g1b"), generation=1))
-        current = await runner.ask(RunChild(request=request(rid="g2"), generation=2))
         await settle()
-        assert sorted(s.request_id for s in await runner.ask(ListChildren())) == ["g2", "nog"]
-        assert await runner.ask(RunnerGeneration(generation=2)) == 0
+        with pytest.raises(StaleGeneration):
+            await runner.ask(RunChild(request=request(rid="g1b")), generation=1)
+        current = asyncio.ensure_future(run_child(runner, request(rid="g2"), generation=2))
+        await settle()
+        running = sorted(s.request_id for s in await runner.ask(ListChildren()))
+        assert running == ["g2"]  # "nog" was admitted under generation 1 too: cancelled
+        assert free.done()
         assert not current.done()
+        current.cancel()
+        await asyncio.gather(current, free, return_exceptions=True)
+    assert sorted(model.cancelled) == ["g1", "g2", "nog"]

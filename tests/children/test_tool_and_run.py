@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import math
 
 import pytest
 
-from persona_mind.actors import ActorSystem
+from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
-from persona_mind.messages.runner import ListChildren
+from persona_mind.messages.runner import ListChildren, RunnerMessage
 from persona_mind.runners.child import (
     CONSULT_TOOL,
     ROUNDTABLE_COMMAND,
@@ -53,7 +54,9 @@ async def test_consult_tool_refusals_are_error_results(
     clock = ManualClock()
     model = ScriptedModel(clock)
     async with ActorSystem(clock=clock) as system:
-        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        runner: ActorRef[RunnerMessage] = system.spawn(
+            lambda: ChildRunner(model), name="child-runner"
+        )
         result = await handle_consult_tool(runner, TEAM, arguments, active=active, model="m")
     assert result.is_error
     assert match in result.text
@@ -66,7 +69,9 @@ async def test_consult_tool_success_and_child_failure() -> None:
     model = ScriptedModel(clock).on(persona="critic", reply="It holds.")
     model.on(persona="lead", error="overloaded")
     async with ActorSystem(clock=clock) as system:
-        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        runner: ActorRef[RunnerMessage] = system.spawn(
+            lambda: ChildRunner(model), name="child-runner"
+        )
         ok = await handle_consult_tool(
             runner, TEAM, {"consultant": "critic", "question": "q"}, active="architect", model="m"
         )
@@ -86,7 +91,9 @@ async def test_run_roundtable_reports_progress_and_stops_its_coordinator() -> No
     model = scripted(clock)
     seen: list[RoundtableProgress] = []
     async with ActorSystem(clock=clock) as system:
-        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        runner: ActorRef[RunnerMessage] = system.spawn(
+            lambda: ChildRunner(model), name="child-runner"
+        )
         result = await run_roundtable(
             system, runner, TEAM, "Q?", "m", on_progress=seen.append, run_id="x"
         )
@@ -102,7 +109,9 @@ async def test_cancelling_run_roundtable_stops_the_children() -> None:
     clock = ManualClock()
     model = scripted(clock, delay=100.0)
     async with ActorSystem(clock=clock) as system:
-        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        runner: ActorRef[RunnerMessage] = system.spawn(
+            lambda: ChildRunner(model), name="child-runner"
+        )
         task = asyncio.ensure_future(run_roundtable(system, runner, TEAM, "Q?", "m", run_id="c"))
         for _ in range(100):
             await asyncio.sleep(0)
@@ -116,20 +125,40 @@ async def test_cancelling_run_roundtable_stops_the_children() -> None:
 
 @pytest.mark.asyncio
 async def test_a_generation_change_cancels_a_running_roundtable() -> None:
-    """A round-table admitted under generation 1 is stopped when the Owner moves to 2."""
-    from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415
-    from persona_mind.runners.child import RoundtableFailed  # noqa: PLC0415
+    """A round-table admitted under generation 1 is stopped when the Owner moves to 2.
+
+    It runs as deferred work of an actor (as the Companion runs it); the kernel cancels
+    work admitted under an older generation and the asker gets StaleGeneration."""
+    from persona_mind.actors import Actor  # noqa: PLC0415
+    from persona_mind.errors import StaleGeneration  # noqa: PLC0415
+    from persona_mind.messages._base import Ask  # noqa: PLC0415
+
+    class Start(Ask[object], frozen=True, kw_only=True):
+        pass
 
     clock = ManualClock()
     model = scripted(clock, delay=100.0)
     async with ActorSystem(clock=clock) as system:
-        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
-        task = asyncio.ensure_future(
-            run_roundtable(system, runner, TEAM, "Q?", "m", run_id="g", generation=1)
+        runner: ActorRef[RunnerMessage] = system.spawn(
+            lambda: ChildRunner(model), name="child-runner"
         )
+
+        class Requester(Actor[Start]):
+            async def receive(self, message: Start) -> object:
+                return self.defer(
+                    "rt", lambda: run_roundtable(system, runner, TEAM, "Q?", "m", run_id="g")
+                )
+
+        requester = system.spawn(Requester, name="requester")
+        system.advance_generation()
+        task = asyncio.ensure_future(requester.ask(Start(), timeout=math.inf))
         for _ in range(100):
             await asyncio.sleep(0)
-        assert await runner.ask(RunnerGeneration(generation=2)) == 2
-        with pytest.raises(RoundtableFailed, match="stale generation"):
+        assert len(await runner.ask(ListChildren())) >= 1
+        system.advance_generation()
+        with pytest.raises(StaleGeneration, match="generation 1"):
             await task
+        for _ in range(100):
+            await asyncio.sleep(0)
+        assert await runner.ask(ListChildren()) == ()
     assert not any(c.kind == "synthesis" for c in model.calls)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -171,7 +172,7 @@ async def test_full_roundtable_with_the_real_pi(
             ),
             name="roundtable",
         )
-        result = await asyncio.wait_for(await coord.ask(AwaitRoundtable()), 120)
+        result = await asyncio.wait_for(coord.ask(AwaitRoundtable(), timeout=math.inf), 120)
         progress = await coord.ask(GetRoundtableProgress())
     assert result.synthesis == SYNTHESIS
     assert progress.phase == "done"
@@ -215,7 +216,7 @@ async def test_cancel_mid_phase_leaves_no_process(pi: PiInstall, tmp_path: Path)
                 ),
                 name="roundtable",
             )
-            fut = await coord.ask(AwaitRoundtable())
+            fut = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
             assert await asyncio.to_thread(fake.wait_for_requests, 3, 60)  # both in Round 1
             pids = [s.pid for s in await runner.ask(ListChildren())]
             assert len(pids) == 2

@@ -109,11 +109,11 @@ async def test_actor_arms_fires_once_display_only_M_REMINDER_1_2_4() -> None:
     async with ActorSystem(clock=clock) as system:
         ref = system.spawn(lambda: ReminderActor(sink.display, toast=sink.toast), name="reminder")
         items = (item(1, now + 60), item(2, now - 1))
-        ref.tell(ArmReminders(items=items, generation=1))
+        ref.tell(ArmReminders(items=items))
         st = await state(ref)
         assert st.pending == (("b_1", now + 60),)
         assert len(sink.shown) == 1  # b_2 was already due: shown immediately
-        ref.tell(ArmReminders(items=items, generation=1))  # maintenance re-arm
+        ref.tell(ArmReminders(items=items))  # maintenance re-arm
         await state(ref)
         assert len(sink.shown) == 1  # nothing replayed, no duplicate timer
         clock.advance(60)
@@ -133,12 +133,15 @@ async def test_actor_cancel_and_stale_generation_M_REMINDER_5() -> None:
     now = clock.wall()
     async with ActorSystem(clock=clock) as system:
         ref = system.spawn(lambda: ReminderActor(sink.display), name="reminder")
-        ref.tell(ArmReminders(items=(item(1, now + 10),), generation=1))
-        ref.tell(CancelReminders(generation=2))  # session changed
-        ref.tell(ArmReminders(items=(item(1, now + 10),), generation=1))  # late, stale
+        system.advance_generation()  # generation 1
+        ref.tell(ArmReminders(items=(item(1, now + 10),)))
+        await state(ref)
+        system.advance_generation()  # the session changed: generation 2
+        ref.tell(CancelReminders())
+        ref.tell(ArmReminders(items=(item(1, now + 10),)), generation=1)  # late, stale
         st = await state(ref)
         assert st.pending == ()
-        assert st.generation == 2
+        assert ref.statistics().dropped_stale == 1
         clock.advance(20)
         assert (await state(ref)).wakes == 0
         assert sink.shown == []

@@ -11,7 +11,6 @@ from persona_mind.actors import ActorSystem
 from persona_mind.actors.store import StoreClient, spawn_store
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import StaleGeneration
-from persona_mind.messages.owner import OwnerChanged, OwnerState
 from persona_mind.storage import (
     CasConflict,
     CorruptStore,
@@ -61,16 +60,17 @@ async def test_mailbox_orders_concurrent_mutations(tmp_path: Path) -> None:
 @pytest.mark.asyncio
 async def test_m_optimize_history_18_stale_generation_refused_in_step(tmp_path: Path) -> None:
     async with ActorSystem(clock=MonotonicClock()) as system:
-        client = spawn_store(system, Layout(tmp_path), generation=5)
+        client = spawn_store(system, Layout(tmp_path))
+        system.advance_generation(5)  # the Owner's counter, which the Store reads
         target = _target(tmp_path)
         await client.mutate(target, _add("a"), generation=5)
         with pytest.raises(StaleGeneration):
             await client.mutate(target, _add("b"), generation=4)
-        client.ref.tell(OwnerChanged(state=OwnerState(generation=6)))
+        system.advance_generation()  # 6
         with pytest.raises(StaleGeneration):
             await client.mutate(target, _add("c"), generation=5)
         await client.mutate(target, _add("d"), generation=6)
-        client.set_generation(7)
+        system.advance_generation()  # 7
         with pytest.raises(StaleGeneration):
             await client.mutate(target, _add("e"), generation=6)
         snap = await client.read(target)
@@ -143,7 +143,8 @@ async def test_m_store_13_transaction_under_the_memory_lock(tmp_path: Path) -> N
     ltm = StoreTarget(path=layout.project("demo"), entry_type=Fact, lock="memory")
     stm = StoreTarget(path=layout.stm("demo"), entry_type=Fact, lock="memory")
     async with ActorSystem(clock=MonotonicClock()) as system:
-        client = spawn_store(system, layout, generation=1)
+        client = spawn_store(system, layout)
+        system.advance_generation()  # 1
         await client.mutate(stm, _add("fact"))
 
         def drop(entries: tuple[Fact, ...]) -> tuple[Fact, ...]:

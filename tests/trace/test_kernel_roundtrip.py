@@ -48,8 +48,8 @@ class Sink(Actor[Put | Count | NewGen]):
                 return None
             case Count():
                 return self.total
-            case NewGen():
-                self.generation = message.generation
+            case NewGen():  # stands in for the Owner
+                self.system.advance_generation(message.generation)
                 return None
 
 

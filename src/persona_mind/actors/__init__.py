@@ -6,12 +6,12 @@ stale generations are dropped; blocking IO runs on a :class:`ThreadBridge`).
 
 from __future__ import annotations
 
+from persona_mind.actors._actor import Actor as Actor
+from persona_mind.actors._actor import ActorStatistics as ActorStatistics
+from persona_mind.actors._actor import Deferred as Deferred
 from persona_mind.actors._bridge import ThreadBridge as ThreadBridge
 from persona_mind.actors._fanout import fan_out as fan_out
-from persona_mind.actors._kernel import Actor as Actor
-from persona_mind.actors._kernel import ActorRef as ActorRef
-from persona_mind.actors._kernel import ActorStatistics as ActorStatistics
-from persona_mind.actors._kernel import Deferred as Deferred
+from persona_mind.actors._ref import ActorRef as ActorRef
 from persona_mind.actors._supervisor import RestartPolicy as RestartPolicy
 from persona_mind.actors._supervisor import Supervisor as Supervisor
 from persona_mind.actors._system import ActorSystem as ActorSystem

@@ -2,7 +2,11 @@
 
 Never serialised (the message inside may be): it carries what the kernel needs to route,
 answer and trace a message — the reply future of an ask, the lifecycle generation the
-message was sent under, and (only while tracing) its id, correlation id and sender.
+sender was admitted under (``None`` for a send from outside every actor: admitted at
+delivery), the generation the handler ended in (``settled``: an asker adopts a newer one,
+so a caller that asked the Owner to start a new session goes on in it), whether it is the
+actor's own bookkeeping (outcomes of its background work are never dropped as stale), and
+(only while tracing) its id, correlation id and sender.
 """
 
 from __future__ import annotations
@@ -14,7 +18,16 @@ from typing import Any
 class Envelope:
     """One queued message. ``__slots__`` keeps the hot path allocation small."""
 
-    __slots__ = ("corr", "generation", "id", "message", "reply", "sender")
+    __slots__ = (
+        "bookkeeping",
+        "corr",
+        "generation",
+        "id",
+        "message",
+        "reply",
+        "sender",
+        "settled",
+    )
 
     def __init__(
         self,
@@ -31,3 +44,5 @@ class Envelope:
         self.id = msg_id
         self.corr = corr
         self.sender = sender
+        self.settled: int | None = None
+        self.bookkeeping = False

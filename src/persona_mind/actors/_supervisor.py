@@ -15,10 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from persona_mind.actors._kernel import Actor, ActorRef, _Cell
+from persona_mind.actors._cell import Cell
 from persona_mind.errors import ActorError, Escalated
 
 if TYPE_CHECKING:
+    from persona_mind.actors._actor import Actor
+    from persona_mind.actors._ref import ActorRef
     from persona_mind.actors._system import ActorSystem
 
 __all__ = ("RestartPolicy", "Supervisor")
@@ -48,7 +50,7 @@ class Supervisor:
         self.name = name
         self.policy = policy
         self.parent = parent
-        self.children: list[_Cell[Any] | Supervisor] = []
+        self.children: list[Cell[Any] | Supervisor] = []
         self.restart_times: list[float] = []
         self.stopped = False
         self._escalation: asyncio.Task[None] | None = None
@@ -64,7 +66,7 @@ class Supervisor:
         if self.stopped:
             raise ActorError(f"supervisor {self.name!r} is stopped; cannot spawn {name!r}")
         self.system.claim_name(name)
-        cell: _Cell[M] = _Cell(self.system, name, factory, self, restart)
+        cell: Cell[M] = Cell(self.system, name, factory, self, restart)
         cell.prepare()
         self.children.append(cell)
         cell.start()
@@ -85,7 +87,7 @@ class Supervisor:
         times.append(now)
         return True
 
-    def child_crashed(self, cell: _Cell[Any], error: Exception) -> bool:
+    def child_crashed(self, cell: Cell[Any], error: BaseException) -> bool:
         """Called from a crashed child's task: ``True`` to restart it, else escalate."""
         if self.stopped:
             return False
@@ -135,4 +137,4 @@ class Supervisor:
         """Stop every child in reverse start order; idempotent."""
         self.stopped = True
         for child in reversed(self.children):
-            await child.stop("stopped") if isinstance(child, _Cell) else await child.stop()
+            await child.stop("stopped") if isinstance(child, Cell) else await child.stop()

@@ -1,9 +1,14 @@
-"""The actor system: the root supervisor, the clock, the tracer, and orderly shutdown.
+"""The actor system: the root supervisor, the clock, the tracer, generations, shutdown.
 
 Use it as an async context manager; leaving the block stops every actor in reverse start
 order and fails whatever they still had queued. If the root supervisor escalated, leaving
 the block raises ``Escalated`` (unless another exception is already propagating), and
 :meth:`ActorSystem.wait_failed` lets a main loop react to it as it happens.
+
+The system holds the runtime's one lifecycle **generation** counter. Only the Owner moves
+it (:meth:`advance_generation`), and because the counter lives here rather than in the
+Owner, an Owner restart can never send it backwards. The kernel reads it at every
+delivery to drop stale envelopes, and moving it cancels work admitted under older ones.
 """
 
 from __future__ import annotations
@@ -14,7 +19,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
-from persona_mind.actors._kernel import Actor, ActorRef, ActorStatistics, _Cell
+from persona_mind.actors import _context
+from persona_mind.actors._actor import Actor, ActorStatistics
+from persona_mind.actors._cell import Cell
+from persona_mind.actors._ref import ActorRef
 from persona_mind.actors._supervisor import RestartPolicy, Supervisor
 from persona_mind.actors._tracer import Tracer
 from persona_mind.clock import Clock, MonotonicClock
@@ -43,6 +51,9 @@ class ActorSystem:
         self._names: set[str] = set()
         self._failed: asyncio.Event | None = None
         self._stopped = False
+        self.generation = 0
+        """The current lifecycle generation (see the module doc)."""
+        self.tracer.generation = lambda: self.generation
 
     async def __aenter__(self) -> ActorSystem:
         self._failed = asyncio.Event()
@@ -102,19 +113,39 @@ class ActorSystem:
         await self.root.stop()
         self.tracer.close()
 
-    def statistics(self) -> list[ActorStatistics]:
-        """Counters of every actor, in start order (depth first)."""
-        out: list[ActorStatistics] = []
+    def advance_generation(self, at_least: int = 0) -> int:
+        """Start a new lifecycle generation and return it (the Owner's call, nobody else's).
+
+        The caller's own context moves to the new generation, so what the Owner sends next
+        (its broadcast) is admitted under it; every actor's work admitted under an older
+        generation is cancelled. ``at_least`` lets a restored Owner resume past a number it
+        already published.
+        """
+        self.generation = max(self.generation + 1, at_least)
+        if _context.admitted.get() is not None:
+            _context.admitted.set(self.generation)
+        if self.tracer.enabled:
+            self.tracer.emit("generation", "system", gen=self.generation)
+        for cell in self._cells():
+            cell.generation_advanced(self.generation)
+        return self.generation
+
+    def _cells(self) -> list[Cell[object]]:
+        out: list[Cell[object]] = []
 
         def walk(sup: Supervisor) -> None:
             for child in sup.children:
-                if isinstance(child, _Cell):
-                    out.append(child.ref.statistics())
+                if isinstance(child, Cell):
+                    out.append(child)
                 else:
                     walk(child)
 
         walk(self.root)
         return out
+
+    def statistics(self) -> list[ActorStatistics]:
+        """Counters of every actor, in start order (depth first)."""
+        return [cell.ref.statistics() for cell in self._cells()]
 
     def trace_child(self, actor: str, phase: str, **detail: object) -> None:
         """Record a child-process event (spawn, exit, signal…) for the runner actors."""

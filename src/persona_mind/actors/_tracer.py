@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -34,6 +35,8 @@ class Tracer:
         self._ids = itertools.count(1)
         self.enabled = False
         self.path = path
+        self.generation: Callable[[], int] | None = None
+        """The runtime's current generation, for lines that name none (set by the system)."""
         if path is not None:
             self._open(path)
 
@@ -72,6 +75,8 @@ class Tracer:
 
         if self._file is None:
             return
+        if gen is None and self.generation is not None:
+            gen = self.generation()
         event = TraceEvent(
             t=self._clock.monotonic(),
             ev=ev,

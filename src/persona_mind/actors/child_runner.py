@@ -7,28 +7,37 @@ a timer *message* on the injected clock) in case a backend does not. Every child
 admitted, spawned (pid), exited (return code, ladder rungs used), finished/failed/
 cancelled — is traced with ``system.trace_child``. Nothing is retried after launch
 (P-CHILD-8). On stop the runner waits (bounded) until its children's processes are gone.
+
+Generations are the kernel's: a ``RunChild`` stamped with a stale generation is dropped
+before it is admitted, and a newer generation cancels every child admitted under an older
+one (the kernel cancels the child's work; its outcome still arrives here as bookkeeping,
+so the entry is cleaned up and the asker gets ``StaleGeneration``).
+
+Restart contract (docs/actors.md): a crash cancels and awaits every child's work, so no
+process outlives the incarnation that started it; every pending ``RunChild`` ask fails
+(``ActorStopped``) and nothing is retried.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
-from persona_mind.actors import Actor, ActorRef, Cancelled, Failed, Ok
+from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
 from persona_mind.clock import TimerHandle
-from persona_mind.errors import ChildError, StaleGeneration
+from persona_mind.errors import ActorError, ChildError, StaleGeneration
 from persona_mind.messages.runner import (
     CancelChild,
     ChildActivity,
-    ChildDone,
     ChildOverdue,
     ChildStatus,
     ChildWorkDone,
     ListChildren,
     RunChild,
-    RunnerGeneration,
     RunnerMessage,
 )
 from persona_mind.runners._child_errors import ChildCancelled, ChildDeadlineExceeded
@@ -46,21 +55,14 @@ __all__ = ("ChildRunner", "run_child")
 @dataclass
 class _Running:
     request: ChildRequest
-    future: asyncio.Future[ChildReply]
-    reply_to: ActorRef[Any] | None
+    answer: Deferred
     progress_to: ActorRef[Any] | None
     started: float
-    generation: int | None = None
+    generation: int
     watchdog: TimerHandle | None = None
     pid: int | None = None
     cancel_reason: str | None = None
     gone: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-def _quiet(fut: asyncio.Future[ChildReply]) -> None:
-    """Mark a failure as retrieved so an unawaited future logs nothing."""
-    if not fut.cancelled():
-        fut.exception()
 
 
 class ChildRunner(Actor[RunnerMessage]):
@@ -74,18 +76,14 @@ class ChildRunner(Actor[RunnerMessage]):
         self.stop_wait = stop_wait
         self.running: dict[str, _Running] = {}
         self.launched = 0
+        self._cancels = itertools.count(1)
 
     async def receive(self, message: RunnerMessage) -> object:
         match message:
             case RunChild():
                 return self._admit(message)
             case CancelChild(request_id=rid, reason=reason):
-                entry = self.running.get(rid)
-                if entry is None:
-                    return False
-                entry.cancel_reason = reason
-                self._trace("cancel", entry.request, reason=reason)
-                return self.cancel_work(rid, reason)
+                return self._cancel(rid, reason)
             case ListChildren():
                 return tuple(
                     ChildStatus(
@@ -99,56 +97,51 @@ class ChildRunner(Actor[RunnerMessage]):
                 )
             case ChildActivity(progress=progress):
                 self._activity(progress)
-                return None
             case ChildWorkDone(request_id=rid, outcome=outcome):
                 self._finish(rid, outcome)
-                return None
-            case RunnerGeneration(generation=generation):
-                return self._new_generation(generation)
             case ChildOverdue(request_id=rid):
                 entry = self.running.get(rid)
                 if entry is not None:
                     entry.cancel_reason = "overdue"
                     self._trace("overdue", entry.request)
                     self.cancel_work(rid, "overdue")
-                return None
+            case _:
+                assert_never(message)
+        return None
 
-    def _new_generation(self, generation: int) -> int:
-        """Adopt a newer Owner generation; cancel children admitted under an older one, so
-        no late answer reaches a replaced session. Returns how many were cancelled."""
-        if generation <= self.generation:
-            return 0
-        self.generation = generation
-        stale = [
-            rid
-            for rid, e in self.running.items()
-            if e.generation is not None and e.generation < generation
-        ]
-        for rid in stale:
-            self._trace("stale", self.running[rid].request, generation=generation)
-            self.cancel_work(rid, f"stale generation (now {generation})")
-        return len(stale)
+    def _cancel(self, rid: str, reason: str) -> Deferred | bool:
+        """Cancel child ``rid``; answered once its process is gone."""
+        entry = self.running.get(rid)
+        if entry is None:
+            return False
+        if entry.cancel_reason is None:  # a second cancel only waits for the first
+            entry.cancel_reason = reason
+            self._trace("cancel", entry.request, reason=reason)
+            self.cancel_work(rid, reason)
+        gone = entry.gone
 
-    def _admit(self, message: RunChild) -> asyncio.Future[ChildReply]:
+        async def wait_gone() -> bool:
+            await gone.wait()
+            return True
+
+        return self.defer(f"cancel-{rid}-{next(self._cancels)}", wait_gone)
+
+    def _admit(self, message: RunChild) -> Deferred:
         request = message.request
         rid = request.request_id
-        if message.generation is not None and message.generation < self.generation:
-            raise StaleGeneration(self.name, message.generation, self.generation)
         if rid in self.running:
             raise ChildError(f"child {rid!r} is already running; use a new request id")
-        fut: asyncio.Future[ChildReply] = asyncio.get_running_loop().create_future()
-        fut.add_done_callback(_quiet)
+        ref = self.ref
+
+        def abandoned() -> None:
+            ref.tell_if_alive(CancelChild(request_id=rid, reason="the caller was cancelled"))
+
+        answer = self.promise(rid, on_abandoned=abandoned)
         entry = _Running(
-            request,
-            fut,
-            message.reply_to,
-            message.progress_to,
-            self.clock.monotonic(),
-            generation=message.generation,
+            request, answer, message.progress_to, self.clock.monotonic(), self.admitted
         )
         self.running[rid] = entry
         self.launched += 1
-        ref = self.ref
 
         def progress(p: ChildProgress) -> None:
             # Process events are traced at once (also while the runner is stopping and its
@@ -171,7 +164,7 @@ class ChildRunner(Actor[RunnerMessage]):
             entry.watchdog = self.clock.send_after(
                 request.deadline + self.overdue_margin, self.ref, ChildOverdue(request_id=rid)
             )
-        return fut
+        return answer
 
     def _activity(self, progress: ChildProgress) -> None:
         entry = self.running.get(progress.request_id)
@@ -189,28 +182,24 @@ class ChildRunner(Actor[RunnerMessage]):
         if entry.watchdog is not None:
             entry.watchdog.cancel()
         request = entry.request
-        reply: ChildReply | None = None
-        error: Exception | None = None
+        error: Exception
         match outcome:
-            case Ok(value=value):
-                reply = value
+            case Ok(value=reply):
+                self._trace("finished", request, duration=round(reply.duration, 6))
+                entry.answer.resolve(reply)
+                return
             case Failed(error=exc):
                 error = exc
+            case Cancelled(reason=reason) if reason == "overdue":
+                error = ChildDeadlineExceeded(request.label, request.deadline)
+            case Cancelled(reason=reason) if reason.startswith("stale generation"):
+                error = StaleGeneration(self.name, entry.generation, self.system.generation)
             case Cancelled(reason=reason):
-                error = (
-                    ChildDeadlineExceeded(request.label, request.deadline)
-                    if reason == "overdue"
-                    else ChildCancelled(request.label, reason)
-                )
-        if reply is not None:
-            self._trace("finished", request, duration=round(reply.duration, 6))
-            entry.future.set_result(reply)
-        else:
-            assert error is not None
-            self._trace("failed", request, error=type(error).__name__)
-            entry.future.set_exception(error)
-        if entry.reply_to is not None:
-            entry.reply_to.tell_if_alive(ChildDone(request_id=rid, reply=reply, error=error))
+                error = ChildCancelled(request.label, reason)
+            case _:
+                raise AssertionError(f"unexpected outcome {outcome!r}")
+        self._trace("failed", request, error=type(error).__name__)
+        entry.answer.reject(error)
 
     def _trace(self, phase: str, request: ChildRequest, **detail: object) -> None:
         self.system.trace_child(
@@ -236,10 +225,7 @@ class ChildRunner(Actor[RunnerMessage]):
         for entry in entries:
             if entry.watchdog is not None:
                 entry.watchdog.cancel()
-            if not entry.future.done():
-                entry.future.set_exception(
-                    ChildCancelled(entry.request.label, "the child runner stopped")
-                )
+            entry.answer.reject(ChildCancelled(entry.request.label, "the child runner stopped"))
 
 
 async def run_child(
@@ -254,18 +240,25 @@ async def run_child(
 
     Cancelling the caller tells the runner to stop the child and then waits (bounded by
     ``cancel_wait`` real seconds) until the runner reports it gone, so a cancelled phase
-    never outlives its processes. ``generation`` binds the child to an Owner generation
-    (see :class:`~persona_mind.messages.runner.RunnerGeneration`).
+    never outlives its processes. ``generation`` overrides the generation the kernel
+    stamps (work admitted earlier by an adapter); a newer generation cancels the child.
     """
-    fut: asyncio.Future[ChildReply] = await runner.ask(
-        RunChild(request=request, progress_to=progress_to, generation=generation)
-    )
     try:
-        return await asyncio.shield(fut)
+        return await runner.ask(  # bounded by the child's deadline and the watchdog
+            RunChild(request=request, progress_to=progress_to),
+            timeout=math.inf,
+            generation=generation,
+        )
     except asyncio.CancelledError:
-        if not fut.done():
-            runner.tell_if_alive(
-                CancelChild(request_id=request.request_id, reason="the caller was cancelled")
+        with contextlib.suppress(ActorError, TimeoutError):
+            await asyncio.wait_for(
+                asyncio.shield(
+                    runner.ask(
+                        CancelChild(
+                            request_id=request.request_id, reason="the caller was cancelled"
+                        )
+                    )
+                ),
+                cancel_wait,
             )
-            await asyncio.wait({fut}, timeout=cancel_wait)
         raise

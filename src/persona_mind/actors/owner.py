@@ -1,14 +1,23 @@
 """The Owner actor: session identity and lifecycle generations.
 
 Every session start (startup, reload, new, resume, fork), persona change or workspace
-change bumps the generation and is broadcast as ``OwnerChanged``; actors that receive it
-adopt the new generation, so work admitted under an older one is dropped by the kernel
-before it can touch a replaced session (M-SCOPE, ARCHITECTURE "Generations").
+change starts a new generation (``ActorSystem.advance_generation`` — the Owner is its only
+caller) and is broadcast as ``OwnerChanged`` to every subscriber. The kernel stamps the
+generation on every envelope and drops stale ones, so work admitted under an older
+generation can never touch a replaced session (M-SCOPE, ARCHITECTURE "Generations").
+
+Restart contract (docs/actors.md): the Owner checkpoints its state and subscribers after
+every change, so a restarted Owner keeps the identity, cwd, active persona and
+subscribers, and the generation never goes backwards (the counter lives in the system).
+The message being handled when it crashed is failed with ``ActorStopped``; queued asks
+are failed too and the caller retries.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
+
+import msgspec
 
 from persona_mind.actors import Actor, ActorRef
 from persona_mind.messages.host import SessionShutdown, SessionStart
@@ -30,12 +39,18 @@ class OwnerActor(Actor[OwnerMsg]):
 
     def __init__(self) -> None:
         self.state = OwnerState(generation=0)
-        self.subscribers: list[ActorRef[Any]] = []
+        self.subscribers: tuple[ActorRef[Any], ...] = ()
 
-    async def receive(self, message: OwnerMsg) -> object:
+    async def on_start(self) -> None:
+        saved = self.recovered
+        if isinstance(saved, tuple):  # (state, subscribers) of the previous incarnation
+            self.state, self.subscribers = saved
+        self.state = msgspec.structs.replace(self.state, generation=self.system.generation)
+
+    async def receive(self, message: OwnerMsg) -> OwnerState:
         match message:
             case SessionStart():
-                return self._bump(
+                return self._advance(
                     session_manager=message.session_manager,
                     session_id=message.session_id,
                     session_file=message.session_file,
@@ -45,29 +60,29 @@ class OwnerActor(Actor[OwnerMsg]):
                     reason=f"session_start:{message.reason}",
                 )
             case SessionShutdown():
-                return self._bump(session_id=None, session_file=None, reason="session_shutdown")
+                return self._advance(session_id=None, session_file=None, reason="session_shutdown")
             case GetOwner():
                 return self.state
             case SetActivePersona():
                 if message.persona == self.state.active_persona:
                     return self.state
-                return self._bump(active_persona=message.persona, reason="persona")
+                return self._advance(active_persona=message.persona, reason="persona")
             case SetWorkspace():
                 if message.cwd == self.state.cwd:
                     return self.state
-                return self._bump(cwd=message.cwd, reason="workspace")
-            case Subscribe():
-                self.subscribers.append(message.ref)
-                message.ref.tell(OwnerChanged(state=self.state))
+                return self._advance(cwd=message.cwd, reason="workspace")
+            case Subscribe():  # answered with the state now; later changes are broadcast
+                if message.ref not in self.subscribers:
+                    self.subscribers = (*self.subscribers, message.ref)
+                    self.checkpoint((self.state, self.subscribers))
                 return self.state
+            case _:
+                assert_never(message)
 
-    def _bump(self, **changes: Any) -> OwnerState:
-        import msgspec  # noqa: PLC0415 - tiny, already imported by the messages
-
-        self.state = msgspec.structs.replace(
-            self.state, generation=self.state.generation + 1, **changes
-        )
-        self.generation = self.state.generation
+    def _advance(self, **changes: Any) -> OwnerState:
+        generation = self.system.advance_generation()
+        self.state = msgspec.structs.replace(self.state, generation=generation, **changes)
+        self.checkpoint((self.state, self.subscribers))
         for ref in self.subscribers:
             ref.tell_if_alive(OwnerChanged(state=self.state))
         return self.state

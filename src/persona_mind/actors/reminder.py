@@ -5,19 +5,28 @@ never a user message and never a turn (M-REMINDER-1/2).  Timers are messages
 (``clock.send_after``), so a firing timer is ordered in this mailbox like any other event.
 The pure :class:`persona_mind.mind.ReminderBook` decides what to arm, cancel and deliver;
 deadline identity survives re-arms and a delivered reminder is never shown again
-(M-REMINDER-3/6).  Work from an older generation is ignored, so a replaced session never
-gets a late wake.  The caller never arms reminders in home or for legs (M-REMINDER-7).
+(M-REMINDER-3/6), across generations and restarts of this actor.  Timers carry the
+generation they were armed under and the kernel drops a stale one, so a replaced session
+never gets a late wake; a new generation (``OwnerChanged``) cancels every timer, and the
+next ``ArmReminders`` re-arms what the new session's backlog still wants.  The caller
+never arms reminders in home or for legs (M-REMINDER-7).
+
+Restart contract (docs/actors.md): the delivered set is checkpointed after every wake, so a
+restarted Reminder never replays one; pending timers are lost with the instance and come
+back at the next maintenance re-arm (every settled turn and backlog change sends one).
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
+from typing import assert_never
 
 from persona_mind.actors import Actor
 from persona_mind.clock import TimerHandle
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import DisplayMessage
+from persona_mind.messages.owner import OwnerChanged
 from persona_mind.messages.reminder import (
     ArmReminders,
     CancelReminders,
@@ -49,39 +58,37 @@ class ReminderActor(Actor[ReminderMsg]):
         self.timers: dict[tuple[str, float], TimerHandle] = {}
         self.wakes = 0
 
+    async def on_start(self) -> None:
+        saved = self.recovered
+        if isinstance(saved, frozenset):
+            self.book.delivered.update(saved)
+
     async def on_stop(self) -> None:
         self._cancel_all()
 
-    async def receive(self, message: ReminderMsg) -> object:
+    async def receive(self, message: ReminderMsg) -> ReminderState | None:
         match message:
             case ArmReminders():
-                if message.generation < self.generation:
-                    return None
-                if message.generation > self.generation:
-                    self._reset(message.generation)
                 await self._arm(message.items)
-                return None
             case ReminderDue():
-                if message.generation == self.generation:
-                    await self._fire((message.item_id, message.remind_at))
-                return None
-            case CancelReminders():
-                if message.generation >= self.generation:
-                    self._reset(message.generation)
-                return None
+                await self._fire((message.item_id, message.remind_at))
+            case CancelReminders() | OwnerChanged():
+                self._reset()
             case GetReminderState():
                 return ReminderState(
-                    generation=self.generation,
                     pending=tuple(sorted(self.book.pending)),
                     delivered=tuple(sorted(self.book.delivered)),
                     wakes=self.wakes,
                 )
+            case _:
+                assert_never(message)
+        return None
 
-    def _reset(self, generation: int) -> None:
+    def _reset(self) -> None:
+        """Cancel every timer; what was shown stays shown (never replayed)."""
         self._cancel_all()
-        self.book = ReminderBook()
+        self.book.pending.clear()
         self.items = ()
-        self.generation = generation
 
     def _cancel_all(self) -> None:
         for handle in self.timers.values():
@@ -96,7 +103,7 @@ class ReminderActor(Actor[ReminderMsg]):
             if handle is not None:
                 handle.cancel()
         for key, delay in plan.arm:
-            msg = ReminderDue(item_id=key[0], remind_at=key[1], generation=self.generation)
+            msg = ReminderDue(item_id=key[0], remind_at=key[1])
             self.timers[key] = self.clock.send_after(delay, self.ref, msg)
         await self._deliver(plan.due)
 
@@ -115,6 +122,7 @@ class ReminderActor(Actor[ReminderMsg]):
         if card is None:
             return
         self.book.acknowledge(due)  # acknowledged before display: never replayed
+        self.checkpoint(frozenset(self.book.delivered))
         self.wakes += 1
         await self.display(card)
         if self.toast is not None:

@@ -5,19 +5,26 @@ fixed workflow as one piece of cancellable work. Each parallel phase is a kernel
 ``fan_out`` over children started through the ChildRunner: the first failure (or the
 phase deadline) cancels the unfinished siblings — ``run_child`` then tells the runner to
 stop each process and waits until it is gone — and no synthesis is produced
-(P-ROUNDTABLE-12). ``CancelRoundtable`` cancels the same way. Callers ask
-``AwaitRoundtable`` for a future of the :class:`RoundtableResult`, and
-``GetRoundtableProgress`` at any time for a snapshot that never contains opinions.
+(P-ROUNDTABLE-12). ``CancelRoundtable`` cancels the same way, and so does a newer
+generation (the kernel cancels the run, admitted under the generation of the request that
+spawned the coordinator). Callers ask ``AwaitRoundtable`` for the :class:`RoundtableResult`
+(answered when the run ends), and ``GetRoundtableProgress`` at any time for a snapshot
+that never contains opinions.
+
+Restart contract (docs/actors.md): the coordinator is spawned without a restart budget for
+its run — a crash cancels and awaits the run (its children stop) and every pending ask
+fails with ``ActorStopped``; a round-table is never re-run behind the user's back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
-from persona_mind.actors import Actor, ActorRef, Cancelled, Failed, Ok, fan_out
+from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok, fan_out
 from persona_mind.actors.child_runner import run_child
 from persona_mind.errors import FanOutFailed
 from persona_mind.messages.runner import (
@@ -25,7 +32,6 @@ from persona_mind.messages.runner import (
     CancelRoundtable,
     ChildActivity,
     GetRoundtableProgress,
-    RoundtableDone,
     RoundtableMessage,
     RoundtableStep,
     RoundtableWorkDone,
@@ -84,10 +90,8 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         injection: str = "",
         phase_deadline: float = PHASE_DEADLINE,
         phase_slack: float = 20.0,
-        reply_to: ActorRef[Any] | None = None,
         cwd: str | None = None,
         on_change: Callable[[RoundtableProgress], None] | None = None,
-        generation: int | None = None,
     ) -> None:
         self.runner = runner
         self.team = team
@@ -97,10 +101,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         self.injection = injection
         self.phase_deadline = phase_deadline
         self.phase_slack = phase_slack
-        self.reply_to = reply_to
         self.cwd = cwd
         self.on_change = on_change
-        self.admitted_generation = generation
+        self._waits = itertools.count(1)
         lead = team.lead
         self.tracker = RoundtableTracker(query, lead.name if lead else "(no lead)", 0.0)
         self.result: asyncio.Future[RoundtableResult] | None = None
@@ -117,7 +120,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             case GetRoundtableProgress():
                 return self.tracker.snapshot(self.clock.monotonic())
             case AwaitRoundtable():
-                return self.result
+                return self._await_result()
             case CancelRoundtable(reason=reason):
                 return self.cancel_work("run", reason)
             case ChildActivity(progress=progress):
@@ -129,7 +132,18 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             case RoundtableWorkDone(outcome=outcome):
                 self._done(outcome)
                 self._changed()
+            case _:
+                assert_never(message)
         return None
+
+    def _await_result(self) -> Deferred:
+        result = self.result
+        assert result is not None
+
+        async def wait() -> RoundtableResult:
+            return await asyncio.shield(result)
+
+        return self.defer(f"await-{next(self._waits)}", wait)
 
     def _changed(self) -> None:
         """Push the new snapshot to the listener (a display); its errors never crash us."""
@@ -165,9 +179,6 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
                 self.tracker.end("cancelled", now, str(error))
         if error is not None:
             self.result.set_exception(error)
-        if self.reply_to is not None:
-            value = self.result.result() if error is None else None
-            self.reply_to.tell_if_alive(RoundtableDone(result=value, error=error))
 
     # -- the workflow (runs as background work; talks to the mailbox by tell) ------------
 
@@ -189,7 +200,6 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
                 self.runner,
                 self._request(kind, persona, prompt),
                 progress_to=self.ref,
-                generation=self.admitted_generation,
             )
         except Exception:
             self.ref.tell_if_alive(RoundtableStep(kind="child", persona=persona.name, ok=False))

@@ -1,41 +1,47 @@
 """The Store actor: every durable file of its process, in mailbox order, off the event loop.
 
 Why an actor around :class:`~persona_mind.storage.FileStore`: in-process mutations are
-ordered by the mailbox (no in-process locks), blocking IO (lock waits, fsync, rename) runs on
-one :class:`~persona_mind.actors.ThreadBridge` thread, and the owner generation the Store
-knows is actor state — updated by ``SetGeneration`` or the Owner's ``OwnerChanged``
-broadcast — read by the engine *inside* the locked mutation step.
+ordered by the mailbox (no in-process locks), and blocking IO (lock waits, fsync, rename)
+runs on one :class:`~persona_mind.actors.ThreadBridge` thread — the process's one serial
+executor for blocking IO.
 
-:class:`StoreClient` is the :class:`~persona_mind.storage.StorePort` domain code uses.
-A mutation function that raises (a deliberate abort) is handed back to the caller without
-crashing the Store; an engine error (``StorageError``) is a refusal, as the kernel defines.
+Generations are the kernel's: a ``Mutate`` stamped with a stale generation never reaches
+``receive``, and the generation the message was admitted under is handed to the engine,
+which re-checks it against the runtime's current one *inside* the locked mutation step
+(a session change while the write waited for its lock still refuses it).
+
+:class:`StoreClient` is the :class:`~persona_mind.storage.StorePort` domain code uses. A
+mutation function that raises (a deliberate abort) comes back to the caller as that same
+exception, never as a Store crash: the Store refuses with :class:`MutationAborted` and the
+client re-raises its cause. An engine error (``StorageError``) is a refusal as it is.
+
+Restart contract (docs/actors.md): the Store keeps nothing in memory that the disk does
+not hold; a restart rebuilds the engine and the IO thread at the next IO. The ask being
+handled and the queued ones fail with ``ActorStopped``; a write that was on the IO thread
+completes or not atomically (old-or-new on disk), so the caller re-reads before retrying.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
-from persona_mind.errors import PersonaMindError
-from persona_mind.messages.owner import OwnerChanged
-from persona_mind.messages.store import (
-    Mutate,
-    Read,
-    ReadStored,
-    Repair,
-    SetGeneration,
-    StoreMsg,
-    Transact,
-)
+from persona_mind.errors import PersonaMindError, StorageError
+from persona_mind.messages.store import Mutate, Read, ReadStored, Repair, StoreMsg, Transact
 
 if TYPE_CHECKING:
     from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
     from persona_mind.storage.port import StoreTarget
 
-__all__ = ("DEFAULT_STORE_ASK_TIMEOUT", "StoreActor", "StoreClient", "spawn_store")
+__all__ = (
+    "DEFAULT_STORE_ASK_TIMEOUT",
+    "MutationAborted",
+    "StoreActor",
+    "StoreClient",
+    "spawn_store",
+)
 
 E = TypeVar("E")
 
@@ -43,11 +49,12 @@ DEFAULT_STORE_ASK_TIMEOUT = 90.0
 """Longer than the 30 s lock wait plus the write itself, so a slow lock is a LockTimeout."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Raised:
-    """A mutation function's own exception, carried back to the caller."""
+class MutationAborted(StorageError):
+    """A mutation function raised: nothing was written; ``__cause__`` is its exception."""
 
-    error: BaseException
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(f"the mutation aborted ({type(cause).__name__}: {cause}); nothing written")
+        self.__cause__ = cause
 
 
 class StoreActor(Actor[StoreMsg]):
@@ -55,8 +62,8 @@ class StoreActor(Actor[StoreMsg]):
 
     Both are built when the first IO message arrives, not at spawn: a runtime starts (and a
     Pi session gets its tools) without importing the storage engine (portalocker and its
-    metadata lookup) or starting an IO thread; generation messages need neither. ``layout``
-    may be a :class:`~persona_mind.storage.Layout` or the agent directory to build it from.
+    metadata lookup) or starting an IO thread. ``layout`` may be a
+    :class:`~persona_mind.storage.Layout` or the agent directory to build it from.
     """
 
     def __init__(
@@ -65,11 +72,7 @@ class StoreActor(Actor[StoreMsg]):
         *,
         fs: FileSystem | None = None,
         lock_timeout: float = 30.0,
-        generation: int | None = None,
-        known: list[int | None] | None = None,
     ) -> None:
-        # the known generation outlives a restart when spawn_store shares ``known``
-        self._known: list[int | None] = known if known is not None else [generation]
         self._layout = layout
         self._fs = fs
         self._lock_timeout = lock_timeout
@@ -83,11 +86,12 @@ class StoreActor(Actor[StoreMsg]):
             from persona_mind.storage import FileStore, Layout  # noqa: PLC0415 - at first IO
 
             layout = Layout(self._layout) if isinstance(self._layout, Path) else self._layout
+            system = self.system
             engine = FileStore(
                 layout,
                 fs=self._fs,
                 lock_timeout=self._lock_timeout,
-                current_generation=lambda: self._known[0],
+                current_generation=lambda: system.generation,
             )
             engine.wall = self.clock.wall
             self._engine = engine
@@ -103,23 +107,7 @@ class StoreActor(Actor[StoreMsg]):
             bridge, self.bridge = self.bridge, None
             await bridge.aclose()
 
-    @property
-    def current(self) -> int | None:
-        """The newest owner generation this Store has learned."""
-        return self._known[0]
-
-    def _learn(self, generation: int | None) -> None:
-        if generation is not None and (self.current is None or generation > self.current):
-            self._known[0] = generation
-
     async def receive(self, message: StoreMsg) -> object:
-        match message:
-            case SetGeneration(generation=generation):
-                self._learn(generation)
-                return self.current
-            case OwnerChanged(state=state):
-                self._learn(state.generation)
-                return self.current
         engine, bridge = self.engine, self._io()  # built here, on the loop, never on the thread
         match message:
             case Read(target=target):
@@ -129,55 +117,54 @@ class StoreActor(Actor[StoreMsg]):
             case Repair(target=target):
                 return await bridge.call(engine.repair, target)
             case Mutate():
-                self._learn(message.generation)  # a newer admitted generation is news
-                return await bridge.call(self._mutate, message)
+                return await bridge.call(self._mutate, message, self.admitted)
             case Transact():
-                self._learn(message.generation)
-                return await bridge.call(self._transact, message)
-        raise AssertionError(f"unhandled {message!r}")  # pragma: no cover - union exhausted
+                return await bridge.call(self._transact, message, self.admitted)
+            case _:
+                assert_never(message)
 
-    def _mutate(self, message: Mutate) -> object:
+    def _mutate(self, message: Mutate, generation: int) -> object:
         try:
             return self.engine.mutate_stored(
                 message.target,
                 message.mutation,
-                generation=message.generation,
+                generation=generation,
                 expect_fingerprint=message.expect_fingerprint,
                 purpose=message.purpose,
             )
         except PersonaMindError:
             raise
         except Exception as exc:  # the caller's mutation aborted: not a Store crash
-            return _Raised(exc)
+            raise MutationAborted(exc) from exc
 
-    def _transact(self, message: Transact) -> object:
+    def _transact(self, message: Transact, generation: int) -> object:
         try:
             return self.engine.transact(
-                message.steps, generation=message.generation, purpose=message.purpose
+                message.steps, generation=generation, purpose=message.purpose
             )
         except PersonaMindError:
             raise
         except Exception as exc:  # a step's mutation aborted: not a Store crash
-            return _Raised(exc)
+            raise MutationAborted(exc) from exc
 
 
 class StoreClient:
-    """The :class:`~persona_mind.storage.StorePort` backed by a :class:`StoreActor`."""
+    """The :class:`~persona_mind.storage.StorePort` backed by a :class:`StoreActor`.
+
+    An explicit ``generation=`` stamps the request's envelope with it (work admitted
+    earlier); otherwise the kernel stamps the caller's own admitted generation.
+    """
 
     def __init__(self, ref: ActorRef[StoreMsg], *, timeout: float = DEFAULT_STORE_ASK_TIMEOUT):
         self.ref = ref
         self.timeout = timeout
 
     async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
-        result: Snapshot[E] | None = await self.ref.ask(Read(target=target), timeout=self.timeout)
-        return result
+        return await self.ref.ask(Read(target=target), timeout=self.timeout)
 
     async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """The snapshot with the raw-byte fingerprint to pass as ``expect_fingerprint``."""
-        result: Stored[E] | None = await self.ref.ask(
-            ReadStored(target=target), timeout=self.timeout
-        )
-        return result
+        return await self.ref.ask(ReadStored(target=target), timeout=self.timeout)
 
     async def mutate(
         self,
@@ -203,20 +190,16 @@ class StoreClient:
         purpose: str = "mutation",
     ) -> Stored[E]:
         """:meth:`mutate`, also returning the fingerprint of the bytes now on disk."""
-        result: Any = await self.ref.ask(
-            Mutate(
-                target=target,
-                mutation=mutation,
-                generation=generation,
-                expect_fingerprint=expect_fingerprint,
-                purpose=purpose,
-            ),
-            timeout=self.timeout,
+        message = Mutate(
+            target=target,
+            mutation=mutation,
+            expect_fingerprint=expect_fingerprint,
+            purpose=purpose,
         )
-        if isinstance(result, _Raised):
-            raise result.error
-        stored: Stored[E] = result
-        return stored
+        try:
+            return await self.ref.ask(message, timeout=self.timeout, generation=generation)
+        except MutationAborted as aborted:
+            raise _cause(aborted) from None
 
     async def transact(
         self,
@@ -226,22 +209,20 @@ class StoreClient:
         purpose: str = "memory transaction",
     ) -> list[Stored[Any]]:
         """Several memory-store mutations as one decision (see ``FileStore.transact``)."""
-        result: Any = await self.ref.ask(
-            Transact(steps=tuple(steps), generation=generation, purpose=purpose),
-            timeout=self.timeout,
-        )
-        if isinstance(result, _Raised):
-            raise result.error
-        stored: list[Stored[Any]] = result
-        return stored
+        message = Transact(steps=tuple(steps), purpose=purpose)
+        try:
+            return await self.ref.ask(message, timeout=self.timeout, generation=generation)
+        except MutationAborted as aborted:
+            raise _cause(aborted) from None
 
     async def repair(self, target: StoreTarget[Any]) -> object:
         """Sweep temps and quarantine ``target`` if corrupt; the problem found, or None."""
         return await self.ref.ask(Repair(target=target), timeout=self.timeout)
 
-    def set_generation(self, generation: int) -> None:
-        """Tell the Store the owner's current generation (ordered after queued work)."""
-        self.ref.tell(SetGeneration(generation=generation))
+
+def _cause(aborted: MutationAborted) -> BaseException:
+    cause = aborted.__cause__
+    return cause if cause is not None else aborted
 
 
 def spawn_store(
@@ -251,16 +232,14 @@ def spawn_store(
     name: str = "store",
     fs: FileSystem | None = None,
     lock_timeout: float = 30.0,
-    generation: int | None = None,
     restart: RestartPolicy | None = None,
 ) -> StoreClient:
     """Spawn the Store actor and return its StorePort client.
 
     ``layout`` may be the agent directory (a ``Path``): its Layout is built at first IO.
     """
-    known: list[int | None] = [generation]
     ref: ActorRef[StoreMsg] = system.spawn(
-        lambda: StoreActor(layout, fs=fs, lock_timeout=lock_timeout, known=known),
+        lambda: StoreActor(layout, fs=fs, lock_timeout=lock_timeout),
         name=name,
         restart=restart or RestartPolicy(max_restarts=3, within=5.0),
     )

@@ -57,7 +57,6 @@ class ChildrenFeature:
     ) -> None:
         self.runtime = runtime
         self._runner = runner  # the ChildRunner, or a function spawning it at first use
-        self._generation: int | None = None
         self.persona = persona
         self.mind = mind
         self.model = default_model
@@ -69,18 +68,14 @@ class ChildrenFeature:
     def runner(self) -> ActorRef[Any]:
         """The ChildRunner actor, spawned at the first consult or round-table.
 
-        A runner spawned late learns the owner's current generation first, so it refuses
-        the same stale admissions one spawned at start would.
+        Children need no generation bookkeeping here: the kernel stamps each request with
+        the generation it was admitted under and cancels it when a newer one starts.
         """
-        from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415 - children
-
         runner = self._runner
         if callable(runner):
             spawned = runner()
             if spawned is None:
                 raise ChildError("children are off in this runtime (no child backend)")
-            if self._generation is not None:
-                spawned.tell_if_alive(RunnerGeneration(generation=self._generation))
             self._runner = runner = spawned
         return runner
 
@@ -91,12 +86,7 @@ class ChildrenFeature:
         return (ROUNDTABLE_COMMAND,)
 
     async def on_owner(self, owner: OwnerState) -> None:
-        """A newer generation cancels older children and refuses late admissions."""
-        self._generation = owner.generation
-        if not callable(self._runner):  # a runner not spawned yet has no children to cancel
-            from persona_mind.messages.runner import RunnerGeneration  # noqa: PLC0415
-
-            self._runner.tell_if_alive(RunnerGeneration(generation=owner.generation))
+        """Nothing to do: the kernel cancels children admitted under an older generation."""
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:

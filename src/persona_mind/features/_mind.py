@@ -168,7 +168,7 @@ class MindFeature:
         if reminders is None:
             return
         items = await self.session.reminder_items()
-        reminders.tell_if_alive(ArmReminders(items=items, generation=generation))
+        reminders.tell_if_alive(ArmReminders(items=items))
 
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:
@@ -214,7 +214,7 @@ class MindFeature:
                 if reminders is not None:
                     from persona_mind.messages.reminder import CancelReminders  # noqa: PLC0415
 
-                    reminders.tell_if_alive(CancelReminders(generation=owner.generation))
+                    reminders.tell_if_alive(CancelReminders())
             case _:
                 pass
         return None

@@ -7,10 +7,24 @@ silently shifts positional arguments.
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import msgspec
 
-__all__ = ("Msg",)
+__all__ = ("Ask", "Msg")
 
 
 class Msg(msgspec.Struct, frozen=True, kw_only=True, tag=True, forbid_unknown_fields=True):
     """Base class of all actor messages."""
+
+
+R_co = TypeVar("R_co", covariant=True)
+
+
+class Ask(Msg, Generic[R_co], frozen=True, kw_only=True):
+    """A message that is asked, not told: ``R_co`` is the type of its answer.
+
+    ``await ref.ask(msg)`` is typed ``R`` for an ``Ask[R]``, so a caller never casts a
+    reply; the handler's ``match`` arm returns an ``R``. Covariant (messages are frozen),
+    so an ``Ask[tuple[X, ...]]`` is accepted where an ``Ask[Sized]`` is expected.
+    """

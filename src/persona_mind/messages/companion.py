@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
-from persona_mind.messages._base import Msg
+from persona_mind.messages._base import Ask
 from persona_mind.messages.host import (
     AgentEnd,
     AgentSettled,
     AgentStart,
     BeforeAgentStart,
     CommandCall,
+    CommandSpec,
     Input,
     ModelSelect,
     SessionShutdown,
     SessionStart,
     SessionTree,
     ToolCall,
+    ToolSpec,
 )
 from persona_mind.messages.owner import OwnerChanged
 
 __all__ = ("CompanionMsg", "Describe")
 
 
-class Describe(Msg, frozen=True, kw_only=True):
+class Describe(Ask[tuple[list[ToolSpec], list[CommandSpec]]], frozen=True, kw_only=True):
     """Ask for the tool and command specs currently offered to the host."""
 
 

@@ -11,11 +11,14 @@ Events in (host → runtime) are :data:`HostEvent`; calls in are :class:`ToolCal
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from persona_mind.messages._base import Msg
+from persona_mind.messages._base import Ask
+
+if TYPE_CHECKING:
+    from persona_mind.messages.owner import OwnerState  # noqa: F401 - named in Ask["OwnerState"]
 
 __all__ = (
     "AgentEnd",
@@ -65,7 +68,7 @@ class Usage(msgspec.Struct, frozen=True, kw_only=True):
     cache_write_tokens: int = 0
 
 
-class SessionStart(Msg, frozen=True, kw_only=True):
+class SessionStart(Ask["OwnerState"], frozen=True, kw_only=True):
     """A session began, was reloaded, replaced (new), resumed or forked."""
 
     reason: SessionStartReason
@@ -79,50 +82,50 @@ class SessionStart(Msg, frozen=True, kw_only=True):
     origin_session_id: str | None = None
 
 
-class Input(Msg, frozen=True, kw_only=True):
+class Input(Ask[None], frozen=True, kw_only=True):
     """Text entered before the agent starts; ``source`` tells the user from automation."""
 
     text: str
     source: InputSource = "interactive"
 
 
-class BeforeAgentStart(Msg, frozen=True, kw_only=True):
+class BeforeAgentStart(Ask["PromptInjection"], frozen=True, kw_only=True):
     """The agent is about to run on ``prompt``; the reply is a :class:`PromptInjection`."""
 
     prompt: str
     system_prompt: str = ""
 
 
-class AgentStart(Msg, frozen=True, kw_only=True):
+class AgentStart(Ask[None], frozen=True, kw_only=True):
     """The agent run started."""
 
 
-class AgentEnd(Msg, frozen=True, kw_only=True):
+class AgentEnd(Ask[None], frozen=True, kw_only=True):
     """The agent run ended (its final text, when the host knows it)."""
 
     final_text: str | None = None
 
 
-class AgentSettled(Msg, frozen=True, kw_only=True):
+class AgentSettled(Ask[None], frozen=True, kw_only=True):
     """The host is idle after a run; carries the main session's usage for the turn."""
 
     usage: Usage | None = None
 
 
-class SessionTree(Msg, frozen=True, kw_only=True):
+class SessionTree(Ask[None], frozen=True, kw_only=True):
     """The active branch moved; ``entries`` are the custom entries on the new branch."""
 
     entries: tuple[CustomEntry, ...] = ()
     leaf_id: str | None = None
 
 
-class ModelSelect(Msg, frozen=True, kw_only=True):
+class ModelSelect(Ask[None], frozen=True, kw_only=True):
     """The user selected a model (children use exactly this model)."""
 
     model: str
 
 
-class SessionShutdown(Msg, frozen=True, kw_only=True):
+class SessionShutdown(Ask["OwnerState"], frozen=True, kw_only=True):
     """The session is ending; the runtime stops its actors."""
 
     reason: str = "quit"
@@ -141,7 +144,7 @@ HostEvent = (
 )
 
 
-class ToolCall(Msg, frozen=True, kw_only=True):
+class ToolCall(Ask["ToolResult"], frozen=True, kw_only=True):
     """The model called one of the runtime's tools."""
 
     call_id: str
@@ -157,7 +160,7 @@ class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
     is_error: bool = False
 
 
-class CommandCall(Msg, frozen=True, kw_only=True):
+class CommandCall(Ask["CommandResult"], frozen=True, kw_only=True):
     """The user ran one of the runtime's slash commands (``args`` is the raw rest)."""
 
     name: str

@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from persona_mind.messages._base import Msg
+from persona_mind.messages._base import Ask, Msg
 from persona_mind.messages.host import SessionShutdown, SessionStart
 
 __all__ = (
@@ -45,24 +45,24 @@ class OwnerState(msgspec.Struct, frozen=True, kw_only=True):
         return self.session_id is not None
 
 
-class GetOwner(Msg, frozen=True, kw_only=True):
+class GetOwner(Ask[OwnerState], frozen=True, kw_only=True):
     """Ask for the current :class:`OwnerState`."""
 
 
-class SetActivePersona(Msg, frozen=True, kw_only=True):
+class SetActivePersona(Ask[OwnerState], frozen=True, kw_only=True):
     """The active persona changed (pack-qualified id, or ``None``); bumps the generation."""
 
     persona: str | None
 
 
-class SetWorkspace(Msg, frozen=True, kw_only=True):
+class SetWorkspace(Ask[OwnerState], frozen=True, kw_only=True):
     """The workspace (cwd / project) changed; bumps the generation."""
 
     cwd: str
 
 
-class Subscribe(Msg, frozen=True, kw_only=True):
-    """Register an actor ref to receive :class:`OwnerChanged` broadcasts."""
+class Subscribe(Ask[OwnerState], frozen=True, kw_only=True):
+    """Register an actor ref for :class:`OwnerChanged` broadcasts; answered with the state."""
 
     ref: Any
 

@@ -3,15 +3,18 @@
 The Companion (or Owner) sends :class:`ArmReminders` with the project's current backlog
 after session start and after every backlog change or turn (a *maintenance re-arm*); the
 actor keeps one timer per deadline identity ``(item id, remindAt)``.  :class:`CancelReminders`
-stops every timer (session change, shutdown, home, legs).  Timers come back as
-:class:`ReminderDue` through ``clock.send_after``.
+stops every timer (shutdown, home, legs), and so does every ``OwnerChanged`` broadcast (a
+new generation).  Timers come back as :class:`ReminderDue` through ``clock.send_after``,
+stamped with the generation they were armed under, so a timer of a replaced session is
+dropped by the kernel.
 """
 
 from __future__ import annotations
 
 import msgspec
 
-from persona_mind.messages._base import Msg
+from persona_mind.messages._base import Ask, Msg
+from persona_mind.messages.owner import OwnerChanged
 from persona_mind.mind import BacklogItem
 
 __all__ = (
@@ -28,7 +31,6 @@ class ArmReminders(Msg, frozen=True, kw_only=True):
     """Reconcile timers with ``items`` (the project's backlog) under ``generation``."""
 
     items: tuple[BacklogItem, ...]
-    generation: int
 
 
 class ReminderDue(Msg, frozen=True, kw_only=True):
@@ -36,26 +38,22 @@ class ReminderDue(Msg, frozen=True, kw_only=True):
 
     item_id: str
     remind_at: float
-    generation: int
 
 
 class CancelReminders(Msg, frozen=True, kw_only=True):
-    """Cancel every pending timer (closure, session/scope change, home, legs)."""
-
-    generation: int
+    """Cancel every pending timer (closure, home, legs); shown reminders stay shown."""
 
 
-class GetReminderState(Msg, frozen=True, kw_only=True):
+class GetReminderState(Ask["ReminderState"], frozen=True, kw_only=True):
     """Ask for a :class:`ReminderState` snapshot (diagnostics, tests)."""
 
 
 class ReminderState(msgspec.Struct, frozen=True, kw_only=True):
     """Pending and delivered deadline identities, and the number of wakes shown."""
 
-    generation: int
     pending: tuple[tuple[str, float], ...]
     delivered: tuple[tuple[str, float], ...]
     wakes: int
 
 
-ReminderMsg = ArmReminders | ReminderDue | CancelReminders | GetReminderState
+ReminderMsg = ArmReminders | ReminderDue | CancelReminders | GetReminderState | OwnerChanged

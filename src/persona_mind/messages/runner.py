@@ -1,10 +1,10 @@
 """Protocols of the ChildRunner actor and of a round-table coordinator.
 
-Replies to long work are *deferred*: asking :class:`RunChild` (or :class:`AwaitRoundtable`)
-answers at once with an ``asyncio.Future`` that the actor resolves when the child (or the
-round-table) finishes, so the mailbox never blocks on a child and progress queries and
-cancels stay responsive. Actors that prefer messages pass ``reply_to`` instead and get a
-:class:`ChildDone` / :class:`RoundtableDone`.
+Replies to long work are *deferred* by the kernel: asking :class:`RunChild` (or
+:class:`AwaitRoundtable`) is answered when the child (or the round-table) finishes, while
+the actor's mailbox stays free for progress, status queries and cancels. Every ask's
+reply type is part of its message type (``Ask[R]``). No message carries a generation:
+the kernel stamps and checks it, and a newer generation cancels the work.
 """
 
 from __future__ import annotations
@@ -13,57 +13,53 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from persona_mind.messages._base import Msg
+from persona_mind.messages._base import Ask, Msg
 from persona_mind.runners._child_types import ChildProgress, ChildReply, ChildRequest, ChildUsage
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
+    from persona_mind.runners._roundtable_progress import (  # noqa: F401 - named in Ask["…"]
+        RoundtableProgress,
+        RoundtableResult,
+    )
 
 __all__ = (
     "AwaitRoundtable",
     "CancelChild",
     "CancelRoundtable",
     "ChildActivity",
-    "ChildDone",
     "ChildOverdue",
     "ChildStatus",
     "ChildWorkDone",
     "GetRoundtableProgress",
     "ListChildren",
-    "RoundtableDone",
     "RoundtableMessage",
     "RoundtableStep",
     "RoundtableWorkDone",
     "RunChild",
-    "RunnerGeneration",
     "RunnerMessage",
 )
 
 
-class RunChild(Msg, frozen=True, kw_only=True):
-    """Start one child. The ask reply is an ``asyncio.Future[ChildReply]``."""
+class RunChild(Ask[ChildReply], frozen=True, kw_only=True):
+    """Run one child; answered with its reply when it finishes (or its typed failure)."""
 
     request: ChildRequest
-    reply_to: ActorRef[Any] | None = None
     progress_to: ActorRef[Any] | None = None
-    generation: int | None = None
-    """The Owner generation the child was admitted under (None: not generation-bound)."""
 
 
-class CancelChild(Msg, frozen=True, kw_only=True):
-    """Stop a running child (abort → SIGTERM → SIGKILL); its future fails ChildCancelled."""
+class CancelChild(Ask[bool], frozen=True, kw_only=True):
+    """Stop a running child (abort → SIGTERM → SIGKILL); its asker gets ChildCancelled.
+
+    Answered once the child's process is gone (``True``), or at once with ``False`` when
+    no child runs under that id.
+    """
 
     request_id: str
     reason: str = "cancelled"
 
 
-class RunnerGeneration(Msg, frozen=True, kw_only=True):
-    """The Owner moved to ``generation``: refuse older admissions, cancel older children."""
-
-    generation: int
-
-
-class ListChildren(Msg, frozen=True, kw_only=True):
+class ListChildren(Ask["tuple[ChildStatus, ...]"], frozen=True, kw_only=True):
     """Ask for a tuple of :class:`ChildStatus` of the children still running."""
 
 
@@ -79,14 +75,6 @@ class ChildActivity(Msg, frozen=True, kw_only=True):
     """Progress of a child, forwarded to ``progress_to`` (never the child's opinion text)."""
 
     progress: ChildProgress
-
-
-class ChildDone(Msg, frozen=True, kw_only=True):
-    """A child finished: exactly one of ``reply`` / ``error`` is set."""
-
-    request_id: str
-    reply: ChildReply | None = None
-    error: Exception | None = None
 
 
 class ChildWorkDone(Msg, frozen=True, kw_only=True):
@@ -109,29 +97,21 @@ RunnerMessage = (
     | ChildActivity
     | ChildWorkDone
     | ChildOverdue
-    | RunnerGeneration
 )
 
 
-class GetRoundtableProgress(Msg, frozen=True, kw_only=True):
+class GetRoundtableProgress(Ask["RoundtableProgress"], frozen=True, kw_only=True):
     """Ask for the current ``RoundtableProgress`` snapshot."""
 
 
-class AwaitRoundtable(Msg, frozen=True, kw_only=True):
-    """Ask for an ``asyncio.Future[RoundtableResult]`` resolved when the run ends."""
+class AwaitRoundtable(Ask["RoundtableResult"], frozen=True, kw_only=True):
+    """Wait for the run's result (answered when it ends; its typed failure otherwise)."""
 
 
-class CancelRoundtable(Msg, frozen=True, kw_only=True):
+class CancelRoundtable(Ask[bool], frozen=True, kw_only=True):
     """Cancel the run: running children are stopped and no synthesis is produced."""
 
     reason: str = "cancelled by the user"
-
-
-class RoundtableDone(Msg, frozen=True, kw_only=True):
-    """Told to ``reply_to`` when a round-table ends (``result`` or ``error``)."""
-
-    result: Any = None
-    error: Exception | None = None
 
 
 class RoundtableWorkDone(Msg, frozen=True, kw_only=True):

@@ -1,73 +1,63 @@
-"""The Store actor's protocol: reads, mutations, repair and generation updates.
+"""The Store actor's protocol: reads, mutations and repair of durable files.
 
-These messages stay inside one process (they carry a ``StoreTarget`` and a mutation
-function), so their payload fields are typed ``Any``; the adapter
+These messages stay inside one process (they carry a ``StoreTarget`` and a pure mutation
+function), so they are never encoded; the generation a mutation was admitted under is the
+one the kernel stamps on its envelope (no message carries it). The adapter
 :class:`persona_mind.actors.store.StoreClient` gives callers the typed ``StorePort`` API.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from persona_mind.messages._base import Msg
-from persona_mind.messages.owner import OwnerChanged
+from persona_mind.messages._base import Ask
 
-__all__ = (
-    "Mutate",
-    "Read",
-    "ReadStored",
-    "Repair",
-    "SetGeneration",
-    "StoreMsg",
-    "Transact",
-)
+if TYPE_CHECKING:
+    from persona_mind.storage import (  # noqa: F401 - named in Ask["…"]
+        CorruptStore,
+        Snapshot,
+        Stored,
+    )
+    from persona_mind.storage.port import Mutation, StoreTarget
 
-
-class Read(Msg, frozen=True, kw_only=True):
-    """Read a snapshot (never writes); answers ``Snapshot | None``."""
-
-    target: Any
+__all__ = ("Mutate", "Read", "ReadStored", "Repair", "StoreMsg", "Transact")
 
 
-class ReadStored(Msg, frozen=True, kw_only=True):
-    """Read a snapshot with its raw-byte fingerprint; answers ``Stored | None``."""
+class Read(Ask["Snapshot[Any] | None"], frozen=True, kw_only=True):
+    """Read a snapshot (never writes); ``None`` when the file does not exist."""
 
-    target: Any
+    target: StoreTarget[Any]
 
 
-class Mutate(Msg, frozen=True, kw_only=True):
-    """Apply a pure mutation durably; answers ``Stored`` once the directory fsync returned.
+class ReadStored(Ask["Stored[Any] | None"], frozen=True, kw_only=True):
+    """Read a snapshot with its raw-byte fingerprint."""
 
-    ``generation`` is the owner generation the work was admitted under; it is checked
-    inside the locked mutation step.
+    target: StoreTarget[Any]
+
+
+class Mutate(Ask["Stored[Any]"], frozen=True, kw_only=True):
+    """Apply a pure mutation durably; answered once the directory fsync returned.
+
+    The generation it was admitted under is re-checked inside the locked mutation step.
     """
 
-    target: Any
-    mutation: Any
-    generation: int | None = None
+    target: StoreTarget[Any]
+    mutation: Mutation[Any]
     expect_fingerprint: str | None = None
     purpose: str = "mutation"
 
 
-class Transact(Msg, frozen=True, kw_only=True):
-    """Several memory-store mutations under the memory transaction lock, in order; answers
-    ``list[Stored]``. ``steps`` is a tuple of ``(StoreTarget, mutation)`` pairs."""
+class Transact(Ask["list[Stored[Any]]"], frozen=True, kw_only=True):
+    """Several memory-store mutations under the memory transaction lock, in order."""
 
-    steps: Any
-    generation: int | None = None
+    steps: tuple[tuple[StoreTarget[Any], Mutation[Any]], ...]
     purpose: str = "memory transaction"
 
 
-class Repair(Msg, frozen=True, kw_only=True):
-    """Sweep orphan temps and quarantine a corrupt file; answers ``CorruptStore | None``."""
+class Repair(Ask["CorruptStore | None"], frozen=True, kw_only=True):
+    """Sweep orphan temps and quarantine a corrupt file; the problem found, or ``None``."""
 
-    target: Any
-
-
-class SetGeneration(Msg, frozen=True, kw_only=True):
-    """The owner's current lifecycle generation (work admitted under an older one is refused)."""
-
-    generation: int
+    target: StoreTarget[Any]
 
 
-StoreMsg = Read | ReadStored | Mutate | Transact | Repair | SetGeneration | OwnerChanged
+StoreMsg = Read | ReadStored | Mutate | Transact | Repair

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -48,7 +49,6 @@ async def run_roundtable(
     phase_deadline: float = PHASE_DEADLINE,
     cwd: str | None = None,
     run_id: str | None = None,
-    generation: int | None = None,
 ) -> RoundtableResult:
     """One round-table on ``team`` with children on ``runner``; see the module docstring."""
     rid = run_id or f"rt{next(_runs)}"
@@ -70,22 +70,21 @@ async def run_roundtable(
             phase_deadline=phase_deadline,
             cwd=cwd,
             on_change=changed,
-            generation=generation,
         ),
         name=f"roundtable-{rid}",
     )
-    fut: asyncio.Future[RoundtableResult] | None = None
+    result = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
     try:
-        fut = await coord.ask(AwaitRoundtable())
-        assert fut is not None
         if on_progress is not None:
             changed(await coord.ask(GetRoundtableProgress()))
-        return await asyncio.shield(fut)
+        return await asyncio.shield(result)
     except asyncio.CancelledError:
         # Stop the children before the cancellation goes on (bounded by the ladders).
         coord.tell_if_alive(CancelRoundtable(reason="the caller was cancelled"))
-        if fut is not None and not fut.done():
-            await asyncio.wait({fut}, timeout=60.0)
+        if not result.done():
+            await asyncio.wait({result}, timeout=60.0)
         raise
     finally:
+        if result.done() and not result.cancelled():
+            result.exception()  # retrieved: the caller saw it, or went away
         await coord.stop()

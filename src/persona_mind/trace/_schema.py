@@ -19,7 +19,17 @@ SCHEMA_VERSION: Final = 1
 """The version this module writes in :attr:`TraceEvent.v`."""
 
 EventKind = Literal[
-    "send", "deliver", "drop", "reply", "start", "stop", "crash", "restart", "escalate", "child"
+    "send",
+    "deliver",
+    "drop",
+    "reply",
+    "start",
+    "stop",
+    "crash",
+    "restart",
+    "escalate",
+    "child",
+    "generation",
 ]
 """What happened; see ``docs/trace.md`` for when the kernel emits each kind."""
 
