@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from persona_mind.actors import _context
 from persona_mind.actors._actor import Deferred
-from persona_mind.actors._envelope import Envelope
+from persona_mind.actors._envelope import Envelope, OwnEnvelope
 from persona_mind.actors._mailbox import Mailbox
 from persona_mind.actors._ref import ActorRef
 from persona_mind.actors._work import Cancelled, Failed, Ok, Outcome
@@ -190,6 +190,8 @@ class Cell(Generic[M]):
         tracer = self.tracer
         system = self.system
         name = self.name
+        admitted = _context.admitted
+        current: int | None = -1  # what this task's context is admitted under
         while True:
             env = items.popleft() if items else await mailbox.get()
             if self._stopping or env.message is _STOP:
@@ -203,7 +205,9 @@ class Cell(Generic[M]):
             elif gen < system.generation and not env.bookkeeping:
                 self._drop_stale(env)
                 continue
-            _context.admitted.set(gen)
+            if gen != current:
+                admitted.set(gen)
+                current = gen
             self.delivered += 1  # handed to receive (stale drops are counted apart)
             token = None
             if tracer.enabled:
@@ -230,8 +234,9 @@ class Cell(Generic[M]):
             finally:
                 if token is not None:
                     _context.current.reset(token)
-            env.settled = _context.admitted.get()
+            current = admitted.get()  # the handler may have moved on (it asked the Owner)
             if reply is not None and not reply.done():
+                env.settled = current
                 if isinstance(result, Deferred):
                     self._chain(result, reply)
                 else:
@@ -321,8 +326,7 @@ class Cell(Generic[M]):
             return
         if self.accepts is not None and not isinstance(message, self.accepts):
             raise UnknownMessage(self.name, message)
-        env = Envelope(message, generation, None)
-        env.bookkeeping = True
+        env = OwnEnvelope(message, generation, None)
         if self.tracer.enabled:
             self.trace_send(env)
         self.mailbox.put(env)

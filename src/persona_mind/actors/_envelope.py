@@ -18,16 +18,10 @@ from typing import Any
 class Envelope:
     """One queued message. ``__slots__`` keeps the hot path allocation small."""
 
-    __slots__ = (
-        "bookkeeping",
-        "corr",
-        "generation",
-        "id",
-        "message",
-        "reply",
-        "sender",
-        "settled",
-    )
+    __slots__ = ("corr", "generation", "id", "message", "reply", "sender", "settled")
+
+    bookkeeping = False
+    """True only on :class:`OwnEnvelope` (a class attribute: free on the hot path)."""
 
     def __init__(
         self,
@@ -45,4 +39,10 @@ class Envelope:
         self.corr = corr
         self.sender = sender
         self.settled: int | None = None
-        self.bookkeeping = False
+
+
+class OwnEnvelope(Envelope):
+    """An actor's own bookkeeping (its work's outcome): never dropped as stale."""
+
+    __slots__ = ()
+    bookkeeping = True

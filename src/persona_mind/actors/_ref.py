@@ -27,6 +27,8 @@ R = TypeVar("R")
 
 DEFAULT_ASK_TIMEOUT = 30.0
 
+_admitted = _context.admitted.get
+
 
 class ActorRef(Generic[M]):
     """The address of an actor. Cheap to copy; valid across restarts."""
@@ -67,8 +69,17 @@ class ActorRef(Generic[M]):
         Raises ``ActorStopped`` if the actor is stopped and ``UnknownMessage`` if the
         type is outside its protocol — both before anything is queued.
         """
-        env = self._envelope(message, generation, None)
-        cell = self._cell
+        cell = self._cell  # the envelope is built inline: tell is the kernel's hottest path
+        if cell.closed:
+            raise ActorStopped(cell.name, cell.state)
+        accepts = cell.accepts
+        if (
+            accepts is not None
+            and type(message) not in cell.exact
+            and not isinstance(message, accepts)
+        ):
+            raise UnknownMessage(cell.name, message)
+        env = Envelope(message, _admitted() if generation is None else generation, None)
         if cell.tracer.enabled:
             cell.trace_send(env)
         cell.mailbox.put(env)
