@@ -184,7 +184,7 @@ class Cell(Generic[M]):
             for deferred in list(self._promises.values()):  # on_stop may answer more precisely
                 deferred.reject(ActorStopped(self.name, "it stopped before answering"))
 
-    async def _loop(self, actor: Actor[M]) -> BaseException | None:
+    async def _loop(self, actor: Actor[M]) -> BaseException | None:  # noqa: PLR0915 - hot loop: one frame per message
         mailbox = self.mailbox
         items = mailbox.items  # read directly: the hot path of a busy actor makes no coroutine
         tracer = self.tracer
