@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up and run the whole check: ruff, mypy --strict and pytest (unit, fault-injection and
+# Set up and run the whole check: ruff, mypy --strict, import-linter contracts and pytest (unit, fault-injection and
 # end-to-end suites). Idempotent: reuses .venv and the Pi cache when they are there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,4 +11,5 @@ PYTHON=${PYTHON:-python3}
 if [ -f scripts/install-pi.sh ]; then bash scripts/install-pi.sh; fi
 .venv/bin/ruff check .
 .venv/bin/mypy
+.venv/bin/lint-imports
 .venv/bin/pytest -q "$@"

@@ -45,7 +45,11 @@ class Clock(Protocol):
         ...
 
     def send_after(self, delay: float, ref: ActorRef[Any], message: object) -> TimerHandle:
-        """Tell ``message`` to ``ref`` after ``delay`` seconds (a timer as a message)."""
+        """Tell ``message`` to ``ref`` after ``delay`` seconds (a timer as a message).
+
+        The message is sent in the context the timer was armed in, so it carries the
+        generation its actor was admitted under (a replaced session's timer is dropped).
+        """
         ...
 
     async def sleep(self, delay: float) -> None:

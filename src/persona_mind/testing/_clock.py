@@ -5,11 +5,19 @@ they were scheduled), setting the clock to each timer's due time as it fires. Ti
 callbacks run synchronously inside ``advance``; a timer that *sends a message* therefore
 queues it before ``advance`` returns, and the test then awaits whatever reply or probe
 event proves the effect — never a sleep.
+
+``ManualClock(autojump=True)`` is trio's ``MockClock(autojump_threshold=0)``: whenever
+every task on the loop is blocked and a timer is pending, the clock jumps to the next
+deadline by itself, so a test can simply ``await`` a five-minute cooldown. "Blocked" is
+read off the loop's ready queue (asyncio has no public probe for it); a task waiting on
+real IO counts as blocked, exactly as in trio. Timers keep the context they were armed
+in, so a timer message carries the generation its actor was admitted under.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import heapq
 import itertools
 from collections.abc import Callable
@@ -24,12 +32,13 @@ DEFAULT_WALL_START = 1_790_000_000.0  # 2026-09-21T…Z: a fixed, plausible epoc
 
 
 class _Timer:
-    __slots__ = ("callback", "cancelled", "when")
+    __slots__ = ("callback", "cancelled", "context", "when")
 
     def __init__(self, when: float, callback: Callable[[], None]) -> None:
         self.when = when
         self.callback = callback
         self.cancelled = False
+        self.context = contextvars.copy_context()
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -38,11 +47,17 @@ class _Timer:
 class ManualClock:
     """A :class:`persona_mind.clock.Clock` whose time advances only on :meth:`advance`."""
 
-    def __init__(self, *, monotonic: float = 0.0, wall: float = DEFAULT_WALL_START) -> None:
+    def __init__(
+        self, *, monotonic: float = 0.0, wall: float = DEFAULT_WALL_START, autojump: bool = False
+    ) -> None:
         self._now = monotonic
         self._wall_offset = wall - monotonic
         self._heap: list[tuple[float, int, _Timer]] = []
         self._seq = itertools.count()
+        self.autojump = autojump
+        self.jumps = 0
+        """How many times autojump moved the clock (a test can assert it did)."""
+        self._jumper: asyncio.Task[None] | None = None
 
     def monotonic(self) -> float:
         return self._now
@@ -53,7 +68,30 @@ class ManualClock:
     def call_later(self, delay: float, callback: Callable[[], None]) -> _Timer:
         timer = _Timer(self._now + max(0.0, delay), callback)
         heapq.heappush(self._heap, (timer.when, next(self._seq), timer))
+        if self.autojump and (self._jumper is None or self._jumper.done()):
+            self._jumper = asyncio.get_running_loop().create_task(
+                self._jump_when_idle(), name="manual-clock-autojump"
+            )
         return timer
+
+    async def _jump_when_idle(self) -> None:
+        """Advance to the next deadline each time the loop has nothing else to run.
+
+        Ends when no timer is pending (the next ``call_later`` starts it again), so an
+        idle test leaves no task behind.
+        """
+        loop = asyncio.get_running_loop()
+        idle = 0
+        while self.pending():
+            await asyncio.sleep(0)
+            ready = len(getattr(loop, "_ready", ()))  # only this task was runnable?
+            idle = idle + 1 if ready == 0 else 0
+            if idle >= 3:  # settled across iterations: every other task is blocked
+                due = self.next_due()
+                if due is not None:
+                    self.advance(due)
+                    self.jumps += 1
+                idle = 0
 
     def send_after(self, delay: float, ref: ActorRef[Any], message: object) -> _Timer:
         def fire() -> None:
@@ -85,7 +123,7 @@ class ManualClock:
             if timer.cancelled:
                 continue
             self._now = max(self._now, when)
-            timer.callback()
+            timer.context.run(timer.callback)
             fired += 1
         self._now = target
         return fired
