@@ -3,8 +3,8 @@
 The server asserts what each child was really given: its system prompt (the persona's own
 resolved prompt, which Pi read from the private file named by ``--append-system-prompt``
 and rendered as its ``<addendum>`` section; issue 15 item 6), its tool set (read-only
-``read,grep,ls``) and its model (the exact session model). A consult, a full round-table, and a cancel mid-phase that must leave no
-process behind.
+``read,grep,ls``) and its model (the exact session model). A consult, a full round-table,
+and a cancel mid-phase that must leave no process behind.
 """
 
 from __future__ import annotations
