@@ -92,7 +92,7 @@ def _store_findings(store: PackStore) -> list[Finding]:
     for name, rec in state.drafts.items():
         try:
             load_pack(
-                store.root / "drafts" / name,
+                store.dir_for(f"drafts/{name}"),
                 "draft",
                 expected_name=rec.target.split("/")[1],
                 digest=False,

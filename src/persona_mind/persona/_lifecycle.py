@@ -200,7 +200,7 @@ def _prepare_removal(store: PackStore, name: str, verb: str, source: str) -> Cha
                 raise DraftConflict(f"the store changed since {verb} was prepared; try again")
             remove_tree(store.dir_for(ref))
             for draft in drafts:
-                remove_tree(store.root / "drafts" / draft)
+                remove_tree(store.dir_for(f"drafts/{draft}"))
             store.save(
                 evolve(
                     st,
