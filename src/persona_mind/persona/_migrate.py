@@ -22,6 +22,7 @@ from persona_mind.persona._fsio import atomic_write
 from persona_mind.persona._lifecycle import install_tree, roster_line
 from persona_mind.persona._model import Pack
 from persona_mind.persona._names import check_segment, is_valid_slug
+from persona_mind.persona._render import dump_yaml, one_line
 from persona_mind.persona._state import PackRecord, is_store_ref, now_iso
 from persona_mind.persona._store import PackStore
 from persona_mind.persona._validate import load_pack
@@ -112,9 +113,14 @@ def _build(ws: Workspace, name: str, dest: Path) -> Pack:
             rel = f".pi/agents/{path.name!r}"
             raise PackInvalid(name, (Problem("unsafe-name", rel, f"name {why}; rename it"),))
         (dest / "agents" / path.name).write_bytes(Workspace.read_capped(path))
-    manifest = (
-        f"schema: 2\nname: {name}\nversion: 1.0.0\n"
-        f"description: Migrated from the older setup in {ws.root.name}/.pi/agents.\n"
+    # A YAML emitter, never string joining: the folder name is user text (issue 15 item 5).
+    manifest = dump_yaml(
+        {
+            "schema": 2,
+            "name": name,
+            "version": "1.0.0",
+            "description": one_line(f"Migrated from the older setup in {ws.root.name}/.pi/agents."),
+        }
     )
     (dest / "pack.yaml").write_text(manifest, encoding="utf-8")
     return load_pack(dest, "custom", expected_name=name)
@@ -125,7 +131,7 @@ def inspect(store: PackStore, ws: Workspace) -> str:
     personas, problems = ws.local_personas()
     status = migration_status(store, ws)
     lines = [f"Workspace {ws.root}: {status}"]
-    lines += [f"- {p.label} ({p.path}) — {p.description}" for p in personas]
+    lines += [f"- {p.label} ({p.path}) — {one_line(p.description)}" for p in personas]
     lines += [f"! {p.render()}" for p in problems]
     if status in GATED:
         lines.append(

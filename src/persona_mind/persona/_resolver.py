@@ -19,6 +19,7 @@ from pathlib import Path
 
 from persona_mind.persona._errors import PersonaNotFound, UnsafeWorkspacePath
 from persona_mind.persona._model import Pack, PersonaDef
+from persona_mind.persona._render import one_line
 from persona_mind.persona._workspace import BASELINE, INDEX_CAP, Workspace
 
 __all__ = ("MAX_LISTED", "ResolvedPersona", "Resolver", "identity_of")
@@ -78,10 +79,10 @@ def _pack_docs(pack: Pack, persona: PersonaDef) -> list[str]:
 
 
 def _roster(pack: Pack, me: PersonaDef) -> list[str]:
-    out = [f"Team: {pack.ref} {pack.manifest.version} — {pack.manifest.description}"]
+    out = [f"Team: {pack.ref} {pack.manifest.version} — {one_line(pack.manifest.description)}"]
     for p in pack.personas:
         you = " (you)" if p.name == me.name else ""
-        desc = f" — {p.description}" if p.description else ""
+        desc = f" — {one_line(p.description)}" if p.description else ""
         out.append(f"- {p.label}{you}{desc}")
     return out
 
@@ -174,7 +175,8 @@ class Resolver:
             )
         skills = tuple(dict.fromkeys((*(baseline.skills if baseline else ()), *persona.skills)))
         if skills:
-            sections.append("## Skills\nUse these skills when relevant: " + ", ".join(skills))
+            shown = ", ".join(one_line(s) for s in skills)
+            sections.append("## Skills\nUse these skills when relevant: " + shown)
         sections.append(
             "## Team\n" + "\n".join(_roster(pack, persona)) + "\n\n" + _routing(persona, pack)
         )
@@ -198,7 +200,7 @@ class Resolver:
     def _library(
         ws: Workspace, kind: str, rel: str, watched: list[str], warnings: list[str]
     ) -> str:
-        label = f"{kind} `{rel}`"
+        label = f"{kind} `{one_line(rel).replace('`', chr(39))}`"
         try:
             path = ws.confine(rel)
         except UnsafeWorkspacePath as exc:
@@ -208,7 +210,14 @@ class Resolver:
         if path.is_dir():
             index = f"{rel.rstrip('/')}/_index.md"
             watched.append(index)
-            return _index_of(ws.read_text(index), label)
+            try:
+                text = ws.read_text(index)
+            except UnsafeWorkspacePath as exc:
+                # One escaping symlink skips that one document, never the whole persona
+                # (issue 15 item 6); the warning reaches doctor and the activation reply.
+                warnings.append(f"{exc}; skipped")
+                return f"{label} (its _index.md was skipped: it leads outside the workspace)"
+            return _index_of(text, label)
         if path.is_file():
             return f"{label} (a file; read it when relevant)"
         return f"{label} (not present yet)"
