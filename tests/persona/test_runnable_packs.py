@@ -346,3 +346,19 @@ def test_an_anchor_reused_once_is_accepted(tmp_path: Path) -> None:
     alpha = load_pack(root, "custom", expected_name="demo").persona("alpha")
     assert alpha is not None
     assert alpha.tools == ("read",)
+
+
+def test_a_baseline_listing_too_many_docs_is_capped_with_a_warning(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """The workspace's own list gets the pack's entry limit, said out loud, not silently."""
+    docs = "".join(f"  - library/shared/d{i}/\n" for i in range(40))
+    (workspace / ".pi" / "agents").mkdir(parents=True)
+    (workspace / ".pi" / "agents" / "_baseline.md").write_text(
+        f"---\ndocs:\n{docs}---\nBase.\n", encoding="utf-8"
+    )
+    pack = load_pack(write_pack(tmp_path / "p" / "demo"), "official", expected_name="demo")
+    resolved = Resolver().resolve(pack, "alpha", Workspace(workspace))
+    assert "library/shared/d31/" in resolved.system_prompt
+    assert "library/shared/d32/" not in resolved.system_prompt
+    assert any("lists 40 docs; only the first 32" in w for w in resolved.warnings)

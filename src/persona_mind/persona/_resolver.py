@@ -20,6 +20,7 @@ from pathlib import Path
 from persona_mind.persona._errors import PersonaNotFound, UnsafeWorkspacePath
 from persona_mind.persona._model import Pack, PersonaDef
 from persona_mind.persona._render import one_line
+from persona_mind.persona._scan import Limits
 from persona_mind.persona._workspace import BASELINE, INDEX_CAP, Workspace
 
 __all__ = ("MAX_LISTED", "ResolvedPersona", "Resolver", "identity_of")
@@ -157,6 +158,13 @@ class Resolver:
             sections.append(f"## Project baseline\n{baseline.body}")
         libs: list[str] = []
         shared = list(baseline.docs if baseline else ())
+        cap = Limits().max_list_entries  # the pack limit, applied to the workspace's list
+        if len(shared) > cap:
+            warnings.append(
+                f"{BASELINE} lists {len(shared)} docs; only the first {cap} are used so a "
+                "child can still run this persona"
+            )
+            shared = shared[:cap]
         shared += [d for d in persona.docs if d.startswith("library/shared")]
         personal = [d for d in persona.docs if not d.startswith("library/shared")]
         for kind, entries in (("Shared library", shared), ("Personal library", personal)):
