@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
 from persona_mind.clock import MonotonicClock
@@ -291,13 +292,9 @@ async def test_system_prompt_goes_by_a_private_file_never_argv(
     of this user, is absent from argv (``/proc/<pid>/cmdline``), and is gone after exit."""
     big = "You are ARCHITECT-PERSONA.\n" + "x" * (200 * 1024)
     b = backend(fake_pi, tmp_path, mode=mode)
-    req = request().__class__(
-        **{
-            **_fields(request()),
-            "persona": request().persona.__class__(
-                **{**_fields(request().persona), "system_prompt": big}
-            ),
-        }
+    base = request()
+    req = msgspec.structs.replace(
+        base, persona=msgspec.structs.replace(base.persona, system_prompt=big)
     )
     reply = await b.run(req, lambda _: None)
     assert reply.text
@@ -364,9 +361,7 @@ async def test_a_prompt_over_the_child_limit_is_refused_before_spawn(
     from persona_mind.runners.child import ChildSpawnFailed  # noqa: PLC0415
 
     b = backend(fake_pi, tmp_path)
-    req = request().__class__(
-        **{**_fields(request()), "injection": "y" * (MAX_SYSTEM_PROMPT_BYTES + 1)}
-    )
+    req = msgspec.structs.replace(request(), injection="y" * (MAX_SYSTEM_PROMPT_BYTES + 1))
     with pytest.raises(ChildSpawnFailed, match="child limit"):
         await b.run(req, lambda _: None)
     assert fake_log(tmp_path) == []
