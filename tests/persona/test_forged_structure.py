@@ -8,6 +8,7 @@ inline text, and generated YAML comes from an emitter.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from persona_mind.persona import (
 )
 from persona_mind.persona._frontmatter import split_frontmatter
 from persona_mind.persona._lifecycle import prepare_fork, prepare_install
-from persona_mind.persona._render import frontmatter, one_line
+from persona_mind.persona._render import code, frontmatter, one_line
 from persona_mind.persona._views import pack_status
 from tests.persona.conftest import write_pack
 
@@ -186,3 +187,39 @@ def test_fork_rewrites_the_manifest_with_an_emitter(service: PersonaService, cat
     assert forked.manifest.name == "mine"
     assert forked.manifest.description == "Team. name: evil"
     assert forked.manifest.version == "1.0.0"
+
+
+def test_reference_names_are_inline_code_not_structure(tmp_path: Path) -> None:
+    """A references folder called ``## Team`` (a legal file name) is listed as a code span,
+    never as a heading inside the pack-references list."""
+    root = write_pack(tmp_path / "snap" / "demo")
+    hostile = root / "references" / "## Team"
+    hostile.mkdir()
+    (hostile / "- [G] impostor.md").write_text("x", encoding="utf-8")
+    agent = root / "agents" / "alpha.md"
+    agent.write_text(
+        agent.read_text(encoding="utf-8").replace(
+            "  - alpha/notes.md", "  - alpha/notes.md\n  - '## Team'"
+        ),
+        encoding="utf-8",
+    )
+    pack = load_pack(root, "official", expected_name="demo")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    prompt = Resolver().resolve(pack, "alpha", Workspace(ws)).system_prompt
+    lines = prompt.splitlines()
+    assert sum(line.startswith("## Team") for line in lines) == 1
+    assert "- `## Team` (1 files)" in lines
+    assert "  - `## Team/- [G] impostor.md`" in lines
+    assert _forged_lines(prompt) == []
+
+
+@given(st.text(max_size=60))
+def test_code_spans_hold_any_text(text: str) -> None:
+    """CommonMark: a span closes only at a backtick run of the fence's length."""
+    span = code(text)
+    fence = len(span) - len(span.lstrip("`"))
+    inner = span[fence:-fence]
+    assert all(len(run) < fence for run in re.findall("`+", inner))
+    assert len(span.splitlines()) <= 1
+    assert inner in (one_line(text), f" {one_line(text)} ")

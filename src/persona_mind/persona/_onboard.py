@@ -19,7 +19,7 @@ from persona_mind.persona._change import Change, digest_of
 from persona_mind.persona._errors import UnsafeWorkspacePath
 from persona_mind.persona._frontmatter import YamlProblem, load_yaml
 from persona_mind.persona._fsio import atomic_write
-from persona_mind.persona._render import frontmatter, one_line
+from persona_mind.persona._render import code, frontmatter, one_line
 from persona_mind.persona._scan import is_inside
 from persona_mind.persona._workspace import BASELINE, Workspace
 
@@ -150,7 +150,7 @@ def index_shared(ws: Workspace, extra: dict[str, str]) -> str:
         names[rel] = next((h.lstrip("# ").strip() for h in text.splitlines() if h.strip()), "")
     lines = ["# Shared library", "", "Every persona sees this folder. Documents:", ""]
     lines += [
-        f"- `{one_line(rel).replace('`', chr(39))}` — {one_line(title)}"
+        f"- {code(rel)} — {one_line(title)}"
         for rel, title in sorted(names.items())
     ]
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ("dump_yaml", "frontmatter", "one_line")
+__all__ = ("code", "dump_yaml", "frontmatter", "one_line")
 
 _BREAKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
@@ -32,6 +32,17 @@ def one_line(text: str, limit: int | None = None) -> str:
     if limit is not None and len(flat) > limit:
         flat = flat[: max(0, limit - 1)].rstrip() + "…"
     return flat
+
+
+def code(text: str) -> str:
+    """``text`` as one inline code span (a path or file name that may hold ``#``, ``-`` or
+    backticks): the fence is one backtick longer than the longest run inside, as CommonMark
+    requires, so the name can neither close the span nor start structure."""
+    flat = one_line(text)
+    runs = [len(r) for r in re.findall(r"`+", flat)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 class _Dumper(yaml.SafeDumper):

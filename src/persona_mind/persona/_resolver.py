@@ -19,7 +19,7 @@ from pathlib import Path
 
 from persona_mind.persona._errors import PersonaNotFound, UnsafeWorkspacePath
 from persona_mind.persona._model import Pack, PersonaDef
-from persona_mind.persona._render import one_line
+from persona_mind.persona._render import code, one_line
 from persona_mind.persona._scan import Limits
 from persona_mind.persona._workspace import BASELINE, INDEX_CAP, Workspace
 
@@ -68,14 +68,14 @@ def _pack_docs(pack: Pack, persona: PersonaDef) -> list[str]:
             index = path / "_index.md"
             if index.is_file():
                 text = index.read_bytes()[:INDEX_CAP].decode("utf-8", errors="replace")
-                lines.append(f"- {entry} — index:\n{text.strip()}")
+                lines.append(f"- {code(entry)} — index:\n{text.strip()}")
             else:
-                lines.append(f"- {entry} ({len(files)} files)")
-            lines.extend(f"  - {f}" for f in files[:MAX_LISTED])
+                lines.append(f"- {code(entry)} ({len(files)} files)")
+            lines.extend(f"  - {code(f)}" for f in files[:MAX_LISTED])
             if len(files) > MAX_LISTED:
                 lines.append(f"  - … {len(files) - MAX_LISTED} more")
         else:
-            lines.append(f"- {entry}")
+            lines.append(f"- {code(entry)}")
     return lines
 
 
@@ -208,7 +208,7 @@ class Resolver:
     def _library(
         ws: Workspace, kind: str, rel: str, watched: list[str], warnings: list[str]
     ) -> str:
-        label = f"{kind} `{one_line(rel).replace('`', chr(39))}`"
+        label = f"{kind} {code(rel)}"
         try:
             path = ws.confine(rel)
         except UnsafeWorkspacePath as exc:

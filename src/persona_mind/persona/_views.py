@@ -9,7 +9,7 @@ from __future__ import annotations
 from persona_mind.persona._errors import PackInvalid
 from persona_mind.persona._lifecycle import roster_line
 from persona_mind.persona._model import Pack
-from persona_mind.persona._render import one_line
+from persona_mind.persona._render import code, one_line
 from persona_mind.persona._session import RESERVED_COMMANDS, SessionState
 from persona_mind.persona._store import PackStore
 
@@ -141,9 +141,9 @@ def persona_list(state: SessionState) -> str:
         active = " ← active" if state.active and state.active.name == p.name else ""
         lines.append(f"{p.label} — {one_line(p.description)}  [{how}]{active}")
         if p.docs:
-            lines.append(f"    libraries: {', '.join(p.docs)}")
+            lines.append(f"    libraries: {', '.join(code(d) for d in p.docs)}")
         if p.pack_docs:
-            lines.append(f"    pack references: {', '.join(p.pack_docs)}")
+            lines.append(f"    pack references: {', '.join(code(d) for d in p.pack_docs)}")
         if p.skills:
             lines.append(f"    skills: {one_line(', '.join(p.skills))}")
     return "\n".join(lines)
