@@ -362,3 +362,20 @@ def test_a_baseline_listing_too_many_docs_is_capped_with_a_warning(
     assert "library/shared/d31/" in resolved.system_prompt
     assert "library/shared/d32/" not in resolved.system_prompt
     assert any("lists 40 docs; only the first 32" in w for w in resolved.warnings)
+
+
+def test_a_store_folder_with_a_device_name_is_listed_as_invalid(
+    service: PersonaService, make_ctx: Ctx
+) -> None:
+    """A folder no pack can be called never breaks list or doctor; it is never loaded."""
+    write_pack(service.store.root / "custom" / "con", name="con")
+    write_pack(service.store.root / "custom" / "ok", name="ok")
+    ctx = make_ctx()
+    service.open_session(ctx)
+    listing, level = _cmd(service, ctx, "pack list")
+    assert level != "error"
+    assert "custom/con — INVALID" in listing
+    assert "custom/ok 1.0.0" in listing
+    report, _ = _cmd(service, ctx, "doctor")
+    assert "custom/con is invalid" in report
+    assert "[bad-name]" in report
