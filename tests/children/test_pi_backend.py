@@ -365,3 +365,20 @@ async def test_a_prompt_over_the_child_limit_is_refused_before_spawn(
     with pytest.raises(ChildSpawnFailed, match="child limit"):
         await b.run(req, lambda _: None)
     assert fake_log(tmp_path) == []
+
+
+@pytest.mark.asyncio
+async def test_a_tool_name_that_would_widen_the_tool_list_is_refused(
+    fake_pi: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``--tools read,bash`` from one entry "read,bash": refused before spawn."""
+    from persona_mind.runners.child import ChildSpawnFailed  # noqa: PLC0415
+
+    b = backend(fake_pi, tmp_path)
+    base = request()
+    req = msgspec.structs.replace(
+        base, persona=msgspec.structs.replace(base.persona, tools=("read,bash",))
+    )
+    with pytest.raises(ChildSpawnFailed, match="not one tool name"):
+        await b.run(req, lambda _: None)
+    assert fake_log(tmp_path) == []

@@ -21,6 +21,7 @@ every local user. The file lives in a fresh ``0700`` temp directory, is created 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -70,6 +71,8 @@ MAX_SYSTEM_PROMPT_BYTES = 4 * 1024 * 1024
 file); a bound so a runaway pack cannot make every child send megabytes per turn. Pack
 validation keeps every persona far below it (``persona/_validate.py``)."""
 _PROMPT_FILE = "system-prompt.md"
+_TOOL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
+"""One Pi tool name (the rule pack validation applies, persona/_runnable.py)."""
 _ABORT = b'{"type":"abort","id":"pm-abort"}'
 _encoder = msgspec.json.Encoder()
 
@@ -168,7 +171,15 @@ class PiBackend:
         return self._mode
 
     def check(self, request: ChildRequest) -> None:
-        """Refuse, before anything is written or spawned, a prompt no child should carry."""
+        """Refuse, before anything is written or spawned, what no child should be given: a
+        prompt over the limit, or a tool name that would change the ``--tools a,b`` list."""
+        bad = [t for t in request.persona.tools if not _TOOL_RE.fullmatch(t)]
+        if bad:
+            raise ChildSpawnFailed(
+                self._command[0],
+                f"persona {request.persona.name} declares tool name(s) {bad!r} that are not "
+                "one tool name each; fix its tools list",
+            )
         size = len(request.system_prompt.encode())
         if size > MAX_SYSTEM_PROMPT_BYTES:
             raise ChildSpawnFailed(
