@@ -310,6 +310,31 @@ HOSTILE: list[tuple[str, Mutate, str]] = [
     ),
     ("reference-huge", _file("references/big.bin", b"\0" * (8 * M + 1)), "file-too-large"),
     ("fifo", lambda r, o: os.mkfifo(r / "references" / "pipe"), "special-file"),
+    (
+        "hardlink-out",
+        lambda r, o: os.link(_outside_file(r, o), r / "references" / "k.md"),
+        "hardlink-escape",
+    ),
+    (
+        "description-200k",
+        lambda r, o: _agent(
+            r,
+            "alpha.md",
+            f"---\nname: alpha\nrole: specialist\ndescription: {'x' * 204800}\n---\nx\n",
+        ),
+        "too-long",
+    ),
+    ("tools-comma", _set_field("tools", "['read,bash']"), "bad-field"),
+    (
+        "skills-too-many",
+        _set_field("skills", repr([f"s{i}" for i in range(33)])),
+        "too-many-entries",
+    ),
+    (
+        "pack-description-too-long",
+        _manifest(f"schema: 2\nname: demo\nversion: 1.0.0\ndescription: {'d' * 1025}\n"),
+        "too-long",
+    ),
     ("nested-pack-root", _file("references/inner/pack.yaml", b"schema: 2\n"), "nested-pack-root"),
 ]
 
