@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
 from persona_mind.clock import MonotonicClock
@@ -54,9 +56,10 @@ async def run(b: PiBackend, **kw: Any) -> tuple[ChildReply, list[ChildProgress]]
 
 
 def test_argv_has_every_child_flag_and_no_prompt() -> None:
-    """P-CHILD-11, M-OPTIMIZE-WORKER-2/-3: flags verified in notes/pi-host.md §2."""
+    """P-CHILD-11, M-OPTIMIZE-WORKER-2/-3: flags verified in notes/pi-host.md §2; the
+    system prompt is a file path, never its text (issue 15 item 6)."""
     req = request(prompt="SECRET-PROMPT")
-    argv = pi_argv(("pi",), req, "json")
+    argv = pi_argv(("pi",), req, "json", "/tmp/pm-child-x/system-prompt.md")
     assert argv[:4] == ["pi", "--mode", "json", "-p"]
     for flag in (
         "--no-session",
@@ -66,11 +69,14 @@ def test_argv_has_every_child_flag_and_no_prompt() -> None:
         "--no-prompt-templates",
     ):
         assert flag in argv
-    assert argv[argv.index("--system-prompt") + 1] == req.persona.system_prompt
+    assert argv[argv.index("--append-system-prompt") + 1] == "/tmp/pm-child-x/system-prompt.md"
+    assert "--system-prompt" not in argv
+    assert req.persona.system_prompt not in " ".join(argv)
     assert argv[argv.index("--tools") + 1] == "read,grep,ls"
     assert argv[argv.index("--model") + 1] == "fake/fake-model"
     assert "SECRET-PROMPT" not in " ".join(argv)
-    worker = pi_argv(("pi",), request(kind="worker"), "rpc")
+    worker = pi_argv(("pi",), request(kind="worker"), "rpc", None)
+    assert "--append-system-prompt" not in worker
     assert "--no-tools" in worker
     assert "--tools" not in worker
     assert "-p" not in worker
@@ -269,3 +275,110 @@ async def test_aborted_stop_reason_is_child_cancelled(tmp_path: Path) -> None:
     )
     with pytest.raises(ChildCancelled):
         state.result()
+
+
+def _prompt_file_of(entry: dict[str, Any]) -> dict[str, Any]:
+    (info,) = entry["prompt_files"]
+    return dict(info)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", MODES)
+async def test_system_prompt_goes_by_a_private_file_never_argv(
+    fake_pi: tuple[str, ...], tmp_path: Path, mode: str
+) -> None:
+    """Issue 15 item 6: a 200 KiB persona prompt (over the 128 KiB per-argument limit that
+    made every child fail) reaches the child whole, through a 0600 file in a 0700 directory
+    of this user, is absent from argv (``/proc/<pid>/cmdline``), and is gone after exit."""
+    big = "You are ARCHITECT-PERSONA.\n" + "x" * (200 * 1024)
+    b = backend(fake_pi, tmp_path, mode=mode)
+    base = request()
+    req = msgspec.structs.replace(
+        base, persona=msgspec.structs.replace(base.persona, system_prompt=big)
+    )
+    reply = await b.run(req, lambda _: None)
+    assert reply.text
+    (entry,) = fake_log(tmp_path)
+    assert entry["system_prompt"] == big
+    assert big[:40] not in " ".join(entry["argv"])
+    info = _prompt_file_of(entry)
+    assert info["path"] in entry["argv"]
+    assert entry["argv"][entry["argv"].index(info["path"]) - 1] == "--append-system-prompt"
+    assert info["mode"] == 0o600
+    assert info["dir_mode"] == 0o700
+    assert info["uid"] == os.getuid()
+    assert not Path(info["path"]).exists()
+    assert not Path(info["path"]).parent.exists()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("mode", MODES)
+async def test_prompt_file_is_removed_when_the_caller_cancels(
+    fake_pi_direct: tuple[str, ...], tmp_path: Path, mode: str
+) -> None:
+    """Issue 15 item 6: cancel mid-run (ladder up to SIGKILL) still removes the prompt file."""
+    b = backend(
+        fake_pi_direct,
+        tmp_path,
+        {"default": {"hang": True, "ignore_abort": True, "ignore_sigterm": True}},
+        mode=mode,
+    )
+    b._ladder = CancelLadder(abort_grace=0.2, term_grace=0.2, kill_grace=5)
+    seen_file: list[bool] = []
+    with anyio.CancelScope() as scope:
+
+        def progress(p: ChildProgress) -> None:
+            if p.event == "turn":
+                (entry,) = fake_log(tmp_path)
+                seen_file.append(Path(_prompt_file_of(entry)["path"]).exists())
+                scope.cancel()
+
+        await b.run(request(), progress)
+    assert scope.cancelled_caught
+    assert seen_file == [True]  # it existed while the child ran
+    (entry,) = fake_log(tmp_path)
+    assert group_members(entry["pid"]) == []
+    assert not Path(_prompt_file_of(entry)["path"]).parent.exists()
+
+
+@pytest.mark.asyncio
+async def test_prompt_file_is_removed_when_the_child_is_killed(
+    fake_pi_direct: tuple[str, ...], tmp_path: Path
+) -> None:
+    b = backend(fake_pi_direct, tmp_path, {"default": {"signal": 9}})
+    with pytest.raises(ChildDied):
+        await run(b)
+    (entry,) = fake_log(tmp_path)
+    assert not Path(_prompt_file_of(entry)["path"]).parent.exists()
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_over_the_child_limit_is_refused_before_spawn(
+    fake_pi: tuple[str, ...], tmp_path: Path
+) -> None:
+    """A typed refusal naming the limit, no file written and no child started."""
+    from persona_mind.runners._child_pi import MAX_SYSTEM_PROMPT_BYTES  # noqa: PLC0415
+    from persona_mind.runners.child import ChildSpawnFailed  # noqa: PLC0415
+
+    b = backend(fake_pi, tmp_path)
+    req = msgspec.structs.replace(request(), injection="y" * (MAX_SYSTEM_PROMPT_BYTES + 1))
+    with pytest.raises(ChildSpawnFailed, match="child limit"):
+        await b.run(req, lambda _: None)
+    assert fake_log(tmp_path) == []
+
+
+@pytest.mark.asyncio
+async def test_a_tool_name_that_would_widen_the_tool_list_is_refused(
+    fake_pi: tuple[str, ...], tmp_path: Path
+) -> None:
+    """``--tools read,bash`` from one entry "read,bash": refused before spawn."""
+    from persona_mind.runners.child import ChildSpawnFailed  # noqa: PLC0415
+
+    b = backend(fake_pi, tmp_path)
+    base = request()
+    req = msgspec.structs.replace(
+        base, persona=msgspec.structs.replace(base.persona, tools=("read,bash",))
+    )
+    with pytest.raises(ChildSpawnFailed, match="not one tool name"):
+        await b.run(req, lambda _: None)
+    assert fake_log(tmp_path) == []

@@ -1,9 +1,10 @@
 """Children on the real Pi 1.x against the fake OpenAI server (issue 6 acceptance).
 
 The server asserts what each child was really given: its system prompt (the persona's own
-resolved prompt), its tool set (read-only ``read,grep,ls``) and its model (the exact
-session model). A consult, a full round-table, and a cancel mid-phase that must leave no
-process behind.
+resolved prompt, which Pi read from the private file named by ``--append-system-prompt``
+and rendered as its ``<addendum>`` section; issue 15 item 6), its tool set (read-only
+``read,grep,ls``) and its model (the exact session model). A consult, a full round-table,
+and a cancel mid-phase that must leave no process behind.
 """
 
 from __future__ import annotations
@@ -116,10 +117,21 @@ def backend(pi: PiInstall, fake: FakeOpenAI, tmp_path: Path, mode: str = "rpc") 
     )
 
 
+def addendum(system: str) -> str:
+    """The persona part of a child's system prompt: Pi 1.x wraps the text of
+    ``--append-system-prompt FILE`` in ``<addendum>``. Had Pi received the file's path
+    instead of its content, the path would be here and the assertions fail."""
+    _head, sep, rest = system.partition("<addendum>\n")
+    assert sep, f"no addendum in the child's system prompt: {system[:300]!r}"
+    body, sep, _ = rest.partition("\n</addendum>")
+    assert sep
+    return body
+
+
 def requests_by_system(fake: FakeOpenAI) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for i, body in enumerate(fake.requests):
-        system = fake.system_prompt(i)
+        system = addendum(fake.system_prompt(i))
         out.setdefault(system.split("\n", 1)[0], []).append(body)
     return out
 
@@ -146,11 +158,45 @@ async def test_consult_with_the_real_pi(pi: PiInstall, tmp_path: Path, mode: str
         assert result.answer == "Retries need idempotency keys."
         assert result.usage.input_tokens > 0
         (body,) = fake.requests
-        sent = fake.system_prompt(0)
+        sent = addendum(fake.system_prompt(0))
         assert sent.startswith("You are PERSONA-CRITIC.\n\nOBJECTIVE: ship v1")
         assert sorted(fake.tool_names(0)) == ["grep", "ls", "read"]
         assert body["model"] == "fake-model"
         assert "Is the retry loop safe?" in fake.user_texts(0)[-1]
+
+
+@pytest.mark.asyncio
+async def test_a_prompt_over_the_argv_limit_reaches_the_real_pi(
+    pi: PiInstall, tmp_path: Path
+) -> None:
+    """Issue 15 item 6: a 200 KiB persona prompt (one argv string is capped at 128 KiB, so
+    on the command line every child failed at spawn) reaches the model whole, by file."""
+    big = "You are PERSONA-BIG.\n" + "fact " * (40 * 1024)
+    wide = ChildTeam(
+        pack="custom/e2e",
+        personas=(
+            member("lead", "generalist"),
+            ChildPersona(
+                name="big", qualified_id="custom/e2e/big", role="specialist", system_prompt=big
+            ),
+        ),
+    )
+    with FakeOpenAI([{"text": "fine"}]) as fake:
+        b = backend(pi, fake, tmp_path, "json")
+        async with ActorSystem(clock=MonotonicClock()) as system:
+            runner = system.spawn(lambda: ChildRunner(b), name="child-runner")
+            result = await consult(
+                runner,
+                wide,
+                requester="lead",
+                active="lead",
+                consultant="big",
+                question="ok?",
+                model="fake/fake-model",
+                cwd=str(tmp_path),
+            )
+        assert result.answer == "fine"
+        assert addendum(fake.system_prompt(0)).startswith(big.rstrip())
 
 
 @pytest.mark.asyncio

@@ -107,6 +107,19 @@ def _two(*mutations: Mutate) -> Mutate:
     return mutate
 
 
+def _alias_bomb(levels: int = 6) -> str:
+    """Ten aliases per level: 60 aliases expanding to a million values."""
+    lines = ["l0: &l0 [" + ", ".join(["x"] * 10) + "]"]
+    lines += [f"l{i}: &l{i} [" + ", ".join([f"*l{i - 1}"] * 10) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def _many_aliases(count: int = 70) -> str:
+    """Many aliases of one-value anchors: small, but no hand-written file does this."""
+    body = "schema: 2\nname: demo\nversion: 1.0.0\ndescription: &d d\n"
+    return body + "".join(f"x{i}: *d\n" for i in range(count))
+
+
 M = 1024 * 1024
 HOSTILE: list[tuple[str, Mutate, str]] = [
     ("packDocs-dotdot", _pack_docs("../outside.md"), "unsafe-path"),
@@ -230,7 +243,8 @@ HOSTILE: list[tuple[str, Mutate, str]] = [
         _manifest("schema: !!python/object/apply:os.system ['true']\n"),
         "bad-yaml",
     ),
-    ("manifest-alias-bomb", _manifest("a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n"), "bad-yaml"),
+    ("manifest-alias-bomb", _manifest(_alias_bomb()), "bad-yaml"),
+    ("manifest-many-aliases", _manifest(_many_aliases()), "bad-yaml"),
     (
         "frontmatter-missing",
         lambda r, o: _agent(r, "alpha.md", "You are alpha.\n"),
@@ -247,9 +261,9 @@ HOSTILE: list[tuple[str, Mutate, str]] = [
         "bad-frontmatter",
     ),
     (
-        "frontmatter-alias",
+        "frontmatter-alias-bomb",
         lambda r, o: _agent(
-            r, "alpha.md", "---\nname: alpha\nrole: specialist\nskills: &s [a]\ntools: *s\n---\nx\n"
+            r, "alpha.md", f"---\nname: alpha\nrole: specialist\n{_alias_bomb()}---\nx\n"
         ),
         "bad-frontmatter",
     ),
@@ -296,6 +310,31 @@ HOSTILE: list[tuple[str, Mutate, str]] = [
     ),
     ("reference-huge", _file("references/big.bin", b"\0" * (8 * M + 1)), "file-too-large"),
     ("fifo", lambda r, o: os.mkfifo(r / "references" / "pipe"), "special-file"),
+    (
+        "hardlink-out",
+        lambda r, o: os.link(_outside_file(r, o), r / "references" / "k.md"),
+        "hardlink-escape",
+    ),
+    (
+        "description-200k",
+        lambda r, o: _agent(
+            r,
+            "alpha.md",
+            f"---\nname: alpha\nrole: specialist\ndescription: {'x' * 204800}\n---\nx\n",
+        ),
+        "too-long",
+    ),
+    ("tools-comma", _set_field("tools", "['read,bash']"), "bad-field"),
+    (
+        "skills-too-many",
+        _set_field("skills", repr([f"s{i}" for i in range(33)])),
+        "too-many-entries",
+    ),
+    (
+        "pack-description-too-long",
+        _manifest(f"schema: 2\nname: demo\nversion: 1.0.0\ndescription: {'d' * 1025}\n"),
+        "too-long",
+    ),
     ("nested-pack-root", _file("references/inner/pack.yaml", b"schema: 2\n"), "nested-pack-root"),
 ]
 

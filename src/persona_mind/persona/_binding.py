@@ -20,7 +20,7 @@ import msgspec
 from persona_mind.errors import PersonaError
 from persona_mind.persona._fsio import FS, atomic_write, copy_tree, remove_tree
 from persona_mind.persona._model import Pack, PackSource
-from persona_mind.persona._state import now_iso
+from persona_mind.persona._state import is_store_ref, now_iso
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import load_pack
 
@@ -44,6 +44,21 @@ class BindingRecord(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 
 
 _DECODER = msgspec.json.Decoder(BindingRecord)
+_SNAPSHOT_RE = re.compile(r"^snap-[0-9a-f]{12}-[0-9a-f]{8}$")
+"""The only snapshot folder name :meth:`Bindings.bind` ever writes."""
+
+
+def _record_problem(record: BindingRecord, session_id: str) -> str | None:
+    """Why a record read back from disk cannot be trusted with a path (issue 15 item 4)."""
+    if record.session != session_id:
+        return f"it belongs to session {record.session!r}, not {session_id!r}"
+    if record.state != "bound":
+        return None
+    if not is_store_ref(record.pack):
+        return f"its pack {record.pack!r} is not official/<name> or custom/<name>"
+    if not _SNAPSHOT_RE.fullmatch(record.snapshot):
+        return f"its snapshot {record.snapshot!r} is not a snapshot folder name"
+    return None
 
 
 def session_key(session_id: str) -> str:
@@ -72,12 +87,19 @@ class Bindings:
         except FileNotFoundError:
             return None
         try:
-            return _DECODER.decode(raw)
+            record = _DECODER.decode(raw)
         except msgspec.DecodeError as exc:
             raise PersonaError(
                 f"{path} is not a valid binding record ({exc}); select the team again with "
                 "`/persona team select <pack>` to rewrite it"
             ) from exc
+        why = _record_problem(record, session_id)
+        if why is not None:
+            raise PersonaError(
+                f"{path} is not a valid binding record ({why}); nothing was read through it. "
+                "Select the team again with `/persona team select <pack>` to rewrite it"
+            )
+        return record
 
     def _write(self, record: BindingRecord) -> None:
         atomic_write(

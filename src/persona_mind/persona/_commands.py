@@ -8,16 +8,23 @@ what they will do and need ``--yes`` (confirmation-gated, P-PACK-31); the rest r
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import CommandCall, CommandResult
-from persona_mind.persona._errors import MigrationRequired, PersonaNotFound, StaleCommand
+from persona_mind.persona._errors import (
+    MigrationRequired,
+    PersonaNotFound,
+    PersonaUnavailable,
+    StaleCommand,
+)
 from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
 from persona_mind.persona._outcome import CommandOutcome, Effects
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._session import ACTIVE_ENTRY, ActivePersona, SessionContext
 from persona_mind.persona._views import persona_list, persona_status
+from persona_mind.persona._workspace import Workspace
 
 __all__ = ("HELP", "PACK_VERBS", "run_command")
 
@@ -63,6 +70,15 @@ def activate(svc: PersonaService, ctx: SessionContext, name: str, query: str) ->
     pack = scope.pack
     if pack.persona(name) is None:
         raise PersonaNotFound(f"{pack.ref} has no persona {name!r}; `/persona-list` shows the team")
+    # Resolve now, exactly as every turn will: activation never reports success for a
+    # persona whose prompt cannot be built, so nothing would be injected (issue 15 item 6).
+    try:
+        resolved = svc.resolver.resolve(pack, name, Workspace(Path(ctx.cwd)))
+    except (PersonaMindError, OSError) as exc:
+        raise PersonaUnavailable(
+            f"persona {name} was not activated: its prompt cannot be built ({exc}). "
+            "`/persona doctor` shows what to fix"
+        ) from exc
     state.active = ActivePersona(
         name=name,
         identity=f"{pack.source}/{pack.name}/{name}",
@@ -70,6 +86,7 @@ def activate(svc: PersonaService, ctx: SessionContext, name: str, query: str) ->
         revision=pack.digest,
     )
     text = f"Persona mode: {name} ({state.active.identity}). `/persona clear` exits."
+    text += "".join(f"\nnote: {w}" for w in resolved.warnings)
     return _ok(
         text,
         entries=((ACTIVE_ENTRY, state.active.entry()),),

@@ -15,6 +15,7 @@ from persona_mind.errors import PersonaMindError
 from persona_mind.persona._errors import PackInvalid
 from persona_mind.persona._migrate import GATED, migration_status
 from persona_mind.persona._resolver import Resolver
+from persona_mind.persona._scan import is_inside
 from persona_mind.persona._session import TeamScope
 from persona_mind.persona._store import PackStore
 from persona_mind.persona._validate import load_pack
@@ -92,7 +93,7 @@ def _store_findings(store: PackStore) -> list[Finding]:
     for name, rec in state.drafts.items():
         try:
             load_pack(
-                store.root / "drafts" / name,
+                store.dir_for(f"drafts/{name}"),
                 "draft",
                 expected_name=rec.target.split("/")[1],
                 digest=False,
@@ -125,9 +126,51 @@ def _workspace_findings(store: PackStore, ws: Workspace) -> list[Finding]:
                 "it holds. `/persona onboard` re-indexes it",
             )
         )
+    out.extend(_shared_escapes(ws))
     status = migration_status(store, ws)
     level = "error" if status in GATED else "warn" if status == "changed-source" else "ok"
     out.append(Finding(level, f"older setup: {status}"))
+    return out
+
+
+_MAX_SHARED_ENTRIES = 10_000
+
+
+def _shared_escapes(ws: Workspace) -> list[Finding]:
+    """Symlinks under ``library/shared`` that lead outside the workspace (issue 15 item 6).
+
+    Personas skip each such document (the resolver refuses it and keeps going); doctor
+    names every one so the user can replace it with a copy. The walk never follows links
+    and stops after :data:`_MAX_SHARED_ENTRIES` entries.
+    """
+    root = ws.root / "library" / "shared"
+    if root.is_symlink() and not is_inside(os.path.realpath(root), ws.real):
+        return [
+            Finding(
+                "warn",
+                "library/shared is a symlink that leads outside the workspace; personas skip "
+                "it. Make it a folder inside the project",
+            )
+        ]
+    if root.is_symlink() or not root.is_dir():
+        return []
+    out: list[Finding] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):
+        for name in (*dirs, *files):
+            seen += 1
+            if seen > _MAX_SHARED_ENTRIES:
+                return out
+            path = os.path.join(folder, name)
+            if os.path.islink(path) and not is_inside(os.path.realpath(path), ws.real):
+                rel = os.path.relpath(path, ws.root)
+                out.append(
+                    Finding(
+                        "warn",
+                        f"{rel} is a symlink that leads outside the workspace; personas skip "
+                        "it. Copy the document into library/shared/ or remove the link",
+                    )
+                )
     return out
 
 

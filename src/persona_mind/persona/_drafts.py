@@ -51,6 +51,10 @@ _TEMPLATE = {
 
 
 def _draft_dir(store: PackStore, name: str) -> Path:
+    """``drafts/<name>`` for a valid name only: names from the user and from ``store.json``
+    alike never reach a path unchecked (issue 15 item 4)."""
+    if not is_valid_slug(name):
+        raise PackNotFound(f"{name!r} is not a valid draft name (lowercase, digits, '.-_')")
     return store.root / "drafts" / name
 
 
@@ -140,8 +144,9 @@ def prepare_edit(store: PackStore, pack_name: str) -> Change:
 
 
 def _require_draft(store: PackStore, name: str) -> DraftRecord:
+    folder = _draft_dir(store, name)  # the name is checked before anything else
     rec = draft_existing(store, name)
-    if rec is None or not _draft_dir(store, name).is_dir():
+    if rec is None or not folder.is_dir():
         raise DraftConflict(
             f"no draft {name!r} is staged; start one with `/persona pack edit {name}` "
             f"or `/persona pack create {name}`"

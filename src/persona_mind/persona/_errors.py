@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from persona_mind.errors import PersonaError
+from persona_mind.persona._render import one_line
 
 __all__ = (
     "AmbiguousPackName",
@@ -18,6 +19,7 @@ __all__ = (
     "PackNotFound",
     "PackStoreBusy",
     "PersonaNotFound",
+    "PersonaUnavailable",
     "PlanRefused",
     "Problem",
     "StaleCommand",
@@ -36,8 +38,10 @@ class Problem:
 
     def render(self) -> str:
         """``path: message [code]`` — the form users see."""
-        where = self.path or "(pack)"
-        return f"{where}: {self.message} [{self.code}]"
+        # A path or message can quote pack content (a file name with a newline): shown
+        # so it can never start a line of its own (issue 15 item 5).
+        where = (self.path if self.path.isprintable() else repr(self.path)) or "(pack)"
+        return f"{where}: {one_line(self.message)} [{self.code}]"
 
 
 class PackInvalid(PersonaError):
@@ -88,6 +92,10 @@ class UpdateRefused(PersonaError):
 
 class PersonaNotFound(PersonaError):
     """The session's team has no persona of that name; `/persona-list` shows the roster."""
+
+
+class PersonaUnavailable(PersonaError):
+    """The persona exists but its prompt cannot be built here; it is not activated."""
 
 
 class StaleCommand(PersonaError):

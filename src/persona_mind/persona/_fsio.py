@@ -12,12 +12,14 @@ repairs a crash between the renames exactly as it does for its own swaps.
 
 from __future__ import annotations
 
+import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from persona_mind.persona._errors import PackStoreBusy
+from persona_mind.persona._errors import PackInvalid, PackStoreBusy, Problem
 from persona_mind.storage import (
     FileLock,
     FileSystem,
@@ -53,8 +55,12 @@ def copy_tree(src: Path, dst: Path, files: tuple[str, ...]) -> None:
     """Copy the listed pack-relative ``files`` from ``src`` into a new ``dst``, fsyncing each.
 
     Symlinks inside the source were validated to stay inside it; they are copied as the
-    regular files they point to, so a copy never carries a link.
+    regular files they point to, so a copy never carries a link. A hard link whose inode
+    also has a name outside the copied set is refused again here, right before the bytes
+    are read, because a link made after validation would otherwise be copied (issue 15
+    item 6).
     """
+    _refuse_outside_links(src, files)
     ensure_dir(FS, dst.parent)
     FS.mkdir(dst)
     dirs = [dst]
@@ -77,6 +83,29 @@ def copy_tree(src: Path, dst: Path, files: tuple[str, ...]) -> None:
             FS.close(fd)
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
         FS.fsync_dir(d)
+
+
+def _refuse_outside_links(src: Path, files: tuple[str, ...]) -> None:
+    inodes: dict[tuple[int, int], list[str]] = {}
+    nlinks: dict[tuple[int, int], int] = {}
+    for rel in files:
+        info = os.lstat(src / rel)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            key = (info.st_dev, info.st_ino)
+            inodes.setdefault(key, []).append(rel)
+            nlinks[key] = info.st_nlink
+    for key, rels in inodes.items():
+        if nlinks[key] > len(rels):
+            raise PackInvalid(
+                src.name,
+                (
+                    Problem(
+                        "hardlink-escape",
+                        rels[0],
+                        "is a hard link to a file outside the pack; copy the file in instead",
+                    ),
+                ),
+            )
 
 
 def remove_tree(path: Path) -> None:

@@ -7,7 +7,6 @@ swaps it in. Removal is permanent and clears the default if it named the pack (P
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 from msgspec.structs import replace as evolve
@@ -17,6 +16,7 @@ from persona_mind.persona._errors import DraftConflict, PackNotFound, UpdateRefu
 from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, stage_path, swap_in
 from persona_mind.persona._model import Pack, PackSource
 from persona_mind.persona._names import is_valid_slug
+from persona_mind.persona._render import dump_yaml
 from persona_mind.persona._state import PackRecord, StoreState, now_iso
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import SEMVER_RE, load_pack
@@ -31,9 +31,6 @@ __all__ = (
     "prepare_update",
     "roster_line",
 )
-
-
-_NAME_LINE = re.compile(r"^name:.*$", re.MULTILINE)
 
 
 def roster_line(pack: Pack) -> str:
@@ -70,10 +67,18 @@ def install_tree(store: PackStore, source: Pack, ref: str, *, rename: bool = Fal
     try:
         copy_tree(source.root, stage, source.files)
         if rename:
-            manifest = stage / "pack.yaml"
-            text = manifest.read_text(encoding="utf-8")
-            new = _NAME_LINE.sub(f"name: {split_ref(ref)[1]}", text, count=1)
-            atomic_write(manifest, new.encode("utf-8"))
+            # Re-emitted from the validated manifest, never edited by pattern: a line
+            # that looks like ``name:`` inside another value cannot be hit (item 5).
+            m = source.manifest
+            new = dump_yaml(
+                {
+                    "schema": m.schema,
+                    "name": split_ref(ref)[1],
+                    "version": m.version,
+                    "description": m.description,
+                }
+            )
+            atomic_write(stage / "pack.yaml", new.encode("utf-8"))
         kind: PackSource = "official" if ref.startswith("official/") else "custom"
         staged = load_pack(stage, kind, expected_name=split_ref(ref)[1], limits=store.limits)
         swap_in(stage, target)
@@ -200,7 +205,7 @@ def _prepare_removal(store: PackStore, name: str, verb: str, source: str) -> Cha
                 raise DraftConflict(f"the store changed since {verb} was prepared; try again")
             remove_tree(store.dir_for(ref))
             for draft in drafts:
-                remove_tree(store.root / "drafts" / draft)
+                remove_tree(store.dir_for(f"drafts/{draft}"))
             store.save(
                 evolve(
                     st,

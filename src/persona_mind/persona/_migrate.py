@@ -17,12 +17,13 @@ from typing import Literal
 import msgspec
 
 from persona_mind.persona._change import Change, digest_of
-from persona_mind.persona._errors import DraftConflict, MigrationRequired, PackInvalid
+from persona_mind.persona._errors import DraftConflict, MigrationRequired, PackInvalid, Problem
 from persona_mind.persona._fsio import atomic_write
 from persona_mind.persona._lifecycle import install_tree, roster_line
 from persona_mind.persona._model import Pack
-from persona_mind.persona._names import is_valid_slug
-from persona_mind.persona._state import PackRecord, now_iso
+from persona_mind.persona._names import check_segment, is_valid_slug
+from persona_mind.persona._render import dump_yaml, one_line
+from persona_mind.persona._state import PackRecord, is_store_ref, now_iso
 from persona_mind.persona._store import PackStore
 from persona_mind.persona._validate import load_pack
 from persona_mind.persona._workspace import Workspace
@@ -63,13 +64,22 @@ def _receipt_path(store: PackStore, ws: Workspace) -> Path:
 def read_receipt(store: PackStore, ws: Workspace) -> MigrationReceipt | None:
     """The workspace's receipt, if it was ever migrated."""
     try:
-        return msgspec.json.decode(_receipt_path(store, ws).read_bytes(), type=MigrationReceipt)
+        receipt = msgspec.json.decode(_receipt_path(store, ws).read_bytes(), type=MigrationReceipt)
     except FileNotFoundError:
         return None
     except msgspec.DecodeError as exc:
         raise MigrationRequired(
             f"{_receipt_path(store, ws)} is unreadable ({exc}); move it aside and migrate again"
         ) from exc
+    # Read back from disk, so untrusted (issue 15 item 4): its pack is shown in commands
+    # the user is told to run and compared with installed packs; only a custom/<name> that a
+    # migration can have written is accepted.
+    if not (is_store_ref(receipt.pack) and receipt.pack.startswith("custom/")):
+        raise MigrationRequired(
+            f"{_receipt_path(store, ws)} names the pack {receipt.pack!r}, which no migration "
+            "writes (custom/<name>); move the receipt aside and migrate again"
+        )
+    return receipt
 
 
 def migration_status(store: PackStore, ws: Workspace) -> MigrationStatus:
@@ -96,10 +106,21 @@ def _build(ws: Workspace, name: str, dest: Path) -> Pack:
     """Write the pack the migration would create into ``dest`` and validate it."""
     (dest / "agents").mkdir(parents=True)
     for path in ws.agent_files():
+        # A migration source's file name is untrusted like any input (issue 15 item 4):
+        # checked before it becomes a path in the new pack, not only after.
+        why = check_segment(path.name)
+        if why is not None:
+            rel = f".pi/agents/{path.name!r}"
+            raise PackInvalid(name, (Problem("unsafe-name", rel, f"name {why}; rename it"),))
         (dest / "agents" / path.name).write_bytes(Workspace.read_capped(path))
-    manifest = (
-        f"schema: 2\nname: {name}\nversion: 1.0.0\n"
-        f"description: Migrated from the older setup in {ws.root.name}/.pi/agents.\n"
+    # A YAML emitter, never string joining: the folder name is user text (issue 15 item 5).
+    manifest = dump_yaml(
+        {
+            "schema": 2,
+            "name": name,
+            "version": "1.0.0",
+            "description": one_line(f"Migrated from the older setup in {ws.root.name}/.pi/agents."),
+        }
     )
     (dest / "pack.yaml").write_text(manifest, encoding="utf-8")
     return load_pack(dest, "custom", expected_name=name)
@@ -110,7 +131,7 @@ def inspect(store: PackStore, ws: Workspace) -> str:
     personas, problems = ws.local_personas()
     status = migration_status(store, ws)
     lines = [f"Workspace {ws.root}: {status}"]
-    lines += [f"- {p.label} ({p.path}) — {p.description}" for p in personas]
+    lines += [f"- {p.label} ({p.path}) — {one_line(p.description)}" for p in personas]
     lines += [f"! {p.render()}" for p in problems]
     if status in GATED:
         lines.append(

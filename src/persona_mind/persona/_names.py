@@ -38,8 +38,17 @@ _SURROGATE = re.compile("[\udc80-\udcff]")
 
 
 def is_valid_slug(name: str) -> bool:
-    """True for a name usable as a pack or persona name (and hence a command name)."""
-    return bool(PERSONA_NAME_RE.fullmatch(name)) and not name.endswith(".")
+    """True for a name usable as a pack or persona name (and hence a command name).
+
+    A pack name is also a folder name, so it must be a portable file name too: Windows
+    device names (``con``, ``nul``, ``com1``, ``lpt9``, with any extension, any case) are
+    refused here as everywhere else (issue 15 item 6).
+    """
+    return (
+        bool(PERSONA_NAME_RE.fullmatch(name))
+        and not name.endswith(".")
+        and check_segment(name) is None
+    )
 
 
 def nfc_casefold(name: str) -> str:

@@ -19,6 +19,7 @@ from persona_mind.persona._change import Change, digest_of
 from persona_mind.persona._errors import UnsafeWorkspacePath
 from persona_mind.persona._frontmatter import YamlProblem, load_yaml
 from persona_mind.persona._fsio import atomic_write
+from persona_mind.persona._render import code, frontmatter, one_line
 from persona_mind.persona._scan import is_inside
 from persona_mind.persona._workspace import BASELINE, Workspace
 
@@ -148,22 +149,27 @@ def index_shared(ws: Workspace, extra: dict[str, str]) -> str:
     for rel, text in extra.items():
         names[rel] = next((h.lstrip("# ").strip() for h in text.splitlines() if h.strip()), "")
     lines = ["# Shared library", "", "Every persona sees this folder. Documents:", ""]
-    lines += [f"- `{rel}` — {title}" for rel, title in sorted(names.items())]
+    lines += [
+        f"- {code(rel)} — {one_line(title)}"
+        for rel, title in sorted(names.items())
+    ]
     return "\n".join(lines) + "\n"
 
 
 def foundation_files(ws: Workspace, m: Manifest) -> dict[str, str]:
     """The files apply would write, keyed by workspace-relative path."""
-    name, purpose = m.text("project.name"), m.text("project.purpose")
-    skills = m.get("baseline.skills") or []
-    skill_yaml = "".join(f"  - {s}\n" for s in skills if isinstance(s, str))
-    baseline = (
-        "---\ndocs:\n  - library/shared/\n"
-        + (f"skills:\n{skill_yaml}" if skill_yaml else "")
-        + "---\n"
-        + f"You are working on {name}: {purpose}\n\n"
+    # The name is a heading and inline text: one line. Frontmatter comes from a YAML
+    # emitter, so a skill "read\ndocs: /etc" stays one skill (issue 15 item 5).
+    name, purpose = one_line(m.text("project.name")), m.text("project.purpose")
+    skills = [s for s in m.get("baseline.skills") or [] if isinstance(s, str) and s.strip()]
+    meta: dict[str, Any] = {"docs": ["library/shared/"]}
+    if skills:
+        meta["skills"] = skills
+    baseline = frontmatter(
+        meta,
+        f"You are working on {name}: {purpose}\n\n"
         + (m.text("baseline.instructions") + "\n\n" if m.text("baseline.instructions") else "")
-        + "Shared project context lives in library/shared/ — start with project-context.md.\n"
+        + "Shared project context lives in library/shared/ — start with project-context.md.\n",
     )
     context = f"# {name} — project context\n\n## Purpose\n{purpose}\n"
     for title, key in (

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from persona_mind.persona._errors import PersonaNotFound, UnsafeWorkspacePath
 from persona_mind.persona._model import Pack, PersonaDef
+from persona_mind.persona._render import code, one_line
+from persona_mind.persona._scan import Limits
 from persona_mind.persona._workspace import BASELINE, INDEX_CAP, Workspace
 
 __all__ = ("MAX_LISTED", "ResolvedPersona", "Resolver", "identity_of")
@@ -66,22 +68,22 @@ def _pack_docs(pack: Pack, persona: PersonaDef) -> list[str]:
             index = path / "_index.md"
             if index.is_file():
                 text = index.read_bytes()[:INDEX_CAP].decode("utf-8", errors="replace")
-                lines.append(f"- {entry} — index:\n{text.strip()}")
+                lines.append(f"- {code(entry)} — index:\n{text.strip()}")
             else:
-                lines.append(f"- {entry} ({len(files)} files)")
-            lines.extend(f"  - {f}" for f in files[:MAX_LISTED])
+                lines.append(f"- {code(entry)} ({len(files)} files)")
+            lines.extend(f"  - {code(f)}" for f in files[:MAX_LISTED])
             if len(files) > MAX_LISTED:
                 lines.append(f"  - … {len(files) - MAX_LISTED} more")
         else:
-            lines.append(f"- {entry}")
+            lines.append(f"- {code(entry)}")
     return lines
 
 
 def _roster(pack: Pack, me: PersonaDef) -> list[str]:
-    out = [f"Team: {pack.ref} {pack.manifest.version} — {pack.manifest.description}"]
+    out = [f"Team: {pack.ref} {pack.manifest.version} — {one_line(pack.manifest.description)}"]
     for p in pack.personas:
         you = " (you)" if p.name == me.name else ""
-        desc = f" — {p.description}" if p.description else ""
+        desc = f" — {one_line(p.description)}" if p.description else ""
         out.append(f"- {p.label}{you}{desc}")
     return out
 
@@ -156,6 +158,13 @@ class Resolver:
             sections.append(f"## Project baseline\n{baseline.body}")
         libs: list[str] = []
         shared = list(baseline.docs if baseline else ())
+        cap = Limits().max_list_entries  # the pack limit, applied to the workspace's list
+        if len(shared) > cap:
+            warnings.append(
+                f"{BASELINE} lists {len(shared)} docs; only the first {cap} are used so a "
+                "child can still run this persona"
+            )
+            shared = shared[:cap]
         shared += [d for d in persona.docs if d.startswith("library/shared")]
         personal = [d for d in persona.docs if not d.startswith("library/shared")]
         for kind, entries in (("Shared library", shared), ("Personal library", personal)):
@@ -174,7 +183,8 @@ class Resolver:
             )
         skills = tuple(dict.fromkeys((*(baseline.skills if baseline else ()), *persona.skills)))
         if skills:
-            sections.append("## Skills\nUse these skills when relevant: " + ", ".join(skills))
+            shown = ", ".join(one_line(s) for s in skills)
+            sections.append("## Skills\nUse these skills when relevant: " + shown)
         sections.append(
             "## Team\n" + "\n".join(_roster(pack, persona)) + "\n\n" + _routing(persona, pack)
         )
@@ -198,7 +208,7 @@ class Resolver:
     def _library(
         ws: Workspace, kind: str, rel: str, watched: list[str], warnings: list[str]
     ) -> str:
-        label = f"{kind} `{rel}`"
+        label = f"{kind} {code(rel)}"
         try:
             path = ws.confine(rel)
         except UnsafeWorkspacePath as exc:
@@ -208,7 +218,14 @@ class Resolver:
         if path.is_dir():
             index = f"{rel.rstrip('/')}/_index.md"
             watched.append(index)
-            return _index_of(ws.read_text(index), label)
+            try:
+                text = ws.read_text(index)
+            except UnsafeWorkspacePath as exc:
+                # One escaping symlink skips that one document, never the whole persona
+                # (issue 15 item 6); the warning reaches doctor and the activation reply.
+                warnings.append(f"{exc}; skipped")
+                return f"{label} (its _index.md was skipped: it leads outside the workspace)"
+            return _index_of(text, label)
         if path.is_file():
             return f"{label} (a file; read it when relevant)"
         return f"{label} (not present yet)"

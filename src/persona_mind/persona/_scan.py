@@ -1,7 +1,8 @@
 """Walk a pack tree once, refusing only real trust and data boundaries.
 
 Refused: unsafe or non-portable names, case/Unicode-normalisation collisions, symlinks
-whose target leaves the root, devices/FIFOs/sockets, files or trees over the size caps.
+whose target leaves the root, hard links to a file that also lives outside the root,
+devices/FIFOs/sockets, files or trees over the size caps.
 Accepted: any ordinary layout, including symlinks that stay inside the root (copied as
 the files they point to) and files the pack layout does not use (reported as warnings).
 """
@@ -32,6 +33,12 @@ class Limits:
     total_bytes: int = 64 * MIB
     max_files: int = 4096
     max_depth: int = 16
+    # What a child can run (issue 15 item 6): every persona's prompt carries the roster
+    # (each teammate's description) and its own lists, so these bound the prompt a child
+    # gets; docs/persona.md shows the arithmetic against the 4 MiB child limit.
+    description_chars: int = 1024
+    max_personas: int = 64
+    max_list_entries: int = 32
 
 
 @dataclass(slots=True)
@@ -42,6 +49,8 @@ class TreeScan:
     problems: list[Problem] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     total: int = 0
+    links: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    """Regular files with more than one hard link: (dev, inode) → [nlink, rel, …]."""
 
 
 def is_inside(path: str, root: str) -> bool:
@@ -62,7 +71,29 @@ def scan_tree(root: Path, limits: Limits) -> TreeScan:
     scan = TreeScan()
     real_root = os.path.realpath(root)
     _walk(Path(root), "", real_root, limits, scan, {real_root}, 0)
+    _check_hard_links(scan)
     return scan
+
+
+def _check_hard_links(scan: TreeScan) -> None:
+    """Refuse a file whose inode has more names than the pack holds (issue 15 item 6).
+
+    A hard link is indistinguishable from the file it shares an inode with, so ``ln
+    ~/.ssh/id_ed25519 references/key`` would be validated as an ordinary pack file and
+    copied into the store, a snapshot or a fork. Links that all stay inside the pack are
+    harmless (the copy just duplicates the bytes) and accepted.
+    """
+    for names in scan.links.values():
+        nlink, rels = int(names[0]), names[1:]
+        if nlink > len(rels):
+            scan.problems.append(
+                Problem(
+                    "hardlink-escape",
+                    rels[0],
+                    f"is a hard link to a file with {nlink - len(rels)} more name(s) outside "
+                    "the pack; copy the file in instead of linking it",
+                )
+            )
 
 
 def _walk(
@@ -139,6 +170,11 @@ def _classify(
         seen_dirs.add(os.path.realpath(entry.path))
         _walk(Path(entry.path), f"{rel}/", real_root, limits, scan, seen_dirs, depth + 1)
     elif stat.S_ISREG(info.st_mode):
+        if info.st_nlink > 1 and not entry.is_symlink():
+            # Only a directly listed name counts as one inside the pack; a symlink inside
+            # to it adds no hard link (and its target is walked under its own name).
+            key = (info.st_dev, info.st_ino)
+            scan.links.setdefault(key, [str(info.st_nlink)]).append(rel)
         _add_file(rel, info.st_size, limits, scan)
     else:
         scan.problems.append(

@@ -15,12 +15,14 @@ import msgspec
 
 from persona_mind.errors import PersonaError
 from persona_mind.persona._fsio import atomic_write
+from persona_mind.persona._names import is_valid_slug
 
 __all__ = (
     "DraftRecord",
     "PackRecord",
     "StoreState",
     "StoreStateCorrupt",
+    "is_store_ref",
     "now_iso",
     "read_state",
     "write_state",
@@ -67,6 +69,33 @@ _DECODER = msgspec.json.Decoder(StoreState)
 _MAX_STATE = 4 * 1024 * 1024
 
 
+def is_store_ref(ref: object) -> bool:
+    """True for ``official/<name>`` or ``custom/<name>`` with a valid pack name."""
+    if not isinstance(ref, str):
+        return False
+    source, sep, name = ref.partition("/")
+    return bool(sep) and source in {"official", "custom"} and is_valid_slug(name)
+
+
+def _name_problems(state: StoreState) -> list[str]:
+    """Every name in the state that is not what a user could have typed (issue 15 item 4).
+
+    ``store.json`` is read back from disk, so it is untrusted: a draft key ``../../victim``
+    once made ``pack cancel`` delete a folder outside the store. Its names are held to the
+    same rules as user input before any of them can reach a path.
+    """
+    bad: list[str] = []
+    if state.default is not None and not is_store_ref(state.default):
+        bad.append(f"default {state.default!r}")
+    bad += [f"pack record {ref!r}" for ref in state.packs if not is_store_ref(ref)]
+    for name, rec in state.drafts.items():
+        if not is_valid_slug(name):
+            bad.append(f"draft {name!r}")
+        elif not is_store_ref(rec.target) or rec.target.partition("/")[2] != name:
+            bad.append(f"draft {name!r} targeting {rec.target!r}")
+    return bad
+
+
 def now_iso() -> str:
     """UTC timestamp for records (display only; ordering never depends on it)."""
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -91,6 +120,14 @@ def read_state(path: Path) -> StoreState:
         raise StoreStateCorrupt(
             f"{path} has state version {state.version}; this persona-mind reads version "
             f"{STATE_VERSION}; upgrade persona-mind"
+        )
+    bad = _name_problems(state)
+    if bad:
+        shown = ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise StoreStateCorrupt(
+            f"{path} names {shown}, which no pack or draft can be called (a pack reference "
+            "is official/<name> or custom/<name>; a name is lowercase letters, digits, '.-_'). "
+            "Nothing was touched; remove those entries from the file or move it aside"
         )
     return state
 

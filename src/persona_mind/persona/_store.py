@@ -131,6 +131,26 @@ class PackStore:
         state = self.state()
         out: list[InstalledPack] = []
         for ref in self.installed_refs():
+            source, name = split_ref(ref)
+            if not is_valid_slug(name):
+                # A folder no pack can be called (``CON``, ``Bad Name``): listed as invalid
+                # so list, status and doctor keep working; never loaded or operated on.
+                problem = Problem(
+                    "bad-name",
+                    "",
+                    f"the folder name {name!r} is not a valid pack name (lowercase letters, "
+                    "digits, '.-_', no Windows device name); rename or remove the folder",
+                )
+                out.append(
+                    InstalledPack(
+                        ref=ref,
+                        path=self.root / str(source) / name,
+                        pack=None,
+                        error=PackInvalid(ref, (problem,)),
+                        edited=False,
+                    )
+                )
+                continue
             try:
                 pack, error = self.load(ref), None
             except PackInvalid as exc:

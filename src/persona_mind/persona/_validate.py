@@ -20,6 +20,8 @@ from persona_mind.persona._errors import PackInvalid, Problem
 from persona_mind.persona._frontmatter import YamlProblem, load_yaml, split_frontmatter
 from persona_mind.persona._model import PACK_SCHEMA, Pack, PackManifest, PackSource, PersonaDef
 from persona_mind.persona._names import check_relative, is_valid_slug, nfc_casefold
+from persona_mind.persona._render import one_line
+from persona_mind.persona._runnable import check_runnable, field_shape_problems
 from persona_mind.persona._scan import Limits, TreeScan, is_inside, scan_tree
 
 __all__ = ("SEMVER_RE", "digest_files", "load_pack", "parse_agent")
@@ -115,7 +117,9 @@ def _manifest(
         problems.append(Problem("bad-description", "pack.yaml", "description must be text"))
     if len(problems) > before:
         return None
-    return PackManifest(schema=schema, name=name, version=version, description=description)
+    # Inline text from here on: a description never carries structure (issue 15 item 5).
+    flat = one_line(description)
+    return PackManifest(schema=schema, name=name, version=version, description=flat)
 
 
 def _str_list(data: dict[str, Any], key: str, rel: str, problems: list[Problem]) -> tuple[str, ...]:
@@ -156,6 +160,8 @@ def parse_agent(
     if model is not None and not isinstance(model, str):
         problems.append(Problem("bad-field", rel, "model must be text"))
     lists = {k: _str_list(data, k, rel, problems) for k in ("docs", "packDocs", "skills", "tools")}
+    shape_model = model if isinstance(model, str) else None
+    problems.extend(field_shape_problems(rel, lists["tools"], lists["skills"], shape_model))
     for key in ("docs", "packDocs"):
         for entry in lists[key]:
             why = check_relative(entry)
@@ -163,14 +169,15 @@ def parse_agent(
                 problems.append(Problem("unsafe-path", rel, f"{key} entry {entry!r} {why}"))
     unknown = sorted(str(k) for k in data if k not in _KNOWN_FIELDS)
     if unknown:
-        warnings.append(f"{rel}: unknown frontmatter field(s) {', '.join(unknown)} are ignored")
+        shown = one_line(", ".join(repr(k) if not k.isprintable() else k for k in unknown))
+        warnings.append(f"{rel}: unknown frontmatter field(s) {shown} are ignored")
     if len(problems) > before:
         return None
     assert isinstance(name, str)
     return PersonaDef(
         name=name,
         role="generalist" if role == "generalist" else "specialist",
-        description=str(description).strip(),
+        description=one_line(str(description)),
         body=body,
         path=rel,
         docs=lists["docs"],
@@ -294,6 +301,7 @@ def load_pack(
     manifest = _manifest(root, scan, expected_name, problems)
     personas = _agents(root, scan, problems, warnings)
     _roster(personas, problems, require_roster)
+    check_runnable(manifest, personas, limits, problems)
     for persona in personas:
         _check_pack_docs(root, persona, problems)
     if problems or manifest is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from persona_mind.persona._errors import PackInvalid
 from persona_mind.persona._lifecycle import roster_line
 from persona_mind.persona._model import Pack
+from persona_mind.persona._render import code, one_line
 from persona_mind.persona._session import RESERVED_COMMANDS, SessionState
 from persona_mind.persona._store import PackStore
 
@@ -33,7 +34,8 @@ def pack_list(store: PackStore) -> str:
             lines.append(f"  {item.ref} — INVALID{suffix}: {item.error}")
             continue
         lines.append(
-            f"  {item.ref} {item.pack.manifest.version}{suffix} — {item.pack.manifest.description}"
+            f"  {item.ref} {item.pack.manifest.version}{suffix} — "
+            f"{one_line(item.pack.manifest.description)}"
         )
         lines.append(f"    roster: {roster_line(item.pack)}")
     names = {i.ref.split("/", 1)[1] for i in installed if i.ref.startswith("official/")}
@@ -42,7 +44,9 @@ def pack_list(store: PackStore) -> str:
     if not available:
         lines.append("  (every catalog pack is installed)")
     for pack in available:
-        lines.append(f"  {pack.name} {pack.manifest.version} — {pack.manifest.description}")
+        lines.append(
+            f"  {pack.name} {pack.manifest.version} — {one_line(pack.manifest.description)}"
+        )
         lines.append(f"    roster: {roster_line(pack)}")
     if state.drafts:
         lines.append("Drafts:")
@@ -51,10 +55,10 @@ def pack_list(store: PackStore) -> str:
 
 
 def _pack_detail(pack: Pack) -> list[str]:
-    lines = [f"{pack.ref} {pack.manifest.version} — {pack.manifest.description}"]
+    lines = [f"{pack.ref} {pack.manifest.version} — {one_line(pack.manifest.description)}"]
     for p in pack.personas:
-        lines.append(f"  {p.label} ({p.role}) — {p.description}")
-    lines.extend(f"  note: {w}" for w in pack.warnings)
+        lines.append(f"  {p.label} ({p.role}) — {one_line(p.description)}")
+    lines.extend(f"  note: {one_line(w)}" for w in pack.warnings)
     return lines
 
 
@@ -127,7 +131,7 @@ def persona_list(state: SessionState) -> str:
     pack = state.scope.pack
     if pack is None or not state.scope.runnable:
         return team_status(state)
-    lines = [f"Team {pack.ref} {pack.manifest.version} — {pack.manifest.description}"]
+    lines = [f"Team {pack.ref} {pack.manifest.version} — {one_line(pack.manifest.description)}"]
     for p in pack.personas:
         if p.name in state.aliases:
             how = f"/{p.name}"
@@ -135,11 +139,11 @@ def persona_list(state: SessionState) -> str:
             why = "reserved" if p.name in RESERVED_COMMANDS else "name collides"
             how = f"/persona use {p.name} ({why})"
         active = " ← active" if state.active and state.active.name == p.name else ""
-        lines.append(f"{p.label} — {p.description}  [{how}]{active}")
+        lines.append(f"{p.label} — {one_line(p.description)}  [{how}]{active}")
         if p.docs:
-            lines.append(f"    libraries: {', '.join(p.docs)}")
+            lines.append(f"    libraries: {', '.join(code(d) for d in p.docs)}")
         if p.pack_docs:
-            lines.append(f"    pack references: {', '.join(p.pack_docs)}")
+            lines.append(f"    pack references: {', '.join(code(d) for d in p.pack_docs)}")
         if p.skills:
-            lines.append(f"    skills: {', '.join(p.skills)}")
+            lines.append(f"    skills: {one_line(', '.join(p.skills))}")
     return "\n".join(lines)

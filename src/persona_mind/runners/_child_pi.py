@@ -2,19 +2,30 @@
 
 Argv follows the verified child-session flags (notes/pi-host.md §2): ``--no-session``,
 ``-ne`` (no extensions, so our own bridge is not loaded again), ``--no-skills
---no-context-files --no-prompt-templates``, the persona prompt through ``--system-prompt``,
-read-only ``--tools`` and the *exact* session ``--model`` (M-OPTIMIZE-WORKER-2). The child
+--no-context-files --no-prompt-templates``, the persona prompt BY FILE through
+``--append-system-prompt FILE``, read-only ``--tools`` and the *exact* session ``--model``
+(M-OPTIMIZE-WORKER-2). The child
 environment also carries the kill switch ``PERSONA_MIND_DISABLE=1`` (and pi-persona's
 ``PI_PERSONA_DISABLE=1``) plus the frozen leg identity (M-LEG-1, M-LEG-9).
 
 ``rpc`` mode (default) sends ``prompt`` and, when stopping, an ``abort`` frame first;
 ``json`` mode takes the prompt on stdin (no argv limit) and is stopped by signals only.
+
+Why a file and never argv (issue 15 item 6): one argument is capped at 128 KiB by the kernel,
+so a long persona made every child fail at spawn; and ``/proc/<pid>/cmdline`` shows argv to
+every local user. The file lives in a fresh ``0700`` temp directory, is created ``0600`` with
+``O_EXCL|O_NOFOLLOW``, and the directory is removed when the child is gone, on every path
+(answer, failure, deadline, cancellation).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Literal
 
 import msgspec
@@ -43,22 +54,40 @@ from persona_mind.runners._child_types import (
     ProgressFn,
 )
 
-__all__ = ("KILL_SWITCH_ENV", "PiBackend", "PiMode", "child_env", "pi_argv")
+__all__ = (
+    "KILL_SWITCH_ENV",
+    "MAX_SYSTEM_PROMPT_BYTES",
+    "PiBackend",
+    "PiMode",
+    "child_env",
+    "pi_argv",
+    "prompt_file",
+)
 
 PiMode = Literal["rpc", "json"]
 KILL_SWITCH_ENV = "PERSONA_MIND_DISABLE"
-_ARG_MAX = 120 * 1024  # Linux MAX_ARG_STRLEN is 128 KiB per argument
+MAX_SYSTEM_PROMPT_BYTES = 4 * 1024 * 1024
+"""Largest system prompt a child is started with. Not an argv limit (the prompt goes by
+file); a bound so a runaway pack cannot make every child send megabytes per turn. Pack
+validation keeps every persona far below it (``persona/_validate.py``)."""
+_PROMPT_FILE = "system-prompt.md"
+_TOOL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
+"""One Pi tool name (the rule pack validation applies, persona/_runnable.py)."""
 _ABORT = b'{"type":"abort","id":"pm-abort"}'
 _encoder = msgspec.json.Encoder()
 
 
-def pi_argv(command: Sequence[str], request: ChildRequest, mode: PiMode) -> list[str]:
-    """The full argv of one child. The prompt is never on argv (stdin or an RPC frame)."""
+def pi_argv(
+    command: Sequence[str], request: ChildRequest, mode: PiMode, prompt_path: str | None
+) -> list[str]:
+    """The full argv of one child. Neither the task prompt (stdin or an RPC frame) nor the
+    system prompt (``prompt_path``, a file; ``None`` when it is empty) is ever on argv."""
     argv = [*command, "--mode", mode]
     if mode == "json":
         argv.append("-p")
     argv += ["--no-session", "-ne", "--no-skills", "--no-context-files", "--no-prompt-templates"]
-    argv += ["--system-prompt", request.system_prompt]
+    if prompt_path is not None:
+        argv += ["--append-system-prompt", prompt_path]
     tools = request.persona.tools if request.kind != "worker" else ()
     argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
     argv += ["--model", request.model]
@@ -77,6 +106,30 @@ def child_env(
     env["PERSONA_MIND_LEG"] = request.kind
     env["PERSONA_MIND_LEG_PERSONA"] = request.persona.qualified_id
     return env
+
+
+@contextmanager
+def prompt_file(text: str) -> Iterator[str]:
+    """A private file holding ``text``; it and its directory are removed on exit, always.
+
+    ``mkdtemp`` makes the directory ``0700`` with an unpredictable name; the file is created
+    ``0600`` and exclusively, so nothing pre-planted (a symlink, another user's file) is
+    written through. The caller keeps the context open until the child has exited.
+    """
+    directory = tempfile.mkdtemp(prefix="pm-child-")
+    try:
+        path = os.path.join(directory, _PROMPT_FILE)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags, 0o600)
+        try:
+            view = memoryview(text.encode())
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        yield path
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 class PiBackend:
@@ -117,16 +170,31 @@ class PiBackend:
     def mode(self) -> PiMode:
         return self._mode
 
-    def spec(self, request: ChildRequest) -> ProcessSpec:
-        if len(request.system_prompt.encode()) > _ARG_MAX:
+    def check(self, request: ChildRequest) -> None:
+        """Refuse, before anything is written or spawned, what no child should be given: a
+        prompt over the limit, or a tool name that would change the ``--tools a,b`` list."""
+        bad = [t for t in request.persona.tools if not _TOOL_RE.fullmatch(t)]
+        if bad:
             raise ChildSpawnFailed(
                 self._command[0],
-                f"the system prompt of {request.persona.name} is over {_ARG_MAX} bytes "
-                "(argv limit); shorten the persona or its injection",
+                f"persona {request.persona.name} declares tool name(s) {bad!r} that are not "
+                "one tool name each; fix its tools list",
             )
+        size = len(request.system_prompt.encode())
+        if size > MAX_SYSTEM_PROMPT_BYTES:
+            raise ChildSpawnFailed(
+                self._command[0],
+                f"the system prompt of {request.persona.name} is {size} bytes, over the "
+                f"{MAX_SYSTEM_PROMPT_BYTES}-byte child limit; shorten the persona or its "
+                "injection",
+            )
+
+    def spec(self, request: ChildRequest, prompt_path: str | None) -> ProcessSpec:
+        """The process to start; ``prompt_path`` is the file from :func:`prompt_file`."""
+        self.check(request)
         rpc = self._mode == "rpc"
         return ProcessSpec(
-            argv=pi_argv(self._command, request, self._mode),
+            argv=pi_argv(self._command, request, self._mode, prompt_path),
             env=child_env(
                 request, os.environ if self._base_env is None else self._base_env, self._env
             ),
@@ -140,7 +208,16 @@ class PiBackend:
         )
 
     async def run(self, request: ChildRequest, on_progress: ProgressFn) -> ChildReply:
-        spec = self.spec(request)
+        self.check(request)
+        if not request.system_prompt:
+            return await self._run(request, None, on_progress)
+        with prompt_file(request.system_prompt) as path:
+            return await self._run(request, path, on_progress)
+
+    async def _run(
+        self, request: ChildRequest, prompt_path: str | None, on_progress: ProgressFn
+    ) -> ChildReply:
+        spec = self.spec(request, prompt_path)
         started = self._clock.monotonic()
         state = EventState(request)
         outcome: dict[str, int | str] = {}

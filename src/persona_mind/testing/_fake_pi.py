@@ -19,6 +19,13 @@ Behaviour comes from ``FAKE_PI_SCRIPT`` (inline JSON or a file path)::
 The first rule whose conditions all hold wins, else ``default``. Every invocation is logged
 as one JSON line to ``FAKE_PI_LOG`` when set (argv, system prompt, tools,
 model, prompt, kill-switch env, pid and any grandchild pid) so tests can assert on them.
+
+``--system-prompt`` and ``--append-system-prompt`` (repeatable) are read as Pi 1.x reads
+them: a value naming an existing file is that file's content, anything else is literal
+text. The logged ``system_prompt`` is the resolved text (the ``--system-prompt`` part and
+the appended parts joined by blank lines); ``prompt_files`` lists each file that was read
+with its mode, its directory's mode and its owner, so tests can check a child got its
+prompt by a private file and never on argv.
 """
 
 from __future__ import annotations
@@ -95,7 +102,10 @@ def _parse(argv: list[str]) -> dict[str, Any]:
             if i + 1 >= len(argv):
                 sys.stderr.write(f"fake pi: {arg} needs a value\n")
                 sys.exit(2)
-            opts[arg] = argv[i + 1]
+            if arg == "--append-system-prompt":
+                opts.setdefault(arg, []).append(argv[i + 1])
+            else:
+                opts[arg] = argv[i + 1]
             i += 1
         elif arg.startswith("-"):
             sys.stderr.write(f"fake pi: unknown option {arg}\n")
@@ -105,6 +115,33 @@ def _parse(argv: list[str]) -> dict[str, Any]:
         i += 1
     opts["mode"] = opts.get("--mode", "text")
     return opts
+
+
+def _resolve_prompt(value: str, files: list[dict[str, Any]]) -> str:
+    """Pi's rule: an existing path is read (BOM stripped), anything else is the text."""
+    if not os.path.exists(value):
+        return value
+    st = os.stat(value)
+    parent = os.stat(os.path.dirname(os.path.abspath(value)))
+    files.append(
+        {
+            "path": value,
+            "mode": st.st_mode & 0o777,
+            "dir_mode": parent.st_mode & 0o777,
+            "uid": st.st_uid,
+        }
+    )
+    with open(value, encoding="utf-8") as fh:
+        return fh.read().removeprefix("\ufeff")
+
+
+def _system_prompt(opts: dict[str, Any], files: list[dict[str, Any]]) -> str:
+    parts = []
+    if "--system-prompt" in opts:
+        parts.append(_resolve_prompt(str(opts["--system-prompt"]), files))
+    for value in opts.get("--append-system-prompt", []):
+        parts.append(_resolve_prompt(str(value), files))
+    return "\n\n".join(p for p in parts if p)
 
 
 def _load_script() -> dict[str, Any]:
@@ -146,7 +183,8 @@ class _Session:
     def __init__(self, opts: dict[str, Any]) -> None:
         self.opts = opts
         self.out = _Out()
-        self.system = str(opts.get("--system-prompt", ""))
+        self.prompt_files: list[dict[str, Any]] = []
+        self.system = _system_prompt(opts, self.prompt_files)
         self.model = str(opts.get("--model", ""))
         self.tools = [] if opts.get("--no-tools") else str(opts.get("--tools") or "").split(",")
         self.script = _load_script()
@@ -191,6 +229,7 @@ class _Session:
             "argv": sys.argv[1:],
             "mode": self.opts["mode"],
             "system_prompt": self.system,
+            "prompt_files": self.prompt_files,
             "tools": self.tools,
             "model": self.model,
             "prompt": prompt,
