@@ -54,7 +54,8 @@ class Refused:
 @dataclass(frozen=True, slots=True)
 class _Item:
     line: int
-    tier: Tier
+    tier: Tier | None
+    """``None``: the scope's default tier for the kind, as ``remember`` picks it."""
     draft: fx.Draft
     recorded_at: float | None
 
@@ -117,7 +118,7 @@ def _parse(n: int, raw: str, default_tier: Tier | None) -> _Item:
     if obj.get("v", EXPORT_VERSION) != EXPORT_VERSION:
         raise UnknownVersion("line.version", f"version {obj.get('v')!r}; this build reads 1")
     tier = obj.get("tier", default_tier)
-    if tier not in _TIERS:
+    if tier is not None and tier not in _TIERS:
         raise InvalidArgument("tier.unknown", f"tier {tier!r} is not one of {', '.join(_TIERS)}")
     recorded = obj.get("recordedAt")
     if recorded is not None and (
@@ -166,11 +167,12 @@ async def import_lines(
     usable: list[_Item] = []
     for item in items:
         try:
-            svc.scope.fact_target(item.tier)  # the scope must have the tier (persona, project)
+            tier = item.tier or svc.default_tier(item.draft.kind)
+            svc.scope.fact_target(tier)  # the scope must have the tier (persona, project)
         except MindRefusal as err:
             outcome.refused.append(Refused(item.line, str(err)))
             continue
-        usable.append(item)
+        usable.append(_Item(item.line, tier, item.draft, item.recorded_at))
     outcome.refused.sort(key=lambda r: r.line)
     if outcome.refused and not skip_refused:
         return outcome
