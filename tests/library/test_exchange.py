@@ -41,7 +41,7 @@ async def seed(agent: Path, repo: Path) -> list[str]:
 
 
 def contents(lines: list[str]) -> set[tuple[object, ...]]:
-    out = set()
+    out: set[tuple[object, ...]] = set()
     for line in lines:
         rec = json.loads(line)
         out.add((rec["tier"], rec["kind"], rec["text"], tuple(rec["tags"]), rec["source"]))
