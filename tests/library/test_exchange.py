@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from persona_mind import Memory
 from persona_mind.runners._cli_memory import add_parser
@@ -138,3 +141,17 @@ def test_cli_import_refuses_with_line_numbers_and_exit_1(
     code, _, err = cli(capsys, *base, "import", str(tmp_path / "missing.jsonl"))
     assert code == 1
     assert "cannot read" in err
+
+
+@given(st.text(max_size=200))
+def test_sanitize_fast_path_matches_the_per_character_rule(text: str) -> None:
+    """The ASCII fast path of card sanitizing (an MCP/Pi recall cost) keeps M-UI-1 exactly."""
+    from persona_mind.mind._cards import sanitize  # noqa: PLC0415
+    from persona_mind.mind._text import collapse_ws  # noqa: PLC0415
+
+    hidden = ("Cc", "Cf", "Co", "Cs")
+    reference = "\n".join(
+        collapse_ws("".join(ch for ch in line if unicodedata.category(ch) not in hidden))
+        for line in text.splitlines()
+    ).strip("\n")
+    assert sanitize(text) == reference

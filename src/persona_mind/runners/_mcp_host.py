@@ -174,10 +174,13 @@ class McpSession:
         if self.host.reload_requested:
             await self.start("reload")
 
-    async def tool_specs(self) -> list[ToolSpec]:
-        """The runtime's tools as offered right now (memory, backlog, consult, packs)."""
-        tools, _ = await self.runtime.specs()
-        return list(tools)
+    def tool_specs(self) -> list[ToolSpec]:
+        """The runtime's tools as offered right now (memory, backlog, consult, packs).
+
+        The Companion pushes every change of its specs to the host (``register_tools``), so
+        the host's copy is current without asking the runtime on every call.
+        """
+        return list(self.host.tools)
 
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one runtime tool; a reload the tool asked for happens before the answer."""

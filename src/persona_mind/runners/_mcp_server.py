@@ -48,9 +48,16 @@ def _sdk() -> Any:
     return jsonschema, mcp_types, Server, MCPError
 
 
+_VALIDATORS: dict[str, tuple[ToolSpec, Any]] = {}
+
+
 def _check(spec: ToolSpec, arguments: Mapping[str, Any], jsonschema: Any) -> str | None:
     """The first schema violation of ``arguments`` as one line, or None."""
-    validator = jsonschema.Draft202012Validator(spec.parameters)
+    cached = _VALIDATORS.get(spec.name)
+    if cached is None or cached[0] != spec:  # one validator per declared schema
+        cached = (spec, jsonschema.Draft202012Validator(spec.parameters))
+        _VALIDATORS[spec.name] = cached
+    validator = cached[1]
     error = next(iter(sorted(validator.iter_errors(dict(arguments)), key=str)), None)
     if error is None:
         return None
@@ -75,7 +82,7 @@ def build_server(session: McpSession) -> Any:
     extras = {spec.name: spec for spec in EXTRA_TOOLS}
 
     async def specs() -> dict[str, ToolSpec]:
-        return {s.name: s for s in [*await session.tool_specs(), *EXTRA_TOOLS]}
+        return {s.name: s for s in [*session.tool_specs(), *EXTRA_TOOLS]}
 
     async def list_tools(_ctx: Any, _params: Any) -> Any:
         return mcp_types.ListToolsResult(
