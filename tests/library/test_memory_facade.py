@@ -100,3 +100,26 @@ async def test_a_closed_memory_says_how_to_open_it(tmp_path: Path) -> None:
     mem = Memory(agent_dir=tmp_path / "agent")
     with pytest.raises(PersonaMindError, match="async with Memory"):
         await mem.recall("x")
+
+
+def test_the_readme_library_example_runs_verbatim(tmp_path: Path, repo: Path) -> None:
+    """README's "Use it as a library" block, run as written in a project (agent dir in tmp)."""
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    section = readme.read_text(encoding="utf-8").split("## Use it as a library", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['we deploy on Fridays']"
