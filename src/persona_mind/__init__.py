@@ -18,6 +18,7 @@ from persona_mind.runtime import default_agent_dir as default_agent_dir
 
 if TYPE_CHECKING:
     from persona_mind._memory import Memory as Memory
+    from persona_mind._team import Team as Team
 
 __version__ = "0.1.0"
 __all__ = (
@@ -27,15 +28,20 @@ __all__ = (
     "MonotonicClock",
     "PersonaMindError",
     "Runtime",
+    "Team",
     "__version__",
     "default_agent_dir",
 )
 
 
 def __getattr__(name: str) -> Any:
-    """``Memory`` is imported at first use, so ``import persona_mind`` stays light."""
+    """``Memory`` and ``Team`` are imported at first use: ``import persona_mind`` stays light."""
     if name == "Memory":
         from persona_mind._memory import Memory  # noqa: PLC0415
 
         return Memory
+    if name == "Team":
+        from persona_mind._team import Team  # noqa: PLC0415
+
+        return Team
     raise AttributeError(f"module 'persona_mind' has no attribute {name!r}")

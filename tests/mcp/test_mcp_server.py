@@ -184,6 +184,6 @@ def test_an_unknown_persona_stops_the_server_with_one_clear_line(
         check=False,
     )
     assert done.returncode == 2
-    assert "--persona nobody" in done.stderr
+    assert "persona nobody" in done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout == ""

@@ -52,7 +52,7 @@ def _pi_command(raw: str | None) -> tuple[str, ...] | None:
 
 async def _serve(args: argparse.Namespace) -> int:
     from persona_mind.clock import MonotonicClock  # noqa: PLC0415
-    from persona_mind.runners._mcp_host import McpSession, log  # noqa: PLC0415
+    from persona_mind.runners._headless import HeadlessSession, log  # noqa: PLC0415
     from persona_mind.runners._mcp_server import _sdk, serve_stdio  # noqa: PLC0415
     from persona_mind.runtime import default_agent_dir  # noqa: PLC0415
 
@@ -65,7 +65,7 @@ async def _serve(args: argparse.Namespace) -> int:
 
         backend = LazyPiBackend(command, clock=clock)
     cwd = (args.cwd or Path.cwd()).resolve()
-    session = McpSession(
+    session = HeadlessSession(
         agent_dir=args.agent_dir or default_agent_dir(),
         cwd=cwd,
         persona=args.persona,

@@ -2,7 +2,7 @@
 
 The SDK's low-level ``Server`` is used rather than its decorator framework because the tool
 declarations already exist as JSON Schemas (:class:`ToolSpec`): the server lists the
-runtime's tools plus :data:`EXTRA_TOOLS` and forwards each call to :class:`McpSession`.
+runtime's tools plus :data:`EXTRA_TOOLS` and forwards each call to :class:`HeadlessSession`.
 
 Errors, by whose fault they are:
 
@@ -24,7 +24,7 @@ from typing import Any
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import ToolResult, ToolSpec
-from persona_mind.runners._mcp_host import McpSession, log
+from persona_mind.runners._headless import HeadlessSession, log
 from persona_mind.runners._mcp_tools import EXTRA_TOOLS, call_extra
 
 __all__ = ("McpUnavailable", "build_server", "serve_stdio")
@@ -76,7 +76,7 @@ def _content(result: ToolResult, mcp_types: Any) -> Any:
     )
 
 
-def build_server(session: McpSession) -> Any:
+def build_server(session: HeadlessSession) -> Any:
     """The SDK ``Server`` for ``session`` (its handlers close over the session)."""
     jsonschema, mcp_types, server_cls, mcp_error = _sdk()
     extras = {spec.name: spec for spec in EXTRA_TOOLS}
@@ -137,7 +137,7 @@ def build_server(session: McpSession) -> Any:
     )
 
 
-async def serve_stdio(session: McpSession) -> None:
+async def serve_stdio(session: HeadlessSession) -> None:
     """Serve ``session`` on stdin/stdout until the client closes the pipe."""
     _sdk()
     from mcp.server.stdio import stdio_server  # noqa: PLC0415 - optional extra

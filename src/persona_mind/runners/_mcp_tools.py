@@ -22,7 +22,7 @@ from persona_mind.messages.host import ToolResult, ToolSpec
 
 if TYPE_CHECKING:
     from persona_mind.persona import TeamSnapshot
-    from persona_mind.runners._mcp_host import McpSession
+    from persona_mind.runners._headless import HeadlessSession
 
 __all__ = ("EXTRA_TOOLS", "OptimizerUnavailable", "call_extra")
 
@@ -72,7 +72,7 @@ _NO_TEAM = (
 )
 
 
-async def _team(session: McpSession) -> TeamSnapshot | None:
+async def _team(session: HeadlessSession) -> TeamSnapshot | None:
     from persona_mind.features import PersonaFeature  # noqa: PLC0415 - product only
 
     feature = session.runtime.feature("persona")
@@ -80,7 +80,7 @@ async def _team(session: McpSession) -> TeamSnapshot | None:
     return await feature.team()
 
 
-async def call_extra(session: McpSession, name: str, arguments: dict[str, Any]) -> ToolResult:
+async def call_extra(session: HeadlessSession, name: str, arguments: dict[str, Any]) -> ToolResult:
     """Answer one of :data:`EXTRA_TOOLS` (arguments are already schema-checked)."""
     if name == "memory_optimize":
         err = OptimizerUnavailable(

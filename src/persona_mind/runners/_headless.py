@@ -1,14 +1,15 @@
-"""The MCP host adapter: a :class:`~persona_mind.HostPort` and the session it drives.
+"""A headless host: a :class:`~persona_mind.HostPort` and the session it drives, without Pi.
 
-An MCP client (Claude Code, Codex CLI, Cursor…) is a third host next to Pi and SimHost. It
-has no turns, no slash commands and no session file, so :class:`McpHost` keeps what the
-runtime asks of a host in memory: session custom entries (session notes last as long as the
-server), notifications and display messages (logged to stderr — stdout is the protocol),
-status items. :class:`McpSession` owns a real product :class:`~persona_mind.Runtime` — the
-same Store actor, Mind, Persona and child runner a Pi session runs — and starts one host
-session in the client's project, then activates the chosen persona with the same
-``/persona use`` command a Pi user types. Tool calls go through ``Runtime.tool`` unchanged,
-so every refusal, scan and store lock of a Pi session applies here too.
+An MCP client (Claude Code, Codex CLI, Cursor…) and a program using ``persona_mind.Team`` are
+hosts next to Pi and SimHost. They have no turns, no slash commands and no session file, so
+:class:`HeadlessHost` keeps what the runtime asks of a host in memory: session custom entries
+(session notes last as long as the process), notifications and display messages (logged to
+stderr — for the MCP server stdout is the protocol), status items. :class:`HeadlessSession`
+owns a real product :class:`~persona_mind.Runtime` — the same Store actor, Mind, Persona and
+child runner a Pi session runs — and starts one host session in the given project, then
+activates the chosen persona with the same ``/persona use`` command a Pi user types. Tool
+calls go through ``Runtime.tool`` unchanged, so every refusal, scan and store lock of a Pi
+session applies here too.
 """
 
 from __future__ import annotations
@@ -42,21 +43,21 @@ if TYPE_CHECKING:
     from persona_mind.clock import Clock
     from persona_mind.runners.child import ChildBackend
 
-__all__ = ("McpHost", "McpSession", "McpSetupError", "log")
+__all__ = ("HeadlessHost", "HeadlessSession", "SessionSetupError", "log")
 
 
-class McpSetupError(HostError):
-    """The MCP server could not set up its session (bad persona, no team); it does not start."""
+class SessionSetupError(HostError):
+    """The headless session could not be set up (unknown persona, no team); nothing serves."""
 
 
 def log(text: str) -> None:
     """One diagnostic line on stderr (MCP clients show or store a server's stderr)."""
-    print(f"persona-mind mcp: {text}", file=sys.stderr, flush=True)
+    print(f"persona-mind: {text}", file=sys.stderr, flush=True)
 
 
 @dataclass
-class McpHost:
-    """The host port for an MCP client: what the runtime asks is kept or logged."""
+class HeadlessHost:
+    """The host port without a UI: what the runtime asks is kept or logged."""
 
     tools: list[ToolSpec]
     commands: list[CommandSpec]
@@ -66,7 +67,7 @@ class McpHost:
     reload_requested: bool = False
 
     @classmethod
-    def empty(cls) -> McpHost:
+    def empty(cls) -> HeadlessHost:
         return cls([], [], [], {}, [])
 
     async def register_tools(self, tools: Sequence[ToolSpec]) -> None:
@@ -76,7 +77,7 @@ class McpHost:
         self.commands = list(commands)
 
     async def append_entry(self, custom_type: str, data: Any) -> None:
-        entry_id = f"mcp-e{len(self.entries) + 1}"
+        entry_id = f"headless-e{len(self.entries) + 1}"
         self.entries.append(CustomEntry(custom_type=custom_type, data=data, entry_id=entry_id))
 
     async def branch_entries(self) -> Sequence[CustomEntry]:
@@ -103,8 +104,8 @@ class McpHost:
         self.reload_requested = True
 
 
-class McpSession:
-    """One runtime and one host session for an MCP server (see the module doc)."""
+class HeadlessSession:
+    """One runtime and one host session without Pi (see the module doc)."""
 
     def __init__(
         self,
@@ -115,18 +116,20 @@ class McpSession:
         model: str | None = None,
         clock: Clock | None = None,
         child_backend: ChildBackend | None = None,
+        manager: str = "mcp",
     ) -> None:
         self.cwd = cwd
+        self.manager = manager
         self.persona = persona
         self.model = model
-        self.host = McpHost.empty()
+        self.host = HeadlessHost.empty()
         self.runtime = Runtime(
             self.host, agent_dir=agent_dir, clock=clock, child_backend=child_backend
         )
-        self.session_id = f"mcp-{os.getpid()}-{id(self):x}"
+        self.session_id = f"{manager}-{os.getpid()}-{id(self):x}"
         self._calls = itertools.count(1)
 
-    async def __aenter__(self) -> McpSession:
+    async def __aenter__(self) -> HeadlessSession:
         await self.runtime.__aenter__()
         try:
             await self.start("startup")
@@ -144,7 +147,7 @@ class McpSession:
         tb: TracebackType | None,
     ) -> None:
         try:
-            await self.runtime.event(SessionShutdown(reason="mcp client closed"))
+            await self.runtime.event(SessionShutdown(reason=f"{self.manager} host closed"))
         finally:
             await self.runtime.__aexit__(exc_type, exc, tb)
 
@@ -155,7 +158,7 @@ class McpSession:
             SessionStart(
                 reason=reason,
                 session_id=self.session_id,
-                session_manager="mcp",
+                session_manager=self.manager,
                 cwd=str(self.cwd),
                 entries=tuple(self.host.entries),
                 model=self.model,
@@ -167,8 +170,8 @@ class McpSession:
         """``/persona use <name>`` in the session's team; refuses to start on failure."""
         result = await self.runtime.command(CommandCall(name="persona", args=f"use {name}"))
         if result.level == "error":
-            raise McpSetupError(
-                f"--persona {name}: {result.text} (pick a persona of the project's team; "
+            raise SessionSetupError(
+                f"persona {name}: {result.text} (pick a persona of the project's team; "
                 "`persona-mind persona default set <pack>` chooses the team for new sessions)"
             )
         if self.host.reload_requested:
@@ -185,7 +188,9 @@ class McpSession:
     async def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Run one runtime tool; a reload the tool asked for happens before the answer."""
         result = await self.runtime.tool(
-            ToolCall(call_id=f"mcp-call-{next(self._calls)}", name=name, arguments=arguments)
+            ToolCall(
+                call_id=f"{self.manager}-call-{next(self._calls)}", name=name, arguments=arguments
+            )
         )
         if self.host.reload_requested:
             await self.start("reload")
