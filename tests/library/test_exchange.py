@@ -155,3 +155,19 @@ def test_sanitize_fast_path_matches_the_per_character_rule(text: str) -> None:
         for line in text.splitlines()
     ).strip("\n")
     assert sanitize(text) == reference
+
+
+def test_cli_import_json_names_each_refused_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, repo: Path
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"kind": "note", "text": "fine"}\n{"kind": "rumour", "text": "x"}\n')
+    base = ["memory", "--agent-dir", str(tmp_path / "a"), "--cwd", str(repo), "--json"]
+    code, out, _ = cli(capsys, *base, "import", str(src))
+    doc = json.loads(out)
+    assert code == 1
+    assert (doc["imported"], doc["written"]) == (0, False)
+    assert [r["line"] for r in doc["refused"]] == [2]
+    assert "kind.unknown" in doc["refused"][0]["reason"]
+    code, out, _ = cli(capsys, *base, "import", str(src), "--skip-refused")
+    assert (code, json.loads(out)["imported"]) == (0, 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,14 @@ def test_tools_model_and_yaml_unsafe_descriptions_map(tmp_path: Path) -> None:
     assert meta["model"] == "sonnet"
     assert body.strip() == "You are alpha."
     assert any("webfetch" in n for n in report.notes)
+
+
+def test_json_lists_the_files(
+    agent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "agents"
+    args = ["pack", "export", "software-team", "--agent-dir", str(agent), "--out", str(out)]
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted(Path(p).name for p in doc["written"]) == sorted(p.name for p in out.iterdir())
+    assert doc["unchanged"] == []

@@ -17,9 +17,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from persona_mind.runners.cli import main
 
 
-def server_params(agent: Path, cwd: Path, *extra: str) -> StdioServerParameters:
-    """``persona-mind mcp`` in ``cwd`` (the client's project), children off."""
+def server_params(
+    agent: Path, cwd: Path, *extra: str, env: dict[str, str] | None = None
+) -> StdioServerParameters:
+    """``persona-mind mcp`` in ``cwd`` (the client's project), children off unless ``extra``
+    passes another ``--pi-command`` (the last one wins)."""
     return StdioServerParameters(
+        env=env,
         command=sys.executable,
         args=[
             "-m",
@@ -36,10 +40,12 @@ def server_params(agent: Path, cwd: Path, *extra: str) -> StdioServerParameters:
 
 
 @asynccontextmanager
-async def mcp_client(agent: Path, cwd: Path, *extra: str) -> AsyncIterator[ClientSession]:
+async def mcp_client(
+    agent: Path, cwd: Path, *extra: str, env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
     """An initialised client session on a fresh server process."""
     async with (
-        stdio_client(server_params(agent, cwd, *extra)) as (read, write),
+        stdio_client(server_params(agent, cwd, *extra, env=env)) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from persona_mind.testing import SimHost
+from persona_mind.testing import SimHost, write_fake_pi
 from tests.mcp.conftest import mcp_client
 
 DEADLINE = 90.0  # whole-test bound: a hung server fails the test instead of hanging CI
@@ -187,3 +188,40 @@ def test_an_unknown_persona_stops_the_server_with_one_clear_line(
     assert "persona nobody" in done.stderr
     assert "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+@pytest.mark.asyncio
+async def test_consult_through_mcp_runs_a_real_child_process(
+    team_agent: Path, repo: Path, tmp_path: Path
+) -> None:
+    """persona_consult over MCP spawns the --pi-command child (the stdlib fake Pi) as a leaf."""
+    pi = write_fake_pi(tmp_path)
+    log = tmp_path / "fake-pi.jsonl"
+    script = {
+        "rules": [{"system_contains": "security", "reply": "Rotate the token now."}],
+        "default": {"reply": "default answer"},
+    }
+    env = {"FAKE_PI_SCRIPT": json.dumps(script), "FAKE_PI_LOG": str(log)}
+    with anyio.fail_after(DEADLINE):
+        async with mcp_client(
+            team_agent,
+            repo,
+            "--persona",
+            "architect",
+            "--pi-command",
+            pi,
+            "--model",
+            "fake/model-1",
+            env=env,
+        ) as client:
+            tools = {t.name for t in (await client.list_tools()).tools}
+            assert "persona_consult" in tools
+            result = await client.call_tool(
+                "persona_consult",
+                {"consultant": "security-reviewer", "question": "Is the token safe?"},
+            )
+            assert not result.is_error, text_of(result)
+            assert "Rotate the token now." in text_of(result)
+            assert result.structured_content["consultant"] == "security-reviewer"
+    (run,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert run["model"] == "fake/model-1"

@@ -10,6 +10,7 @@ Claude Code agent files (:mod:`persona_mind.persona._export`).  Exit codes: 0 do
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,6 +52,7 @@ def add_pack_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", type=Path, default=Path(".claude/agents"), help="default: ./.claude/agents"
     )
     v.add_argument("--force", action="store_true", help="overwrite agent files that differ")
+    v.add_argument("--json", action="store_true", help="print the files written as JSON")
     v.set_defaults(func=_run_pack_export)
 
 
@@ -85,10 +87,19 @@ async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> i
     outcome = await import_lines(
         svc, raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
     )
+    failed = bool(outcome.refused) and not outcome.written
+    if getattr(args, "json", False):
+        print(json.dumps({
+            "imported": outcome.imported,
+            "duplicates": outcome.duplicates,
+            "written": outcome.written,
+            "refused": [{"line": r.line, "reason": r.reason} for r in outcome.refused],
+        }))  # fmt: skip
+        return 1 if failed else 0
     for refused in outcome.refused:
         print(f"line {refused.line}: refused: {refused.reason}", file=sys.stderr)
     print(f"import: {outcome.summary()}")
-    if outcome.refused and not outcome.written:
+    if failed:
         print("Fix or remove the refused lines, or pass --skip-refused.", file=sys.stderr)
         return 1
     return 0
@@ -106,6 +117,13 @@ def _run_pack_export(args: argparse.Namespace) -> int:
     except PersonaMindError as exc:
         print(f"persona-mind: {exc}", file=sys.stderr)
         return 1
+    if args.json:
+        print(json.dumps({
+            "written": [str(p) for p in report.written],
+            "unchanged": [str(p) for p in report.unchanged],
+            "notes": report.notes,
+        }))  # fmt: skip
+        return 0
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     for path in report.written:
