@@ -25,6 +25,7 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
@@ -33,6 +34,9 @@ from persona_mind.mind._model import Fact, Kind, Tier
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Recalled
 from persona_mind.runtime import default_agent_dir
+
+if TYPE_CHECKING:
+    from persona_mind.actors import ActorSystem
 
 __all__ = ("Memory",)
 
@@ -52,7 +56,7 @@ class Memory:
         self.cwd = Path(cwd) if cwd is not None else Path.cwd()
         self.persona = persona
         self.clock: Clock = clock or MonotonicClock()
-        self._system: object | None = None
+        self._system: ActorSystem | None = None
         self._service: MemoryService | None = None
 
     async def __aenter__(self) -> Memory:
@@ -61,9 +65,13 @@ class Memory:
 
         system = ActorSystem(clock=self.clock)
         await system.__aenter__()
-        self.agent_dir.mkdir(parents=True, exist_ok=True)
-        store = spawn_store(system, self.agent_dir)
-        scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
+        try:
+            self.agent_dir.mkdir(parents=True, exist_ok=True)
+            store = spawn_store(system, self.agent_dir)
+            scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
+        except BaseException:
+            await system.stop()
+            raise
         self._system = system
         self._service = MemoryService(store, self.clock, scope)
         return self
@@ -76,7 +84,7 @@ class Memory:
     ) -> None:
         system, self._system, self._service = self._system, None, None
         if system is not None:
-            await system.__aexit__(exc_type, exc, tb)  # type: ignore[attr-defined]
+            await system.__aexit__(exc_type, exc, tb)
 
     @property
     def service(self) -> MemoryService:

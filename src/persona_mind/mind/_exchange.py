@@ -38,7 +38,7 @@ __all__ = (
 )
 
 EXPORT_VERSION = 1
-_TIERS: tuple[str, ...] = get_args(Tier)
+_TIERS: tuple[Tier, ...] = get_args(Tier)
 _FIELDS = frozenset({"v", "tier", "kind", "text", "tags", "source", "persona", "recordedAt"})
 MAX_LINE_CHARS = 16_000
 
@@ -151,7 +151,7 @@ def _by_tier(items: list[_Item]) -> Iterator[tuple[Tier, list[_Item]]]:
     for tier in _TIERS:
         group = [i for i in items if i.tier == tier]
         if group:
-            yield tier, group  # type: ignore[misc]
+            yield tier, group
 
 
 async def import_lines(
