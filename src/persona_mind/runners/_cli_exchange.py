@@ -32,7 +32,12 @@ def add_memory_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         "import",
         help="import JSON Lines from FILE ('-' = stdin); without FILE: the older layout",
     )
-    im.add_argument("file", nargs="?", default=None, help="JSON Lines file from `memory export`")
+    im.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        help="JSON Lines from `memory export` ('-' reads stdin; omitted: the older layout)",
+    )
     im.add_argument(
         "--skip-refused",
         action="store_true",
@@ -47,7 +52,12 @@ def add_pack_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     v = sub.add_parser("export", help="write a pack's personas for another agent")
     v.add_argument("--agent-dir", type=Path, help="Pi agent directory (default: Pi's rule)")
     v.add_argument("name", help="installed pack name")
-    v.add_argument("--format", choices=("claude-code",), default="claude-code")
+    v.add_argument(
+        "--format",
+        choices=("claude-code",),
+        default="claude-code",
+        help="claude-code: .claude/agents/<name>.md files (the only format so far)",
+    )
     v.add_argument(
         "--out", type=Path, default=Path(".claude/agents"), help="default: ./.claude/agents"
     )
