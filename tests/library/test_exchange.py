@@ -171,3 +171,19 @@ def test_cli_import_json_names_each_refused_line(
     assert "kind.unknown" in doc["refused"][0]["reason"]
     code, out, _ = cli(capsys, *base, "import", str(src), "--skip-refused")
     assert (code, json.loads(out)["imported"]) == (0, 1)
+
+
+def test_cli_import_reads_stdin_with_a_dash(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    repo: Path,
+) -> None:
+    import io  # noqa: PLC0415
+
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"kind": "gotcha", "text": "CI needs npm"}\n'))
+    base = ["memory", "--agent-dir", str(tmp_path / "a"), "--cwd", str(repo)]
+    code, out, _ = cli(capsys, *base, "import", "-")
+    assert (code, out.strip()) == (0, "import: 1 imported, 0 duplicates, 0 refused")
+    code, out, _ = cli(capsys, *base, "export")
+    assert json.loads(out)["tier"] == "stm"  # no tier: where remember would put a gotcha
