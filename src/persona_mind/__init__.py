@@ -7,6 +7,8 @@ The facade names what a library user needs; everything else lives in the subpack
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from persona_mind.clock import Clock as Clock
 from persona_mind.clock import MonotonicClock as MonotonicClock
 from persona_mind.errors import PersonaMindError as PersonaMindError
@@ -14,13 +16,32 @@ from persona_mind.host import HostPort as HostPort
 from persona_mind.runtime import Runtime as Runtime
 from persona_mind.runtime import default_agent_dir as default_agent_dir
 
+if TYPE_CHECKING:
+    from persona_mind._memory import Memory as Memory
+    from persona_mind._team import Team as Team
+
 __version__ = "0.1.0"
 __all__ = (
     "Clock",
     "HostPort",
+    "Memory",
     "MonotonicClock",
     "PersonaMindError",
     "Runtime",
+    "Team",
     "__version__",
     "default_agent_dir",
 )
+
+
+def __getattr__(name: str) -> Any:
+    """``Memory`` and ``Team`` are imported at first use: ``import persona_mind`` stays light."""
+    if name == "Memory":
+        from persona_mind._memory import Memory  # noqa: PLC0415
+
+        return Memory
+    if name == "Team":
+        from persona_mind._team import Team  # noqa: PLC0415
+
+        return Team
+    raise AttributeError(f"module 'persona_mind' has no attribute {name!r}")

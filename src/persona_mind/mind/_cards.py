@@ -21,15 +21,20 @@ WIDTH = 100
 COMPACT_LINES = 8
 
 
+_HIDDEN = ("Cc", "Cf", "Co", "Cs")
+_ASCII_CONTROL = dict.fromkeys([*range(32), 127])
+"""The only ASCII characters in the hidden categories (ASCII has no Cf, Co or Cs)."""
+
+
+def _kept(line: str) -> str:
+    if line.isascii():  # the common case: one C-level pass instead of a lookup per character
+        return line.translate(_ASCII_CONTROL)
+    return "".join(ch for ch in line if unicodedata.category(ch) not in _HIDDEN)
+
+
 def sanitize(text: str) -> str:
     """Drop control/format/private-use characters; collapse whitespace within each line."""
-    out = []
-    for line in text.splitlines():
-        kept = "".join(
-            ch for ch in line if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs")
-        )
-        out.append(collapse_ws(kept))
-    return "\n".join(out).strip("\n")
+    return "\n".join(collapse_ws(_kept(line)) for line in text.splitlines()).strip("\n")
 
 
 def clip(text: str, width: int = WIDTH) -> str:

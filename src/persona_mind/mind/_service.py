@@ -22,7 +22,7 @@ from persona_mind.mind import _backlog as bl
 from persona_mind.mind import _facts as fx
 from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
 from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
-from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Tier
+from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Kind, Tier
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
@@ -113,14 +113,18 @@ class MemoryService:
 
     async def remember(
         self,
-        kind: object,
-        text: object,
+        kind: Kind,
+        text: str,
         *,
-        tags: object = (),
-        source: object = None,
+        tags: Sequence[str] = (),
+        source: str | None = None,
         tier: Tier | None = None,
     ) -> tuple[FoundFact, bool]:
-        """Record a fact (exact re-record updates it).  Returns (row, created)."""
+        """Record a fact (exact re-record updates it).  Returns (row, created).
+
+        The annotations are the real types; values from a tool call are still checked at run
+        time (:func:`validate_draft`), so a wrong kind or a non-string is a typed refusal.
+        """
         draft = fx.validate_draft(kind, text, tags, source)
         dest = tier or self.default_tier(draft.kind)
         target = self.scope.fact_target(dest)
@@ -187,7 +191,12 @@ class MemoryService:
         return FoundFact(found.tier, out[-1])
 
     async def supersede(
-        self, fact_id: str, text: object, *, kind: object = None, tags: object = None
+        self,
+        fact_id: str,
+        text: str,
+        *,
+        kind: Kind | None = None,
+        tags: Sequence[str] | None = None,
     ) -> tuple[FoundFact, FoundFact]:
         """Retire ``fact_id`` and record its replacement in the same tier."""
         found = await self.find(fact_id)
@@ -261,7 +270,7 @@ class MemoryService:
         return self.scope.backlog_target()
 
     async def backlog_add(
-        self, text: object, *, tags: object = (), remind_in: float | None = None
+        self, text: str, *, tags: Sequence[str] = (), remind_in: float | None = None
     ) -> tuple[BacklogItem, bl.AddOutcome]:
         """Add deferred work (``remind_in`` seconds from now sets a reminder)."""
         target = self._require_backlog()

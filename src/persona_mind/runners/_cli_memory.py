@@ -22,6 +22,11 @@ from persona_mind.errors import PersonaMindError
 from persona_mind.mind import MemoryService, MindScope, find_project
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._tools import MindTools
+from persona_mind.runners._cli_exchange import (
+    add_memory_parsers,
+    run_memory_exchange,
+    wants_exchange,
+)
 from persona_mind.storage import FileStore, Layout, agent_dir
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
@@ -90,8 +95,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sp.add_argument("text")
     inj = sub.add_parser("inject", help="show the memory block a prompt would get")
     inj.add_argument("prompt", nargs="?", default="")
-    im = sub.add_parser("import", help="import the earlier pi-persona-mind layout")
-    im.add_argument("--legacy-persona", default=None, help="legacy persona file to map")
+    add_memory_parsers(sub)  # export, import [FILE] (JSON Lines; no FILE: older layout)
     b = sub.add_parser("backlog", help="deferred work")
     bsub = b.add_subparsers(dest="backlog_cmd", required=True)
     ba = bsub.add_parser("add")
@@ -162,6 +166,8 @@ async def _run(args: argparse.Namespace) -> int:
             for item in await svc.backlog_list():
                 print(f"[{item.id} {item.status}] {item.text}")
         return EXIT_OK
+    if wants_exchange(args):
+        return await run_memory_exchange(args, svc)
     if args.memory_cmd == "inject":
         plan = await svc.injection(args.prompt)
         print(plan.text or "(no memory to inject)")

@@ -58,15 +58,21 @@ def _add_pack_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``pack`` and ``persona`` subcommands."""
+    from persona_mind.runners._cli_exchange import add_pack_export  # noqa: PLC0415
+
     pack = subparsers.add_parser("pack", help="manage global persona packs")
-    _add_pack_verbs(pack.add_subparsers(dest="verb", required=True, metavar="VERB"))
+    pack_verbs = pack.add_subparsers(dest="verb", required=True, metavar="VERB")
+    _add_pack_verbs(pack_verbs)
+    add_pack_export(pack_verbs)  # pack export --format claude-code
 
     persona = subparsers.add_parser(
         "persona", help="personas: list, resolve, doctor, default, migrate, onboard (and pack …)"
     )
     psub = persona.add_subparsers(dest="persona_command", required=True, metavar="COMMAND")
     nested = psub.add_parser("pack", help="same as `persona-mind pack …`")
-    _add_pack_verbs(nested.add_subparsers(dest="verb", required=True, metavar="VERB"))
+    nested_verbs = nested.add_subparsers(dest="verb", required=True, metavar="VERB")
+    _add_pack_verbs(nested_verbs)
+    add_pack_export(nested_verbs)
     lst = psub.add_parser("list", help="a pack's roster with [G] lead, libraries and skills")
     _common(lst)
     lst.add_argument("pack")

@@ -28,6 +28,7 @@ _AREAS = (
     "_cli_bridge",
     "_cli_storage",
     "_cli_trace",
+    "_cli_mcp",
 )
 
 

@@ -1,0 +1,143 @@
+"""``persona-mind memory export|import`` and ``persona-mind pack export``: moving things out.
+
+Memory goes out and in as JSON Lines (:mod:`persona_mind.mind._exchange` has the format and
+rules); ``memory import`` without a file keeps its earlier meaning, the import of the older
+pi-persona-mind layout.  ``pack export --format claude-code`` writes a pack's personas as
+Claude Code agent files (:mod:`persona_mind.persona._export`).  Exit codes: 0 done,
+1 refused (every refused line is printed with its number and reason), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from persona_mind.mind import MemoryService
+
+__all__ = ("add_memory_parsers", "add_pack_export", "run_memory_exchange")
+
+_TIERS = ("persona", "shared", "project", "stm")
+
+
+def add_memory_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``memory export`` and ``memory import [FILE]``."""
+    ex = sub.add_parser("export", help="write live facts as JSON Lines (default: stdout)")
+    ex.add_argument("--out", type=Path, default=None, help="file to write (atomically)")
+    ex.add_argument("--tier", action="append", choices=_TIERS, help="only this tier (repeat)")
+    im = sub.add_parser(
+        "import",
+        help="import JSON Lines from FILE ('-' = stdin); without FILE: the older layout",
+    )
+    im.add_argument(
+        "file",
+        nargs="?",
+        default=None,
+        help="JSON Lines from `memory export` ('-' reads stdin; omitted: the older layout)",
+    )
+    im.add_argument(
+        "--skip-refused",
+        action="store_true",
+        help="import the acceptable lines even when some are refused (default: none)",
+    )
+    im.add_argument("--tier", choices=_TIERS, default=None, help="tier for lines without one")
+    im.add_argument("--legacy-persona", default=None, help="legacy persona file to map")
+
+
+def add_pack_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``pack export <name> --format claude-code [--out DIR]``."""
+    v = sub.add_parser("export", help="write a pack's personas for another agent")
+    v.add_argument("--agent-dir", type=Path, help="Pi agent directory (default: Pi's rule)")
+    v.add_argument("name", help="installed pack name")
+    v.add_argument(
+        "--format",
+        choices=("claude-code",),
+        default="claude-code",
+        help="claude-code: .claude/agents/<name>.md files (the only format so far)",
+    )
+    v.add_argument(
+        "--out", type=Path, default=Path(".claude/agents"), help="default: ./.claude/agents"
+    )
+    v.add_argument("--force", action="store_true", help="overwrite agent files that differ")
+    v.add_argument("--json", action="store_true", help="print the files written as JSON")
+    v.set_defaults(func=_run_pack_export)
+
+
+def wants_exchange(args: argparse.Namespace) -> bool:
+    """True for ``memory export`` and ``memory import FILE`` (not the legacy import)."""
+    return args.memory_cmd == "export" or (args.memory_cmd == "import" and args.file is not None)
+
+
+async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> int:
+    """Run ``memory export`` or ``memory import FILE`` on ``svc``."""
+    from persona_mind.mind._exchange import export_lines, import_lines  # noqa: PLC0415
+    from persona_mind.persona._fsio import atomic_write  # noqa: PLC0415
+
+    if args.memory_cmd == "export":
+        lines = await export_lines(svc, args.tier)
+        text = "".join(f"{line}\n" for line in lines)
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            atomic_write(args.out, text.encode("utf-8"))
+            print(f"exported {len(lines)} facts to {args.out}", file=sys.stderr)
+        return 0
+    if args.file == "-":
+        raw = sys.stdin.read()
+    else:
+        try:
+            # a one-shot CLI: nothing else runs on this loop while the file is read
+            raw = Path(args.file).read_text(encoding="utf-8")  # noqa: ASYNC240
+        except (OSError, UnicodeDecodeError) as err:
+            print(f"persona-mind memory import: cannot read {args.file}: {err}", file=sys.stderr)
+            return 1
+    outcome = await import_lines(
+        svc, raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
+    )
+    failed = bool(outcome.refused) and not outcome.written
+    if getattr(args, "json", False):
+        print(json.dumps({
+            "imported": outcome.imported,
+            "duplicates": outcome.duplicates,
+            "written": outcome.written,
+            "refused": [{"line": r.line, "reason": r.reason} for r in outcome.refused],
+        }))  # fmt: skip
+        return 1 if failed else 0
+    for refused in outcome.refused:
+        print(f"line {refused.line}: refused: {refused.reason}", file=sys.stderr)
+    print(f"import: {outcome.summary()}")
+    if failed:
+        print("Fix or remove the refused lines, or pass --skip-refused.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _run_pack_export(args: argparse.Namespace) -> int:
+    from persona_mind.errors import PersonaMindError  # noqa: PLC0415
+    from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415
+    from persona_mind.persona._export import export_claude_code  # noqa: PLC0415
+
+    store = PackStore(args.agent_dir or default_agent_dir())
+    try:
+        pack = store.load(store.resolve(args.name))
+        report = export_claude_code(pack, args.out, force=args.force)
+    except PersonaMindError as exc:
+        print(f"persona-mind: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({
+            "written": [str(p) for p in report.written],
+            "unchanged": [str(p) for p in report.unchanged],
+            "notes": report.notes,
+        }))  # fmt: skip
+        return 0
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for path in report.written:
+        print(f"wrote {path}")
+    for path in report.unchanged:
+        print(f"unchanged {path}")
+    return 0
