@@ -80,7 +80,7 @@ def test_tools_model_and_yaml_unsafe_descriptions_map(tmp_path: Path) -> None:
     pack = load_pack(src, "custom")
     report = export_claude_code(pack, tmp_path / "out")
     meta, body = frontmatter(tmp_path / "out" / "alpha.md")
-    assert meta["description"].startswith("Reads: code\n# and --- more")
+    assert meta["description"].startswith("Reads: code # and --- more")  # one line (15.5)
     assert meta["tools"] == "Read, Grep, Glob"
     assert meta["model"] == "sonnet"
     assert body.strip() == "You are alpha."

@@ -48,4 +48,4 @@ async def test_an_unknown_persona_refuses_setup_and_stops_the_runtime(
     with pytest.raises(SessionSetupError, match="persona nobody"):
         await session.__aenter__()
     with pytest.raises(Exception, match=r"not started|stopped"):
-        await session.runtime.companion.ask(object())  # type: ignore[arg-type]
+        await session.runtime.companion.ask(object())  # type: ignore[call-overload]
