@@ -1,15 +1,18 @@
 """The runtime facade: one object a host adapter drives.
 
-``Runtime`` is the composition root. It starts the actors in dependency order — Store
-(every durable file), Owner (identity, generations), Reminder, ChildRunner (when a child
-backend is given), then the Companion with the features — so that stopping in reverse
-start order stops the front door first and the Store last. Host events, tool calls and
-commands all go to the Companion; both host adapters (the Pi sidecar and the simulated
-host) use exactly this API.
+``Runtime`` is the composition root. It starts the actors in dependency order — the
+HostBridge (the one actor that waits on the host), Store (every durable file), Owner
+(identity, generations), Reminder, ChildRunner (when a child backend is given), then the
+Companion with the features — so that stopping in reverse start order stops the front
+door first and the host pipe last. Host events, tool calls and commands all go to the
+Companion; every host adapter (the Pi sidecar, the simulated host, the MCP server) uses
+exactly this API. Before answering the host, the facade flushes the HostBridge, so the
+requests a call made (notifications, entries, cards) reach the host before its answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from collections.abc import Callable, Sequence
@@ -19,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.clock import Clock, MonotonicClock
-from persona_mind.errors import HostError
+from persona_mind.errors import ActorError, HostError
 from persona_mind.messages.companion import CompanionMsg, Describe
 from persona_mind.messages.host import (
     BeforeAgentStart,
@@ -36,6 +39,7 @@ from persona_mind.messages.host import (
 from persona_mind.messages.owner import GetOwner, OwnerMsg, OwnerState, Subscribe
 
 if TYPE_CHECKING:
+    from persona_mind.actors.host_bridge import HostClient
     from persona_mind.feature import Feature
     from persona_mind.host import HostPort
     from persona_mind.runners.child import ChildBackend
@@ -80,7 +84,9 @@ class Runtime:
         features: Sequence[FeatureFactory] | None = None,
         child_backend: ChildBackend | None = None,
     ) -> None:
-        self.host = host
+        self.host_port = host
+        """The adapter's own port; the runtime talks to it only through the HostBridge."""
+        self._host: HostClient | None = None
         self.agent_dir = agent_dir or default_agent_dir()
         self.clock: Clock = clock or MonotonicClock()
         self.system = ActorSystem(clock=self.clock, trace_path=trace_path)
@@ -100,6 +106,16 @@ class Runtime:
     async def __aenter__(self) -> Runtime:
         await self.system.__aenter__()
         try:
+            from persona_mind.actors.host_bridge import (  # noqa: PLC0415 - light
+                HostBridgeActor,
+                HostClient,
+            )
+
+            port = self.host_port
+            bridge = self.system.spawn(
+                lambda: HostBridgeActor(port), name="host-bridge", restart=POLICY
+            )
+            self._host = HostClient(bridge)
             self._start_actors()
             self._companion = self.system.spawn(
                 self._companion_factory(), name="companion", restart=POLICY
@@ -198,6 +214,14 @@ class Runtime:
 
     # -- handles -----------------------------------------------------------------------
     @property
+    def host(self) -> HostClient:
+        """The host, through the HostBridge actor (requests queued in order, never awaited
+        inside another actor's ``receive``)."""
+        if self._host is None:
+            raise HostError("the runtime is not started; use `async with Runtime(...)`")
+        return self._host
+
+    @property
     def companion(self) -> ActorRef[CompanionMsg]:
         if self._companion is None:
             raise HostError("the runtime is not started; use `async with Runtime(...)`")
@@ -233,7 +257,10 @@ class Runtime:
     # -- host traffic ------------------------------------------------------------------
     async def event(self, event: HostEvent) -> PromptInjection | None:
         """Deliver a host event; ``BeforeAgentStart`` is answered with a PromptInjection."""
-        result = await self.companion.ask(event, timeout=ASK_TIMEOUT)
+        try:
+            result = await self.companion.ask(event, timeout=ASK_TIMEOUT)
+        finally:
+            await self._flush()
         if isinstance(event, BeforeAgentStart):
             assert isinstance(result, PromptInjection)
             return result
@@ -242,18 +269,26 @@ class Runtime:
     async def tool(self, call: ToolCall) -> ToolResult:
         """Answer a tool call; refusals come back as an error result, never a crash."""
         try:
-            result: ToolResult = await self.companion.ask(call, timeout=ASK_TIMEOUT)
+            return await self.companion.ask(call, timeout=ASK_TIMEOUT)
         except HostError as err:
             return ToolResult(text=str(err), is_error=True)
-        return result
+        finally:
+            await self._flush()
 
     async def command(self, call: CommandCall) -> CommandResult:
         """Run a slash command; refusals come back as an error result."""
         try:
-            result: CommandResult = await self.companion.ask(call, timeout=ASK_TIMEOUT)
+            return await self.companion.ask(call, timeout=ASK_TIMEOUT)
         except HostError as err:
             return CommandResult(text=str(err), level="error")
-        return result
+        finally:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        """Let the host see every request a call made before it sees the call's answer."""
+        if self._host is not None and self._host.ref.is_alive():
+            with contextlib.suppress(ActorError):  # stopping: nothing is left to show
+                await self._host.flush()
 
     async def specs(self) -> tuple[list[ToolSpec], list[CommandSpec]]:
         """The tools and commands offered right now (also cached for the sync getters)."""

@@ -91,6 +91,11 @@ class Actor(Generic[M]):
     """Base class of every actor: subclass with your message union and implement ``receive``."""
 
     _accepts: ClassVar[tuple[type, ...] | None] = None
+    generation_bound: ClassVar[bool] = True
+    """Whether stale envelopes are dropped and older work is cancelled for this actor.
+
+    Every role actor is bound; only a pure transport (the HostBridge, which carries the
+    requests a session made before it changed) sets ``False``."""
     ref: ActorRef[M]
     system: ActorSystem
     clock: Clock

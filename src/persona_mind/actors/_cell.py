@@ -82,6 +82,7 @@ class Cell(Generic[M]):
         self.ref: ActorRef[M] = ActorRef(self)
         self.accepts: tuple[type, ...] | None = None
         self.exact: frozenset[type] = frozenset()
+        self.bound = True
         self.closed = False
         self._state = "new"
         self.actor: Actor[M] | None = None
@@ -120,6 +121,7 @@ class Cell(Generic[M]):
     def _set_protocol(self, cls: type[Actor[M]]) -> None:
         self.accepts = cls._accepts
         self.exact = frozenset(cls._accepts or ())
+        self.bound = cls.generation_bound
 
     def start(self) -> None:
         self.state = "starting"
@@ -202,7 +204,7 @@ class Cell(Generic[M]):
             gen = env.generation
             if gen is None:
                 gen = env.generation = system.generation  # unbound (from outside): admitted now
-            elif gen < system.generation and not env.bookkeeping:
+            elif gen < system.generation and not env.bookkeeping and self.bound:
                 self._drop_stale(env)
                 continue
             if gen != current:
@@ -408,6 +410,8 @@ class Cell(Generic[M]):
 
     def generation_advanced(self, generation: int) -> None:
         """Cancel work admitted under an older generation (its answer could only be stale)."""
+        if not self.bound:
+            return
         for key, admitted in list(self._work_gens.items()):
             if admitted is not None and admitted < generation:
                 self._stale_work[key] = StaleGeneration(self.name, admitted, generation)
