@@ -1,0 +1,108 @@
+"""Hybrid scores: lexical BM25 and semantic cosine fused into one task-match score.
+
+Pure and deterministic.  Two methods, both measured by ``bench/recall.py --fusion``:
+
+``score`` (the default)
+    ``LEX_WEIGHT * bm25 / max_bm25 + SEM_WEIGHT * max(0, (cos - SEM_FLOOR) / (1 - SEM_FLOOR))``.
+    BM25 is normalised by the best lexical score of this prompt, so the weights mean the same
+    for a two-word prompt and a paragraph; cosine is rescaled above a floor below which a
+    static embedding's similarity is noise.
+``rrf``
+    Reciprocal rank fusion, ``Σ 1 / (RRF_K + rank)`` over the two rankings.
+
+A fact matches the task when it shares a term with the prompt *or* its similarity reaches
+``SEM_FLOOR``; the rest stay in recency order behind the matches (M-INJECT-14).  Ties are
+broken by the callers with recency and id, as for lexical scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from persona_mind.mind._ranker import Semantic
+    from persona_mind.mind._retrieval import FactIndex, Ranked
+
+__all__ = (
+    "LEX_WEIGHT",
+    "RRF_K",
+    "SEM_FLOOR",
+    "SEM_WEIGHT",
+    "Fusion",
+    "explain",
+    "fuse",
+    "task_scores",
+)
+
+Fusion = Literal["score", "rrf"]
+LEX_WEIGHT = 0.5
+SEM_WEIGHT = 0.5
+SEM_FLOOR = 0.2
+RRF_K = 60
+
+
+def _rescaled(sim: float) -> float:
+    return max(0.0, (sim - SEM_FLOOR) / (1.0 - SEM_FLOOR))
+
+
+def _ranks(scores: Mapping[int, float]) -> dict[int, int]:
+    """Competition ranks (equal scores share a rank), so slot order never matters."""
+    values = sorted(scores.values(), reverse=True)
+    first: dict[float, int] = {}
+    for r, v in enumerate(values, 1):
+        first.setdefault(v, r)
+    return {d: first[s] for d, s in scores.items()}
+
+
+def fuse(
+    lexical: Mapping[int, float],
+    semantic: Mapping[int, float],
+    method: Fusion = "score",
+) -> dict[int, float]:
+    """Hybrid task-match scores for every lexical hit and every semantic match."""
+    sem = {d: s for d, s in semantic.items() if s >= SEM_FLOOR}
+    docs = lexical.keys() | sem.keys()
+    if method == "rrf":
+        lr = _ranks(lexical)
+        sr = _ranks(sem)
+        miss = 0.0
+        return {
+            d: (1.0 / (RRF_K + lr[d]) if d in lr else miss)
+            + (1.0 / (RRF_K + sr[d]) if d in sr else miss)
+            for d in docs
+        }
+    top = max(lexical.values(), default=0.0) or 1.0
+    return {
+        d: LEX_WEIGHT * lexical.get(d, 0.0) / top + SEM_WEIGHT * _rescaled(semantic.get(d, 0.0))
+        for d in docs
+    }
+
+
+def task_scores(
+    index: FactIndex,
+    prompt: str,
+    semantic: Semantic | None,
+    top: int,
+    method: Fusion = "score",
+) -> tuple[dict[int, float], Mapping[int, float]]:
+    """(task-match score by slot, similarity by slot) for ``prompt`` over ``index``.
+
+    Without a semantic ranker the scores are BM25's and there are no similarities.
+    """
+    scored = index.scores(prompt)
+    if semantic is None or not len(index):
+        return scored, {}
+    sims = semantic.similarities(index, scored.keys(), top)
+    return fuse(scored, sims, method), sims
+
+
+def explain(ranked: Sequence[Ranked], index: FactIndex, sims: Mapping[int, float]) -> None:
+    """Attach each ranked fact's similarity (for its explanation) in place."""
+    if not sims:
+        return
+    slot_of = index.slot_of
+    for r in ranked:
+        slot = slot_of.get(r.fact.id)
+        if slot is not None and slot in sims:
+            r.semantic = sims[slot]

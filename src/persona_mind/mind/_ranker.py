@@ -1,0 +1,52 @@
+"""The semantic ranker port: what the planner asks of an embedding model, and nothing more.
+
+Mind stays pure (no model, no numpy, no IO): the model edge
+(:mod:`persona_mind.embedding`) embeds the prompt once and answers, per
+:class:`~persona_mind.mind._retrieval.FactIndex`, the cosine similarity of the prompt to the
+facts the planner asks about plus the ``top`` most similar live facts.  Similarities are
+rounded to :data:`SIM_DECIMALS` places at the edge so the same input always gives the same
+block, whatever the float summation order of the machine's BLAS.
+
+:class:`RankerStatus` is the one-line account of which ranker ran, for the injection's
+disclosures and ``/mind doctor``: hybrid, or lexical with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from persona_mind.mind._retrieval import FactIndex
+
+__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic")
+
+SIM_DECIMALS = 4
+
+
+class Semantic(Protocol):
+    """One prompt's similarity to indexed facts (implemented at the model edge)."""
+
+    def similarities(
+        self, index: FactIndex, slots: Collection[int], top: int
+    ) -> Mapping[int, float]:
+        """Cosine similarity (rounded) for each of ``slots`` and the ``top`` best live slots."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class RankerStatus:
+    """Which ranker a plan used; ``reason`` says why it is lexical when it is."""
+
+    hybrid: bool
+    reason: str = ""
+
+    def describe(self) -> str:
+        if self.hybrid:
+            return "hybrid (BM25 + semantic)"
+        return f"lexical (BM25 with stemming){': ' + self.reason if self.reason else ''}"
+
+
+LEXICAL = RankerStatus(hybrid=False)
+"""Lexical by choice (tests, benchmarks, legs): nothing to disclose."""
