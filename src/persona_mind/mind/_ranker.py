@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from persona_mind.mind._retrieval import FactIndex
 
-__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic")
+__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic", "SemanticSource")
 
 SIM_DECIMALS = 4
 
@@ -50,3 +51,21 @@ class RankerStatus:
 
 LEXICAL = RankerStatus(hybrid=False)
 """Lexical by choice (tests, benchmarks, legs): nothing to disclose."""
+
+
+class SemanticSource(Protocol):
+    """What the memory service needs from the model edge (kept here to avoid an import cycle).
+
+    Implementations never raise into a turn and never block on the model: before it is
+    loaded :meth:`for_prompt` answers ``None`` and a status that says ranking is lexical.
+    """
+
+    def bind(self, index: FactIndex, store: Path | None) -> None:
+        """Give ``index`` its fact vectors (from the cache beside ``store``)."""
+        ...
+
+    def for_prompt(self, prompt: str) -> tuple[Semantic | None, RankerStatus]:
+        """A ranker bound to ``prompt`` (or ``None``) and which ranker that makes."""
+        ...
+
+    def status(self) -> RankerStatus: ...
