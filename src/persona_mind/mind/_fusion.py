@@ -10,6 +10,9 @@ Pure and deterministic.  Two methods, both measured by ``bench/recall.py --fusio
 ``rrf``
     Reciprocal rank fusion, ``Σ 1 / (RRF_K + rank)`` over the two rankings.
 
+Candidates are the lexical top ``2 × top`` (plus objective/invariant hits) and the
+semantic top ``top``; fusion scores only those (see :func:`_candidates`).
+
 A fact matches the task when it shares a term with the prompt *or* its similarity reaches
 ``SEM_FLOOR``; the rest stay in recency order behind the matches (M-INJECT-14).  Ties are
 broken by the callers with recency and id, as for lexical scores.
@@ -17,6 +20,7 @@ broken by the callers with recency and id, as for lexical scores.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -93,8 +97,26 @@ def task_scores(
     scored = index.scores(prompt)
     if semantic is None or not len(index):
         return scored, {}
-    sims = semantic.similarities(index, scored.keys(), top)
-    return fuse(scored, sims, method), sims
+    lexical = _candidates(scored, 2 * top, index.priority_set)
+    sims = semantic.similarities(index, lexical.keys(), top)
+    return fuse(lexical, sims, method), sims
+
+
+def _candidates(
+    scored: dict[int, float], keep: int, priority: frozenset[int]
+) -> dict[int, float]:
+    """The lexical side of candidate generation: the best ``keep`` hits (every hit tied with
+    the cut-off too, so slot order never matters) and every objective/invariant hit.
+
+    Why prune: fusing every BM25 hit of a common word costs more than the rest of the plan
+    at 10,000 facts, and a hit outside the lexical top ``2 × top`` that is also outside the
+    semantic top ``top`` cannot reach the few entries a section admits in practice.
+    """
+    if len(scored) <= keep:
+        return scored
+    best = heapq.nlargest(keep, scored.values())
+    cut = best[-1]
+    return {d: s for d, s in scored.items() if s >= cut or d in priority}
 
 
 def explain(ranked: Sequence[Ranked], index: FactIndex, sims: Mapping[int, float]) -> None:
