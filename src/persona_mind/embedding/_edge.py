@@ -153,6 +153,8 @@ class SemanticEdge:
         from persona_mind.embedding._vectors import content_key  # noqa: PLC0415
 
         vf = self._file(store, encoder) if store is not None else None
+        if vf is None and len(self._memo) > _MEMO:
+            self._memo.clear()
         known = vf.vectors if vf is not None else self._memo
         prev = self._last.get(vf.path) if vf is not None else None
         facts = index.facts
@@ -175,10 +177,8 @@ class SemanticEdge:
                     live = [keys[s] for s in index.slot_of.values()]
                 vf.add(new, live)
         else:
-            if len(self._memo) > _MEMO:
-                self._memo.clear()
             self._memo.update(new)
-        got = {**known, **new} if vf is None else vf.vectors
+        got = known  # the cache's (or the memo's) dict now holds every key
         rows_new = (
             np.stack([got[k] for k in keys])
             if keys

@@ -85,8 +85,4 @@ def stem(word: str) -> str:
 def index_terms(text: str) -> list[str]:
     """Stemmed lexical tokens: what BM25 indexes and what a prompt is matched on."""
     get = _STEMS.get
-    out: list[str] = []
-    for tok in _WORD.findall(text.casefold()):
-        hit = get(tok)
-        out.append(hit if hit is not None else stem(tok))
-    return out
+    return [get(tok) or stem(tok) for tok in _WORD.findall(text.casefold())]
