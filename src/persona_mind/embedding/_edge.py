@@ -96,7 +96,7 @@ class SemanticEdge:
         """Load synchronously (benchmarks, the CLI); the status says how it went."""
         with self._lock:
             if self._state == "idle":
-                self._state = "loading"
+                self._state, self._reason = "loading", "semantic model loading"
         if self._state == "loading" and self._thread is None:
             self._load()
         self.settled.wait()
