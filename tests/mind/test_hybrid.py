@@ -19,7 +19,7 @@ from persona_mind.embedding._vectors import MAGIC, VectorFile, content_key, vect
 from persona_mind.mind import Fact, FactIndex, InjectionInput, MindSettings, plan_injection
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._fusion import SEM_FLOOR, Fusion, fuse
-from persona_mind.mind._ranker import LEXICAL
+from persona_mind.mind._ranker import LEXICAL, RankerStatus
 from persona_mind.mind._text import index_terms
 from tests.mind.test_real_store import real
 
@@ -337,3 +337,42 @@ def test_remembering_one_fact_appends_one_record(tmp_path: Path) -> None:
     edge.bind(updated, store)
     assert enc.calls == [len(FACTS), 1]  # only the new fact was embedded
     assert cache.stat().st_size == size + 16 + 4 * enc.dim + 4  # one appended record
+
+
+class _BrokenEdge:
+    """A model edge whose vectors cannot be had (e.g. a bug or an unreadable disk)."""
+
+    def bind(self, index: FactIndex, store: Path | None) -> None:
+        raise OSError("disk on fire")
+
+    def for_prompt(self, prompt: str) -> tuple[None, RankerStatus]:
+        raise AssertionError("not reached")
+
+    def status(self) -> RankerStatus:
+        return RankerStatus(hybrid=False, reason="broken")
+
+
+@pytest.mark.asyncio
+async def test_an_edge_failure_at_plan_time_costs_the_semantic_signal_not_the_turn(
+    tmp_path: Path,
+) -> None:
+    svc = real(tmp_path)
+    await svc.remember("convention", "Deploys go out on Tuesdays", tier="project")
+    svc.semantic = _BrokenEdge()
+    p = await svc.injection("deploys")
+    assert "Deploys go out on Tuesdays" in p.text
+    assert any("semantic ranking failed" in d and "disk on fire" in d for d in p.disclosures)
+    hits = await svc.recall("deploys")
+    assert hits
+    assert "Deploys" in hits[0].fact.text
+
+
+def test_an_unwritable_cache_location_never_fails_ranking(tmp_path: Path) -> None:
+    blocker = tmp_path / "memory"
+    blocker.write_text("a file where the store's folder would be")
+    store = blocker / "project" / "facts.json"  # its parent cannot be created
+    edge = ready_edge()
+    index = FactIndex.build(FACTS)
+    edge.bind(index, store)  # embeds, fails to save (logged), keeps the vectors in memory
+    assert not list(tmp_path.rglob("*.vec"))
+    assert plan(edge, "which weekday can we ship", index) == ["m_0001"]
