@@ -13,7 +13,8 @@ disclosures and ``/mind doctor``: hybrid, or lexical with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import logging
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -21,7 +22,9 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from persona_mind.mind._retrieval import FactIndex
 
-__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic", "SemanticSource")
+__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic", "SemanticSource", "ranker_for")
+
+log = logging.getLogger(__name__)
 
 SIM_DECIMALS = 4
 
@@ -69,3 +72,24 @@ class SemanticSource(Protocol):
         ...
 
     def status(self) -> RankerStatus: ...
+
+
+def ranker_for(
+    source: SemanticSource | None,
+    prompt: str,
+    stores: Iterable[tuple[FactIndex, Path | None]],
+) -> tuple[Semantic | None, RankerStatus]:
+    """Bind each index to its store's vectors and the ranker for ``prompt``; never raises.
+
+    Vectors are derived data: a failing cache or model costs this turn its semantic signal
+    (and the plan's disclosures say so), never the turn itself.
+    """
+    if source is None:
+        return None, LEXICAL
+    try:
+        for index, store in stores:
+            source.bind(index, store)
+        return source.for_prompt(prompt)
+    except Exception as exc:  # derived data must never fail a turn
+        log.warning("semantic ranking skipped: %r", exc)
+        return None, RankerStatus(hybrid=False, reason=f"semantic ranking failed ({exc})")

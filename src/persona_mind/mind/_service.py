@@ -13,7 +13,6 @@ Reads never write: recall/read/list never bump ``lastSeenAt`` or extend expiry
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -25,7 +24,7 @@ from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgume
 from persona_mind.mind._fusion import explain, task_scores
 from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
 from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Tier
-from persona_mind.mind._ranker import LEXICAL, RankerStatus, Semantic, SemanticSource
+from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ranker_for
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
@@ -33,7 +32,6 @@ from persona_mind.storage.port import StorePort, StoreTarget
 
 __all__ = ("FoundFact", "MemoryService", "Recalled")
 
-log = logging.getLogger(__name__)
 E = TypeVar("E")
 TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
 
@@ -397,21 +395,9 @@ class MemoryService:
     def _semantic(
         self, prompt: str, indexes: Mapping[Tier, FactIndex]
     ) -> tuple[Semantic | None, RankerStatus]:
-        """The hybrid ranker for ``prompt``, or lexical with the reason; never raises.
-
-        Vectors are derived data: a failing cache or model costs this turn its semantic
-        signal (and says so), never the turn itself.
-        """
-        edge = self.semantic
-        if edge is None:
-            return None, LEXICAL
-        try:
-            for tier, index in indexes.items():
-                edge.bind(index, self.scope.fact_target(tier).path)
-            return edge.for_prompt(prompt)
-        except Exception as exc:  # derived data must never fail a turn
-            log.warning("semantic ranking skipped: %r", exc)
-            return None, RankerStatus(hybrid=False, reason=f"semantic ranking failed ({exc})")
+        """The hybrid ranker for ``prompt`` over this scope's stores, or lexical and why."""
+        stores = [(index, self.scope.fact_target(tier).path) for tier, index in indexes.items()]
+        return ranker_for(self.semantic, prompt, stores)
 
     def require_tools(self, *, leg: bool) -> None:
         """Legs have no memory/backlog tools (M-LEG-5)."""
