@@ -236,7 +236,7 @@ class _PromptSimilarity:
         elif k >= len(masked):
             best = np.flatnonzero(iv.live)
         else:
-            best = np.argpartition(-masked, k - 1)[:k]
+            best = np.argpartition(masked, len(masked) - k)[len(masked) - k :]
         wanted = np.fromiter(slots, dtype=np.intp, count=len(slots))
         picked = np.concatenate([best, wanted])
         values = np.round(sims[picked].astype(np.float64), SIM_DECIMALS)

@@ -20,7 +20,6 @@ broken by the callers with recency and id, as for lexical scores.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -44,10 +43,6 @@ LEX_WEIGHT = 0.5
 SEM_WEIGHT = 0.5
 SEM_FLOOR = 0.2
 RRF_K = 60
-
-
-def _rescaled(sim: float) -> float:
-    return max(0.0, (sim - SEM_FLOOR) / (1.0 - SEM_FLOOR))
 
 
 def _ranks(scores: Mapping[int, float]) -> dict[int, int]:
@@ -76,9 +71,11 @@ def fuse(
             + (1.0 / (RRF_K + sr[d]) if d in sr else miss)
             for d in docs
         }
-    top = max(lexical.values(), default=0.0) or 1.0
+    lex_scale = LEX_WEIGHT / (max(lexical.values(), default=0.0) or 1.0)
+    sem_scale = SEM_WEIGHT / (1.0 - SEM_FLOOR)
+    lex_get, sem_get = lexical.get, semantic.get
     return {
-        d: LEX_WEIGHT * lexical.get(d, 0.0) / top + SEM_WEIGHT * _rescaled(semantic.get(d, 0.0))
+        d: lex_scale * lex_get(d, 0.0) + sem_scale * max(0.0, sem_get(d, 0.0) - SEM_FLOOR)
         for d in docs
     }
 
@@ -114,9 +111,10 @@ def _candidates(
     """
     if len(scored) <= keep:
         return scored
-    best = heapq.nlargest(keep, scored.values())
-    cut = best[-1]
-    return {d: s for d, s in scored.items() if s >= cut or d in priority}
+    cut = sorted(scored.values(), reverse=True)[keep - 1]  # C sort beats a heap here
+    if priority:
+        return {d: s for d, s in scored.items() if s >= cut or d in priority}
+    return {d: s for d, s in scored.items() if s >= cut}
 
 
 def explain(ranked: Sequence[Ranked], index: FactIndex, sims: Mapping[int, float]) -> None:
