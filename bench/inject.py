@@ -14,6 +14,13 @@ Rows (each measured against a floor in the same run):
 * ``remember_durable`` — ``MemoryService.remember`` over the real file store (validation,
   scanner, identity, atomic write + fsync) against the storage floor: a raw
   ``FileStore.mutate`` appending an equivalent row.  Target ≤ 2×.
+* ``hybrid_inject_10k`` — the same plan with the semantic ranker (prompt embedding, one
+  matrix-vector product per tier, fusion) against the lexical planner in the same run.
+  Target ≤ 3×.  ``hybrid_scaling`` — hybrid 10k / hybrid 1k; target ≤ 12.
+* ``embed_on_remember`` — giving the index after a ``remember`` its vectors: embedding the
+  new fact, appending its record to the cache file beside the store, extending the matrix;
+  against the remember→durable floor.  Target ≤ 2×.  (Hybrid rows need the ``semantic``
+  extra; without it they are reported with ``ok`` null and the reason.)
 
 ``--json`` prints exactly one JSON object; otherwise a table.
 """
@@ -37,6 +44,7 @@ from pathlib import Path
 from typing import cast
 
 from persona_mind.clock import MonotonicClock
+from persona_mind.embedding import SemanticEdge
 from persona_mind.mind import (
     Fact,
     FactIndex,
@@ -181,6 +189,36 @@ def bench_inject(n: int, rng: random.Random, repeat: int) -> tuple[float, float]
     return paired(ours, ref, repeat, warm=len(queries))
 
 
+def bench_hybrid(
+    n: int, rng: random.Random, repeat: int, edge: SemanticEdge
+) -> tuple[float, float]:
+    """(hybrid plan, lexical plan) medians over the same cached indexes and prompts.
+
+    Steady state, as in a session: indexes are built and given their vectors once per store
+    snapshot (measured by ``embed_on_remember`` for the incremental case); each turn embeds
+    its prompt and ranks.
+    """
+    facts = make_facts(n, rng)
+    indexes: dict[Tier, FactIndex] = {cast(Tier, t): FactIndex.build(fs) for t, fs in facts.items()}
+    for index in indexes.values():
+        edge.bind(index, None)
+    queries = [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(16)]
+    qi = iter(range(10**9))
+
+    def hybrid() -> object:
+        q = queries[next(qi) % len(queries)]
+        semantic, status = edge.for_prompt(q)
+        return plan_injection(
+            InjectionInput(prompt=q, now=1e12, indexes=indexes, semantic=semantic, ranker=status)
+        )
+
+    def lexical() -> object:
+        q = queries[next(qi) % len(queries)]
+        return plan_injection(InjectionInput(prompt=q, now=1e12, indexes=indexes))
+
+    return paired(hybrid, lexical, repeat, warm=len(queries))
+
+
 def bench_build(n: int, rng: random.Random) -> tuple[float, float, float]:
     """Index builds against the reference build: cold, and a rebuild after one new row.
 
@@ -213,7 +251,8 @@ def bench_build(n: int, rng: random.Random) -> tuple[float, float, float]:
     return cold_t, warm_t, ref_t
 
 
-async def bench_remember(repeat: int) -> tuple[float, float]:
+async def bench_remember(repeat: int, edge: SemanticEdge | None) -> tuple[float, float, float]:
+    """(remember, raw durable floor, embedding the new fact on remember) medians."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         engine = FileStore(Layout(root))
@@ -224,10 +263,18 @@ async def bench_remember(repeat: int) -> tuple[float, float]:
         target = scope.fact_target("stm")
         ours: list[float] = []
         floor: list[float] = []
+        embed: list[float] = []
+        if edge is not None:
+            edge.bind(await svc.index("stm", svc.now()), target.path)
         for i in range(repeat):
             t0 = time.perf_counter()
             await svc.remember("note", f"benchmark fact number {i} about caching")
             ours.append(time.perf_counter() - t0)
+            if edge is not None:
+                index = await svc.index("stm", svc.now())
+                t0 = time.perf_counter()
+                edge.bind(index, target.path)
+                embed.append(time.perf_counter() - t0)
             row = Fact(
                 id=fact_id("stm", f"floor {i}", None),
                 kind="note",
@@ -239,7 +286,11 @@ async def bench_remember(repeat: int) -> tuple[float, float]:
             t0 = time.perf_counter()
             engine.mutate(target, lambda rows, r=row: (*rows, r))  # type: ignore[misc]
             floor.append(time.perf_counter() - t0)
-        return statistics.median(ours), statistics.median(floor)
+        return (
+            statistics.median(ours),
+            statistics.median(floor),
+            statistics.median(embed) if embed else float("nan"),
+        )
 
 
 def row(
@@ -263,10 +314,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=30)
     args = ap.parse_args(argv)
     rng = random.Random(7)
+    edge: SemanticEdge | None = SemanticEdge()
+    assert edge is not None
+    status = edge.load_now()
+    if not status.hybrid:
+        edge = None
     ours1, ref1 = bench_inject(1_000, rng, args.repeat)
     ours10, ref10 = bench_inject(10_000, rng, args.repeat)
     build, rebuild, build_ref = bench_build(10_000, rng)
-    rem, rem_floor = asyncio.run(bench_remember(args.repeat))
+    rem, rem_floor, embed = asyncio.run(bench_remember(args.repeat, edge))
     results = [
         row("inject_1k", ours1, ref1, 2.0),
         row("inject_10k", ours10, ref10, 2.0),
@@ -286,6 +342,28 @@ def main(argv: list[str] | None = None) -> int:
     # informational: the 2x target applies at 10,000 facts (fixed per-call costs dominate at 1k)
     results[0]["target"] = None
     results[0]["ok"] = None
+    if edge is not None:
+        hyb1, _ = bench_hybrid(1_000, rng, args.repeat, edge)
+        hyb10, lex10 = bench_hybrid(10_000, rng, args.repeat, edge)
+        results += [
+            row("hybrid_inject_10k", hyb10, lex10, 3.0),
+            {
+                "name": "hybrid_scaling",
+                "value": round(hyb10 / hyb1, 2),
+                "unit": "x",
+                "floor": 1.0,
+                "ratio": round(hyb10 / hyb1, 2),
+                "target": 12.0,
+                "ok": hyb10 / hyb1 <= 12.0,
+            },
+            row("embed_on_remember", embed, rem_floor, 2.0),
+        ]
+    else:
+        for name in ("hybrid_inject_10k", "hybrid_scaling", "embed_on_remember"):
+            results.append(
+                {"name": name, "value": None, "unit": "ms", "floor": None, "ratio": None,
+                 "target": f"skipped: {status.reason}", "ok": None}
+            )
     if args.json:
         print(json.dumps({"results": results}))
     else:

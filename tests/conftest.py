@@ -22,4 +22,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Never touch the user's ~/.pi or trace file from a test."""
     monkeypatch.delenv("PERSONA_MIND_TRACE", raising=False)
+    # Mind ranks lexically unless a test opts in (tests/mind/test_hybrid*.py): the semantic
+    # model loads in a background thread, and a test must not depend on when it lands.
+    monkeypatch.setenv("PERSONA_MIND_RANKER", "lexical")
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent-dir"))

@@ -91,16 +91,19 @@ class MindFeature:
         runtime becomes ready without importing the Mind package.
         """
         if self._session is None:
+            from persona_mind.embedding import default_semantic  # noqa: PLC0415 - first session
             from persona_mind.mind import MindSession  # noqa: PLC0415 - first session
             from persona_mind.mind._session import is_leg  # noqa: PLC0415
 
             runtime = self.runtime
+            leg = is_leg(os.environ)
             self._session = MindSession(
                 self.store,
                 runtime.clock,
                 runtime.agent_dir,
                 append=runtime.host.append_entry,
-                leg=is_leg(os.environ),
+                leg=leg,
+                semantic=None if leg else default_semantic(os.environ),  # issue 16
             )
             if self._revoked:
                 self._session.revoke()

@@ -133,6 +133,12 @@ async def _doctor(ctx: MindCommandContext) -> CommandResult:
     if ctx.ledger is not None and ctx.ledger.closed:
         bad += 1
         lines.append(f"session notes: closed ({ctx.ledger.closed})")
+    ranker = svc.semantic.status() if svc.semantic is not None else None
+    lines.append(
+        f"ranking: {ranker.describe()}"
+        if ranker is not None
+        else "ranking: lexical (BM25 with stemming): semantic ranker off"
+    )
     title = "Mind doctor: ok" if not bad else f"Mind doctor: {bad} problem(s)"
     return _result(Card(title, tuple(lines)), "info" if not bad else "warning")
 

@@ -1,11 +1,13 @@
-"""Explainable lexical ranking: BM25 over text and tags with an inverted index.
+"""Explainable lexical ranking: BM25 over stemmed text and tags with an inverted index.
 
 Why lexical: it is deterministic, explainable (every score names its matched terms) and
 fast — an index built once per store snapshot ranks 10,000 facts in milliseconds.  Order
 (M-INJECT-14): facts matching the current task first (by BM25 score), then the rest by
 recency (``lastSeenAt``; reads never change it, M-FACT-10), ties broken by id so the same
 input always gives the same order.  Objective/invariant priority is applied by the planner
-and bounded there (M-INJECT-5/6).
+and bounded there (M-INJECT-5/6).  Terms are stemmed (:func:`index_terms`); explanations
+name the fact's own words.  The semantic signal is fused in by the planner
+(:mod:`persona_mind.mind._fusion`), which hands each :class:`Ranked` its similarity.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from operator import itemgetter
 
 from persona_mind.mind._model import Fact
 from persona_mind.mind._scanner import is_safe
-from persona_mind.mind._text import lexical_tokens
+from persona_mind.mind._text import index_terms, lexical_tokens, stem
 
 __all__ = (
     "BM25_B",
@@ -40,7 +42,7 @@ TAG_WEIGHT = 2
 class Ranked:
     """One ranked fact and why it ranked there (matched terms are computed on demand)."""
 
-    __slots__ = ("_matched", "_qtokens", "fact", "score")
+    __slots__ = ("_matched", "_qtokens", "fact", "score", "semantic")
 
     def __init__(
         self,
@@ -49,27 +51,38 @@ class Ranked:
         matched: tuple[str, ...] | None = None,
         *,
         qtokens: frozenset[str] = frozenset(),
+        semantic: float | None = None,
     ) -> None:
         self.fact = fact
         self.score = score
         self._matched = matched
         self._qtokens = qtokens
+        self.semantic = semantic
+        """Cosine similarity of the prompt and the fact (``None``: lexical ranking only)."""
 
     @property
     def matched(self) -> tuple[str, ...]:
-        """The query tokens found in the fact's text or tags."""
+        """The fact's own words (text or tags) whose index term the prompt shares."""
         if self._matched is None:
-            have = set(lexical_tokens(self.fact.text))
+            words = set(lexical_tokens(self.fact.text))
             for tag in self.fact.tags:
-                have.update(lexical_tokens(tag))
-            self._matched = tuple(sorted(self._qtokens & have))
+                words.update(lexical_tokens(tag))
+            q = self._qtokens
+            self._matched = tuple(sorted(w for w in words if stem(w) in q))
         return self._matched
 
     @property
     def reason(self) -> str:
+        sim = "" if self.semantic is None else f"semantic {self.semantic:.2f}"
         if self.score > 0:
-            return f"task match {self.score:.2f} on {', '.join(self.matched)}"
-        return "recent"
+            terms = ", ".join(self.matched)
+            parts = [f"task match {self.score:.2f}"]
+            if terms:
+                parts.append(f"on {terms}")
+            if sim:
+                parts.append(f"({sim})")
+            return " ".join(parts)
+        return f"recent ({sim})" if sim else "recent"
 
     def __repr__(self) -> str:
         return f"Ranked({self.fact.id!r}, {self.score:.3f})"
@@ -83,9 +96,9 @@ def _tokens(fact: Fact, cache: TokenCache | None) -> tuple[tuple[str, int], ...]
     hit = cache.get(fact.id) if cache is not None else None
     if hit is not None and hit[0] == fact.text and hit[1] == fact.tags:
         return hit[2]
-    counts = Counter(lexical_tokens(fact.text))
+    counts = Counter(index_terms(fact.text))
     for tag in fact.tags:
-        for tok in lexical_tokens(tag):
+        for tok in index_terms(tag):
             counts[tok] += TAG_WEIGHT
     items = tuple(counts.items())
     if cache is not None:
@@ -97,7 +110,7 @@ MAX_INCREMENTAL = 64
 """Above this many changed rows an update rebuilds the index from scratch."""
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(slots=True, eq=False, weakref_slot=True)
 class FactIndex:
     """An inverted index over a snapshot's *live* facts (build once, rank many prompts).
 
@@ -258,7 +271,7 @@ class FactIndex:
         """BM25 score of every document sharing a token with ``query``."""
         out: dict[int, float] = {}
         get = out.get
-        for tok in sorted(set(lexical_tokens(query))):
+        for tok in sorted(set(index_terms(query))):
             if tok not in self.postings:
                 continue
             for doc, gain in self.weighted(tok):
@@ -303,7 +316,7 @@ class FactIndex:
             else:
                 pool = set()
             matched = sorted(pool, key=key)[:limit]
-        qtokens = frozenset(lexical_tokens(query))
+        qtokens = frozenset(index_terms(query))
         out = [self.ranked(d, qtokens, scored) for d in matched]
         if limit is not None and len(out) >= limit:
             return out

@@ -13,7 +13,7 @@ Reads never write: recall/read/list never bump ``lastSeenAt`` or extend expiry
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -21,8 +21,10 @@ from persona_mind.clock import Clock
 from persona_mind.mind import _backlog as bl
 from persona_mind.mind import _facts as fx
 from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
+from persona_mind.mind._fusion import explain, task_scores
 from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
 from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Kind, Tier
+from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ranker_for
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
@@ -70,6 +72,8 @@ class MemoryService:
         self.import_pending = False
         self._indexes: dict[object, tuple[tuple[int, str], float, FactIndex]] = {}
         self._tokens: dict[object, TokenCache] = {}
+        self.semantic: SemanticSource | None = None
+        """The model edge (hybrid ranking); ``None`` ranks lexically and says nothing."""
 
     # -- plumbing ------------------------------------------------------------------------
 
@@ -150,9 +154,13 @@ class MemoryService:
             raise InvalidArgument("limit.range", "limit must be between 1 and 50")
         now = self.now()
         hits: list[Recalled] = []
-        for tier in tiers or self.scope.tiers():
-            index = await self.index(tier, now)
-            ranked: list[Ranked] = index.rank(query, limit=limit * 2)
+        chosen = tuple(tiers or self.scope.tiers())
+        indexes = {tier: await self.index(tier, now) for tier in chosen}
+        semantic, _ = self._semantic(query, indexes)
+        for tier, index in indexes.items():
+            scored, sims = task_scores(index, query, semantic, limit * 2)
+            ranked: list[Ranked] = index.rank(query, limit * 2, scored)
+            explain(ranked, index, sims)
             hits += [
                 Recalled(tier, r.fact, r.score, r.reason)
                 for r in ranked
@@ -378,6 +386,7 @@ class MemoryService:
         backlog: tuple[BacklogItem, ...] = ()
         if not lean and self.scope.project is not None:
             backlog = await self._rows(self._require_backlog())
+        semantic, ranker = self._semantic(prompt, indexes)
         return plan_injection(
             InjectionInput(
                 prompt=prompt,
@@ -387,8 +396,17 @@ class MemoryService:
                 notes=() if lean else tuple(notes),
                 lean=lean,
                 persona=self.scope.persona,
+                semantic=semantic,
+                ranker=ranker,
             )
         )
+
+    def _semantic(
+        self, prompt: str, indexes: Mapping[Tier, FactIndex]
+    ) -> tuple[Semantic | None, RankerStatus]:
+        """The hybrid ranker for ``prompt`` over this scope's stores, or lexical and why."""
+        stores = [(index, self.scope.fact_target(tier).path) for tier, index in indexes.items()]
+        return ranker_for(self.semantic, prompt, stores)
 
     def require_tools(self, *, leg: bool) -> None:
         """Legs have no memory/backlog tools (M-LEG-5)."""

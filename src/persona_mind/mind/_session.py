@@ -53,6 +53,7 @@ from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._notes import NotesLedger, OwnerKey
+from persona_mind.mind._ranker import SemanticSource
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService
 from persona_mind.mind._settings import MindSettings
@@ -131,8 +132,12 @@ class MindSession:
         leg: bool = False,
         home: Path | None = None,
         legacy_persona: str | None = None,
+        semantic: SemanticSource | None = None,
     ) -> None:
         self.store = store
+        self.semantic = semantic
+        """The model edge for hybrid ranking (``persona_mind.embedding.default_semantic``);
+        ``None``: lexical."""
         self.clock = clock
         self.agent_dir = agent_dir
         self.append = append
@@ -169,6 +174,7 @@ class MindSession:
             return
         scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
         self.service = MemoryService(self.store, self.clock, scope, generation=generation)
+        self.service.semantic = self.semantic
         owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
         self.ledger = NotesLedger(owner)
         if previous is not None and previous.owner.session_id == owner.session_id:

@@ -1,0 +1,41 @@
+"""The model edge of persona-mind: a static embedding model and its derived-vector caches.
+
+Mind's planner knows only the :class:`~persona_mind.mind._ranker.Semantic` port; this
+package implements it with WordLlama (an optional extra: ``pip install
+'persona-mind[semantic]'``).  Nothing here is imported eagerly with numpy: the facade is
+cheap, and the model loads in a background thread after :meth:`SemanticEdge.start`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from persona_mind.embedding._edge import SemanticEdge as SemanticEdge
+from persona_mind.embedding._errors import EmbeddingUnavailable as EmbeddingUnavailable
+
+__all__ = ("EmbeddingUnavailable", "SemanticEdge", "default_semantic", "shared_edge")
+
+_SHARED: SemanticEdge | None = None
+
+
+def shared_edge() -> SemanticEdge:
+    """The process-wide edge (one model per process, however many sessions)."""
+    global _SHARED  # noqa: PLW0603 - one model per process is the point
+    if _SHARED is None:
+        _SHARED = SemanticEdge()
+    return _SHARED
+
+
+def default_semantic(env: Mapping[str, str]) -> SemanticEdge | None:
+    """The process-wide model edge with its background load started, or ``None``.
+
+    Called when the first session event builds the Mind session, i.e. after the runtime is
+    ready, so loading the model never delays start-to-ready; it returns at once and turns
+    rank lexically (and say so) until the model is in.  ``PERSONA_MIND_RANKER=lexical``
+    opts out.  It lives here, at the edge, not in ``mind/`` (domain code starts no threads).
+    """
+    if env.get("PERSONA_MIND_RANKER", "").strip().lower() == "lexical":
+        return None
+    edge = shared_edge()
+    edge.start()
+    return edge
