@@ -20,6 +20,7 @@ different version is refused with an ``error`` frame (code ``protocol_version``)
 
 from __future__ import annotations
 
+import re
 from typing import Any, Final, Literal
 
 import msgspec
@@ -37,6 +38,7 @@ from persona_mind.messages.host import (
 
 __all__ = (
     "MAX_FRAME_BYTES",
+    "MAX_NESTING",
     "PROTOCOL_VERSION",
     "AnyFrame",
     "AppendEntryParams",
@@ -63,6 +65,7 @@ __all__ = (
     "SidecarMethod",
     "decode_frame",
     "encode_frame",
+    "nesting_exceeds",
     "raw",
 )
 
@@ -70,6 +73,10 @@ __all__ = (
 PROTOCOL_VERSION: Final = 1
 #: The largest frame (one line, without its LF) either side accepts: 16 MiB, like store files.
 MAX_FRAME_BYTES: Final = 16 * 1024 * 1024
+#: The deepest nesting of arrays/objects a frame may have. Our frames need a handful of
+#: levels; a bound far below the interpreter's recursion limit means a hostile frame gets a
+#: ``too_deep`` error instead of a ``RecursionError`` inside the reader (issue 15, item 7).
+MAX_NESTING: Final = 128
 
 ErrorCode = Literal[
     "malformed",  # not JSON, not an object, or fields of the wrong type
@@ -83,6 +90,9 @@ ErrorCode = Literal[
     "timeout",  # the peer did not answer in time
     "shutting_down",  # the sidecar is stopping and took no new work
     "cancelled",  # the caller cancelled the request
+    "too_deep",  # arrays/objects nested deeper than MAX_NESTING
+    "duplicate_id",  # a request reused the id of one still in flight
+    "busy",  # too many bytes of events queued; this one was refused, not applied
 ]
 
 #: Requests and notifications the sidecar serves (sent by the extension).
@@ -245,7 +255,29 @@ def decode_frame(line: bytes) -> AnyFrame | BadFrame:
 
     Its ``reply.id`` carries the offending frame's ``id`` when it was a request with a
     readable integer id, so the peer can fail that request instead of waiting for it.
+    Lines that are not UTF-8 or nest deeper than :data:`MAX_NESTING` are refused before
+    any JSON decoding (the decoders recurse, and a refused frame is never echoed).
     """
+    if not line.isascii():
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return BadFrame(
+                reply=ErrorFrame(
+                    code="malformed",
+                    message=f"frame is not valid UTF-8 (byte {err.start}); send UTF-8 JSON",
+                    id=_head_id(line),
+                )
+            )
+    if nesting_exceeds(line, MAX_NESTING):
+        return BadFrame(
+            reply=ErrorFrame(
+                code="too_deep",
+                message=f"frame nests arrays/objects deeper than {MAX_NESTING} levels; "
+                "send flatter data",
+                id=_head_id(line),
+            )
+        )
     try:
         return _FRAME_DECODER.decode(line)
     except msgspec.DecodeError as err:
@@ -260,7 +292,8 @@ def _classify(line: bytes, detail: str) -> ErrorFrame:
     if not isinstance(loose, dict):
         return ErrorFrame(code="malformed", message="a frame must be a JSON object with a 'type'")
     ident = loose.get("id")
-    ident = ident if isinstance(ident, int) and loose.get("type") == "request" else None
+    readable = type(ident) is int and loose.get("type") == "request"  # never a bool's True
+    ident = ident if readable else None
     kind = loose.get("type")
     if kind not in _KNOWN_TYPES:
         return ErrorFrame(
@@ -269,6 +302,43 @@ def _classify(line: bytes, detail: str) -> ErrorFrame:
             id=ident,
         )
     return ErrorFrame(code="malformed", message=f"bad {kind!r} frame: {detail}", id=ident)
+
+
+# Strings (escapes included), so brackets inside them are not counted as nesting.
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
+# The top-level fields before the first nested value: where a request's id is read from
+# when the frame cannot be decoded (the extension writes type and id first).
+_HEAD = re.compile(rb"^\s*\{([^\[\]{}]*)")
+_HEAD_REQUEST = re.compile(rb'"type"\s*:\s*"request"')
+_HEAD_ID = re.compile(rb'"id"\s*:\s*(\d{1,15})\s*[,}]')
+
+
+def nesting_exceeds(line: bytes, limit: int) -> bool:
+    """True if ``line`` (JSON) nests arrays/objects more than ``limit`` levels deep.
+
+    Bytewise work only (no recursion, no per-character Python loop): a line with at most
+    ``limit`` opening brackets cannot be deeper; otherwise strings are blanked, everything
+    but brackets is dropped, and innermost pairs are peeled ``limit`` times.
+    """
+    if line.count(b"[") + line.count(b"{") <= limit:
+        return False
+    shape = _STRING.sub(b"", line).translate(_TO_PARENS, _NOT_BRACKETS)
+    for _ in range(limit):
+        if not shape:
+            return False
+        shape = shape.replace(b"()", b"")
+    return b"(" in shape
+
+
+def _head_id(line: bytes) -> int | None:
+    """A request's id read from the line's leading fields, when it is there plainly."""
+    head = _HEAD.match(line)
+    if head is None or _HEAD_REQUEST.search(head.group(1)) is None:
+        return None
+    found = _HEAD_ID.search(head.group(1))
+    return int(found.group(1)) if found is not None else None
 
 
 class LineSplitter:
