@@ -13,13 +13,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from persona_mind.actors import RestartPolicy
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import ToolCall
+from persona_mind.runners._sidecar_runtime import RuntimeFactory
 from persona_mind.runners.sidecar import EXIT_ESCALATED, Sidecar
 from persona_mind.runtime import Runtime
 from tests.bridge.stub_runtime import Crash, Crasher
@@ -59,14 +60,14 @@ async def test_a_clean_stop_is_not_mistaken_for_an_escalation() -> None:
 async def test_the_real_runtime_escalating_ends_the_sidecar(tmp_path: Path) -> None:
     """The product ``Runtime`` exposes its actor system; its root giving up is watched too."""
     out: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    side = Sidecar(lambda line: out.put_nowait(json.loads(line)), lambda: Runtime)
+    factory = cast(RuntimeFactory, Runtime)
+    side = Sidecar(lambda line: out.put_nowait(json.loads(line)), lambda: factory)
     side.feed(b.encode_frame(b.Hello(protocol=b.PROTOCOL_VERSION, agent_dir=str(tmp_path))))
     while (frame := await asyncio.wait_for(out.get(), 30))["type"] == "request":
-        result = {"entries": []} if frame["method"] == "branch_entries" else None
+        result: object = {"entries": []} if frame["method"] == "branch_entries" else None
         side.feed(b.encode_frame(b.Response(id=frame["id"], result=b.raw(result))))
     assert frame["type"] == "ready", frame
-    runtime = side.runtime
-    assert isinstance(runtime, Runtime)
+    runtime = cast(Runtime, side.runtime)
     ref = runtime.system.spawn(Crasher, name="crasher", restart=RestartPolicy(max_restarts=0))
     ref.tell(Crash(why="test"))
     assert await asyncio.wait_for(side.done, 30) == EXIT_ESCALATED
