@@ -101,6 +101,7 @@ class MindFeature:
                 runtime.agent_dir,
                 append=runtime.host.append_entry,
                 leg=is_leg(os.environ),
+                offload=runtime.offload,  # index builds off the loop (issue 15, item 9)
             )
             if self._revoked:
                 self._session.revoke()

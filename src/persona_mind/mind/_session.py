@@ -54,7 +54,7 @@ from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._notes import NotesLedger, OwnerKey
 from persona_mind.mind._scope import MindScope, find_project
-from persona_mind.mind._service import FoundFact, MemoryService
+from persona_mind.mind._service import FoundFact, MemoryService, Offload
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
 from persona_mind.storage.port import StorePort
@@ -131,8 +131,10 @@ class MindSession:
         leg: bool = False,
         home: Path | None = None,
         legacy_persona: str | None = None,
+        offload: Offload | None = None,
     ) -> None:
         self.store = store
+        self.offload = offload
         self.clock = clock
         self.agent_dir = agent_dir
         self.append = append
@@ -168,7 +170,9 @@ class MindSession:
         if refusal is not None:
             return
         scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
-        self.service = MemoryService(self.store, self.clock, scope, generation=generation)
+        self.service = MemoryService(
+            self.store, self.clock, scope, generation=generation, offload=self.offload
+        )
         owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
         self.ledger = NotesLedger(owner)
         if previous is not None and previous.owner.session_id == owner.session_id:
