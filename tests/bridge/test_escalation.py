@@ -107,3 +107,40 @@ def test_the_sidecar_process_exits_3_while_its_stdin_is_still_open(tmp_path: Pat
     assert frames[1]["error"]["code"] == "cancelled"
     assert err.count("the runtime gave up") == 1, err
     assert "Traceback" not in err
+
+
+def test_a_cli_command_whose_runtime_gives_up_prints_one_line_and_exits_non_zero(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI half of issue 10: ``Escalated`` leaves ``async with Runtime`` as a typed error,
+    and ``persona-mind`` prints it as one line (exit 2), never a traceback. The demo command
+    (the CLI's Runtime user) runs a body that makes the real runtime's root give up."""
+    from persona_mind.runners import _demo, cli  # noqa: PLC0415 - the CLI under test
+
+    class Host:
+        async def register_tools(self, tools: Any) -> None: ...
+        async def register_commands(self, commands: Any) -> None: ...
+        async def append_entry(self, custom_type: str, data: Any) -> None: ...
+        async def branch_entries(self) -> tuple[()]:
+            return ()
+
+        async def notify(self, text: str, level: str = "info") -> None: ...
+        async def set_status(self, key: str, text: str | None) -> None: ...
+        async def display(self, message: Any) -> None: ...
+        async def request_reload(self) -> None: ...
+        async def send_user_message(self, text: str) -> None: ...
+
+    async def escalating_demo(agent_dir: Path, trace: Path | None, say: Any) -> int:
+        async with Runtime(Host(), agent_dir=agent_dir) as rt:
+            ref = rt.system.spawn(Crasher, name="crasher", restart=RestartPolicy(max_restarts=0))
+            ref.tell(Crash(why="cli"))
+            await rt.system.wait_failed()
+        return 0  # never reached: leaving the runtime raises Escalated
+
+    monkeypatch.setattr(_demo, "run_demo", escalating_demo)
+    code = cli.main(["demo", "--agent-dir", str(tmp_path / "agent")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("persona-mind: supervisor 'root' gave up: 'crasher' crashed")
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
