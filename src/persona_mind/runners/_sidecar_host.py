@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -33,6 +34,7 @@ __all__ = (
     "HostRequestFailed",
     "HostTimeout",
     "host_timeout_from_env",
+    "say",
 )
 
 T = TypeVar("T")
@@ -43,6 +45,11 @@ HOST_TIMEOUT = 30.0
 HOST_TIMEOUT_ENV = "PERSONA_MIND_BRIDGE_HOST_TIMEOUT"
 #: The longest wait the variable may ask for: an hour. Longer is a hung ask in all but name.
 MAX_HOST_TIMEOUT = 3600.0
+
+
+def say(text: str) -> None:
+    """A diagnostic line on stderr (the extension logs it with PERSONA_MIND_BRIDGE_LOG)."""
+    print(f"persona-mind sidecar: {text}", file=sys.stderr, flush=True)
 
 
 class HostTimeout(HostError):
