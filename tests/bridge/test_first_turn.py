@@ -158,3 +158,40 @@ async def test_the_runtime_answers_while_the_first_index_builds_and_fails_open_o
         assert second is not None
         assert any("<persona-mind-memory>" in s for s in second.sections)
         assert offload.calls >= 1
+
+
+@pytest.mark.asyncio
+async def test_a_build_that_failed_after_its_caller_left_is_retried_by_the_next_call(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    scope = _write_project_facts(tmp_path / "agent", repo)
+    clock = ManualClock()
+    gate, started = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    async def flaky(fn: Callable[[], T]) -> T:
+        calls.append("build")
+
+        def run() -> T:
+            if len(calls) == 1:
+                started.set()
+                gate.wait(30)
+                raise OSError("the IO thread's build failed")
+            return fn()
+
+        return await asyncio.to_thread(run)
+
+    service = MemoryService(
+        DirectStore(FileStore(Layout(tmp_path / "agent"))), clock, scope, offload=flaky
+    )
+    now = clock.wall()
+    first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))
+    assert await asyncio.to_thread(started.wait, 30)
+    clock.advance(0.75)
+    assert await first is None
+    gate.set()
+    index = await service.index("project", now)  # the failed build is not cached
+    assert len(index) == 300
+    assert calls == ["build", "build"]

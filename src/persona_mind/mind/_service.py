@@ -378,7 +378,14 @@ class MemoryService:
         rows = () if snap is None else snap.entries
         build = asyncio.ensure_future(self._build(path, key, rows, now, cached))
         self._building[path] = build
-        build.add_done_callback(lambda _done: self._building.pop(path, None))
+
+        def forget(done: asyncio.Future[FactIndex]) -> None:
+            if self._building.get(path) is done:
+                del self._building[path]
+            if not done.cancelled():
+                done.exception()  # marked retrieved: a caller that left is past caring
+
+        build.add_done_callback(forget)
         return await asyncio.shield(build)
 
     async def _build(
