@@ -74,6 +74,24 @@ async def test_deep_frame_is_answered_and_the_other_frames_in_the_same_read_are_
     await p.side.stop(0)
 
 
+@pytest.mark.asyncio
+async def test_an_unreadable_answer_from_pi_fails_our_host_request_at_once() -> None:
+    """A deep (or otherwise bad) response to our request does not leave it waiting 30 s."""
+    p = Peer(host_timeout=60)
+    await p.ready()
+    ident = p.request("tool", ToolCall(call_id="c", name="stub_echo", arguments={"text": "x"}))
+    host_req = await p.recv()
+    assert host_req["method"] == "branch_entries"
+    p.send(b'{"type":"response","id":%d,"result":%s}\n' % (host_req["id"], _deep(2000)))
+    error_frame = await p.recv()
+    assert (error_frame["code"], error_frame["id"]) == ("too_deep", None)  # not our request id
+    failed = await p.recv()
+    assert failed["id"] == ident
+    assert failed["error"]["code"] == "failed"  # the stub's tool raised what the host raised
+    assert "Pi's answer could not be read" in failed["error"]["message"]
+    await p.side.stop(0)
+
+
 # -- item 10: ids, UTF-8 ---------------------------------------------------------------------
 
 

@@ -245,9 +245,14 @@ def raw(value: object) -> msgspec.Raw:
 
 
 class BadFrame(msgspec.Struct, frozen=True, kw_only=True):
-    """A line that is not a valid frame; ``reply`` is the error frame to send back."""
+    """A line that is not a valid frame; ``reply`` is the error frame to send back.
+
+    ``answers`` is the id when the bad line was a *response* (to one of our requests), so the
+    receiver can fail that request at once instead of waiting for its timeout.
+    """
 
     reply: ErrorFrame
+    answers: int | None = None
 
 
 def decode_frame(line: bytes) -> AnyFrame | BadFrame:
@@ -258,60 +263,58 @@ def decode_frame(line: bytes) -> AnyFrame | BadFrame:
     Lines that are not UTF-8 or nest deeper than :data:`MAX_NESTING` are refused before
     any JSON decoding (the decoders recurse, and a refused frame is never echoed).
     """
+    refusal: tuple[str, str] | None = None
     if not line.isascii():
         try:
             line.decode("utf-8")
         except UnicodeDecodeError as err:
-            return BadFrame(
-                reply=ErrorFrame(
-                    code="malformed",
-                    message=f"frame is not valid UTF-8 (byte {err.start}); send UTF-8 JSON",
-                    id=_head_id(line),
-                )
-            )
-    if nesting_exceeds(line, MAX_NESTING):
-        return BadFrame(
-            reply=ErrorFrame(
-                code="too_deep",
-                message=f"frame nests arrays/objects deeper than {MAX_NESTING} levels; "
-                "send flatter data",
-                id=_head_id(line),
-            )
+            refusal = ("malformed", f"frame is not valid UTF-8 (byte {err.start}); send UTF-8 JSON")
+    if refusal is None and nesting_exceeds(line, MAX_NESTING):
+        refusal = (
+            "too_deep",
+            f"frame nests arrays/objects deeper than {MAX_NESTING} levels; send flatter data",
         )
+    if refusal is not None:
+        kind, ident = _head(line)
+        return _bad(refusal[0], refusal[1], kind, ident)
     try:
         return _FRAME_DECODER.decode(line)
     except msgspec.DecodeError as err:
-        return BadFrame(reply=_classify(line, str(err)))
+        return _classify(line, str(err))
 
 
-def _classify(line: bytes, detail: str) -> ErrorFrame:
+def _bad(code: str, message: str, kind: object, ident: object) -> BadFrame:
+    """The error frame for a bad line; the id goes where the peer or we can use it."""
+    readable = ident if type(ident) is int else None  # never a bool's True
+    return BadFrame(
+        reply=ErrorFrame(code=code, message=message, id=readable if kind == "request" else None),
+        answers=readable if kind == "response" else None,
+    )
+
+
+def _classify(line: bytes, detail: str) -> BadFrame:
     try:
         loose = msgspec.json.decode(line)
     except msgspec.DecodeError:
-        return ErrorFrame(code="malformed", message=f"frame is not valid JSON ({detail})")
+        kind, ident = _head(line)
+        return _bad("malformed", f"frame is not valid JSON ({detail})", kind, ident)
     if not isinstance(loose, dict):
-        return ErrorFrame(code="malformed", message="a frame must be a JSON object with a 'type'")
-    ident = loose.get("id")
-    readable = type(ident) is int and loose.get("type") == "request"  # never a bool's True
-    ident = ident if readable else None
-    kind = loose.get("type")
+        return _bad("malformed", "a frame must be a JSON object with a 'type'", None, None)
+    kind, ident = loose.get("type"), loose.get("id")
     if kind not in _KNOWN_TYPES:
-        return ErrorFrame(
-            code="unknown_type",
-            message=f"unknown frame type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}",
-            id=ident,
-        )
-    return ErrorFrame(code="malformed", message=f"bad {kind!r} frame: {detail}", id=ident)
+        message = f"unknown frame type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}"
+        return _bad("unknown_type", message, kind, ident)
+    return _bad("malformed", f"bad {kind!r} frame: {detail}", kind, ident)
 
 
 # Strings (escapes included), so brackets inside them are not counted as nesting.
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
-# The top-level fields before the first nested value: where a request's id is read from
-# when the frame cannot be decoded (the extension writes type and id first).
+# The top-level fields before the first nested value: where a frame's type and id are read
+# from when it cannot be decoded (the extension writes type and id first).
 _HEAD = re.compile(rb"^\s*\{([^\[\]{}]*)")
-_HEAD_REQUEST = re.compile(rb'"type"\s*:\s*"request"')
+_HEAD_TYPE = re.compile(rb'"type"\s*:\s*"(\w{1,20})"')
 _HEAD_ID = re.compile(rb'"id"\s*:\s*(\d{1,15})\s*[,}]')
 
 
@@ -332,13 +335,17 @@ def nesting_exceeds(line: bytes, limit: int) -> bool:
     return b"(" in shape
 
 
-def _head_id(line: bytes) -> int | None:
-    """A request's id read from the line's leading fields, when it is there plainly."""
+def _head(line: bytes) -> tuple[str | None, int | None]:
+    """A frame's type and id read from its leading fields, when they are there plainly."""
     head = _HEAD.match(line)
-    if head is None or _HEAD_REQUEST.search(head.group(1)) is None:
-        return None
+    if head is None:
+        return None, None
+    kind = _HEAD_TYPE.search(head.group(1))
     found = _HEAD_ID.search(head.group(1))
-    return int(found.group(1)) if found is not None else None
+    return (
+        kind.group(1).decode() if kind is not None else None,
+        int(found.group(1)) if found is not None else None,
+    )
 
 
 class LineSplitter:

@@ -174,6 +174,11 @@ class Sidecar(Work):
                 self._on_response(frame)
             case b.BadFrame():
                 self.emit(frame.reply)
+                pending = self._pending.get(frame.answers) if frame.answers is not None else None
+                if pending is not None and not pending.done():  # Pi's answer was unreadable
+                    pending.set_exception(
+                        HostRequestFailed(f"Pi's answer could not be read: {frame.reply.message}")
+                    )
             case b.ErrorFrame():
                 say(f"Pi reported {frame.code}: {frame.message}")
                 pending = self._pending.get(frame.id) if frame.id is not None else None
