@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import ToolCall
@@ -46,6 +48,43 @@ def test_nesting_is_measured_outside_strings_and_up_to_the_limit() -> None:
     assert not b.nesting_exceeds(escaped, limit)
     wide = b"[" + b",".join([b"{}"] * 10_000) + b"]"  # many brackets, depth 2
     assert not b.nesting_exceeds(wide, limit)
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    return 0
+
+
+_json = st.recursive(
+    st.none() | st.integers() | st.text(alphabet='[]{}"\\ab', max_size=6),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json, st.integers(0, 6))
+def test_nesting_matches_the_true_depth_of_any_json(value: object, limit: int) -> None:
+    """Strings full of brackets, quotes and backslashes never change the measured depth."""
+    line = json.dumps(value).encode()
+    assert b.nesting_exceeds(line, limit) == (_depth(value) > limit)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        b"[[]," * 200 + b"1" + b"]" * 200,  # a chain with leaves on the side: no run of openers
+        b"[[[]]," * 200 + b"1" + b"]" * 200,  # side subtrees of depth 2
+        (b"[" + b"[" * 10 + b"]" * 10 + b",") * 200 + b"1" + b"]" * 200,  # side depth 10
+        b'[{"a":' * 130 + b"1" + b"}]" * 130,  # objects and arrays mixed
+    ],
+)
+def test_nesting_finds_deep_shapes_that_are_not_plain_runs(shape: bytes) -> None:
+    assert b.nesting_exceeds(shape, b.MAX_NESTING)
+    assert json.loads(shape) is not None  # they are valid JSON (deep for Python's parser too)
 
 
 def test_a_frame_nested_998_levels_is_refused_with_its_request_id() -> None:

@@ -20,6 +20,7 @@ different version is refused with an ``error`` frame (code ``protocol_version``)
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any, Final, Literal
 
@@ -307,10 +308,10 @@ def _classify(line: bytes, detail: str) -> BadFrame:
     return _bad("malformed", f"bad {kind!r} frame: {detail}", kind, ident)
 
 
-# Strings (escapes included), so brackets inside them are not counted as nesting.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# Brackets become parens, everything else is dropped; parens map to +1/-1 (signed bytes).
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
+_TO_STEPS = bytes.maketrans(b"()", b"\x01\xff")
 # The top-level fields before the first nested value: where a frame's type and id are read
 # from when it cannot be decoded (the extension writes type and id first).
 _HEAD = re.compile(rb"^\s*\{([^\[\]{}]*)")
@@ -321,18 +322,29 @@ _HEAD_ID = re.compile(rb'"id"\s*:\s*(\d{1,15})\s*[,}]')
 def nesting_exceeds(line: bytes, limit: int) -> bool:
     """True if ``line`` (JSON) nests arrays/objects more than ``limit`` levels deep.
 
-    Bytewise work only (no recursion, no per-character Python loop): a line with at most
-    ``limit`` opening brackets cannot be deeper; otherwise strings are blanked, everything
-    but brackets is dropped, and innermost pairs are peeled ``limit`` times.
+    Linear, without recursion or per-character Python code: a line with at most ``limit``
+    opening brackets cannot be deeper (every ordinary frame stops there); otherwise escapes
+    are dropped, the quoted parts (strings, whose brackets are data) skipped, and the bracket
+    shape is peeled a few times (each pass removes one level and turns chains into runs of
+    openers, found by a substring search) before the running depth's maximum is taken over
+    what is left. A line that is not JSON gets an approximate answer; the decoder rejects it
+    at the first bad byte, before it could recurse past that point.
     """
     if line.count(b"[") + line.count(b"{") <= limit:
         return False
-    shape = _STRING.sub(b"", line).translate(_TO_PARENS, _NOT_BRACKETS)
-    for _ in range(limit):
-        if not shape:
+    if b"\\" in line:
+        line = line.replace(b"\\\\", b"").replace(b'\\"', b"")
+    shape = b"".join(line.split(b'"')[0::2]).translate(_TO_PARENS, _NOT_BRACKETS)
+    for _ in range(4):  # peel the innermost pairs: cheap, and it turns chains into runs
+        if b"(" * (limit + 1) in shape:
+            return True
+        if shape.count(b"(") <= limit:
             return False
-        shape = shape.replace(b"()", b"")
-    return b"(" in shape
+        peeled = shape.replace(b"()", b"")
+        if len(peeled) == len(shape):
+            break
+        shape, limit = peeled, limit - 1
+    return max(itertools.accumulate(memoryview(shape.translate(_TO_STEPS)).cast("b"))) > limit
 
 
 def _head(line: bytes) -> tuple[str | None, int | None]:
