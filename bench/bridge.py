@@ -6,12 +6,16 @@
    (read a line, ``json.loads``, ``json.dumps``, write). Target ≤ 2× (issue 7). Measured with
    the stub runtime (it injects a section; this isolates the bridge) and, for information,
    with the real ``persona_mind.runtime.Runtime`` (its actor hops included).
-2. Sidecar start-to-ready: spawn → ``hello`` → ``ready`` with the real Runtime. Floor:
+2. At the limits (``bench/_bridge_limits.py``, issue 15): the first ``BeforeAgentStart`` on a
+   16 MiB store within the 750 ms fail-open with pings answered meanwhile, and the
+   sidecar's peak RSS under the event and output floods (< 150 MB).
+3. Sidecar start-to-ready: spawn → ``hello`` → ``ready`` with the real Runtime. Floor:
    ``python -c "import anyio, msgspec"`` spawn-to-exit. Target ≤ 1.5×. For information, the
    same floor plus ``asyncio`` (which the sidecar cannot do without), and spawn → the first
    ``SessionStart`` answered: what a Pi session actually waits for before it reads input.
 
     python bench/bridge.py [--json] [--quick]
+    python -m bench._bridge_limits [--json] [--quick]     (only the limits rows)
 """
 
 from __future__ import annotations
@@ -279,6 +283,10 @@ def main() -> None:
                 None,
             )
         )
+        from bench._bridge_limits import first_turn, floods  # noqa: PLC0415 - imports this module
+
+        results += first_turn(Path(tmp))
+        results += floods(Path(tmp), quick=args.quick)
     shutil.rmtree(_PYCACHE, ignore_errors=True)
     emit(results, args.json)
 

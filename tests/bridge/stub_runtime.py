@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from persona_mind.actors import Actor, ActorSystem, RestartPolicy
+from persona_mind.messages._base import Msg
 from persona_mind.messages.host import (
     BeforeAgentStart,
     CommandCall,
@@ -43,8 +45,26 @@ TEXT_SCHEMA: dict[str, Any] = {
 }
 
 
+class Crash(Msg, frozen=True, kw_only=True):
+    """Makes a :class:`Crasher` raise."""
+
+    why: str
+
+
+class Crasher(Actor[Crash]):
+    """An actor that crashes on every message; spawned with no restarts, it escalates."""
+
+    async def receive(self, message: Crash) -> None:
+        raise RuntimeError(f"stub actor crashed on purpose: {message.why}")
+
+
 class StubRuntime:
-    """Echo tool, notes command, injection with a counter; logs everything."""
+    """Echo tool, notes command, injection with a counter; logs everything.
+
+    It runs a real :class:`ActorSystem` (``self.system``) so the sidecar's escalation watch
+    is exercised: the ``stub_boom`` tool with text ``ESCALATE`` crashes an actor that may
+    not restart, and the root supervisor gives up (issue 10).
+    """
 
     #: In-process tests set this to hold ``__aenter__`` until they release it.
     start_gate: asyncio.Event | None = None
@@ -63,6 +83,7 @@ class StubRuntime:
         self.notes: list[Any] = []
         self.log_path = os.environ.get("STUB_RUNTIME_LOG")
         self.exited = False
+        self.system = ActorSystem(clock=clock)
         if os.environ.get("STUB_RUNTIME_FAIL_START"):
             raise RuntimeError("stub runtime told to fail at start")
 
@@ -79,6 +100,7 @@ class StubRuntime:
     async def __aenter__(self) -> StubRuntime:
         if StubRuntime.start_gate is not None:
             await StubRuntime.start_gate.wait()
+        await self.system.__aenter__()
         self._log("enter", str(self.agent_dir))
         if os.environ.get("STUB_RUNTIME_PRINT"):
             print("STRAY PRINT FROM THE RUNTIME")  # must land on stderr, not in the frames
@@ -87,6 +109,14 @@ class StubRuntime:
     async def __aexit__(self, *exc: object) -> None:
         self._log("exit", None)
         self.exited = True
+        await self.system.__aexit__(None, None, None)  # raises Escalated if the root gave up
+
+    async def escalate(self) -> None:
+        """Crash an actor that may not restart: the root supervisor gives up."""
+        ref = self.system.spawn(Crasher, name="crasher", restart=RestartPolicy(max_restarts=0))
+        ref.tell(Crash(why="ESCALATE"))
+        await self.system.wait_failed()
+        await asyncio.Event().wait()  # the sidecar stops and cancels this call
 
     def tool_specs(self) -> Sequence[ToolSpec]:
         return (
@@ -146,6 +176,9 @@ class StubRuntime:
                 raise AssertionError("unreachable")
             case "stub_die":
                 os._exit(9)
+            case "stub_boom" if text == "ESCALATE":
+                await self.escalate()
+                raise AssertionError("unreachable")
             case _:
                 raise ValueError(f"stub tool {call.name} exploded on purpose")
 

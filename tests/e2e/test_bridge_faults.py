@@ -178,3 +178,35 @@ def test_pi_killed_hard_leaves_no_orphan_sidecar(pienv: PiEnv) -> None:
     else:
         raise AssertionError(f"sidecar {pid} outlived its Pi")
     assert pienv.stub_records("exit"), "the runtime was left cleanly (EOF path)"
+
+
+def test_root_escalation_ends_the_sidecar_non_zero_and_the_extension_restarts_it(
+    pienv: PiEnv,
+) -> None:
+    """Issue 10: the runtime's root supervisor giving up ends the sidecar (exit 3, one clear
+    stderr line), and the extension restarts it; the session goes on with a fresh runtime.
+
+    The stub runtime runs a real ActorSystem; ``stub_boom`` with ``ESCALATE`` crashes an
+    actor that may not restart, so the root escalates.
+    """
+    pienv.fake.push(
+        {"tool_calls": [{"name": "stub_boom", "arguments": {"text": "ESCALATE"}}]},
+        {"text": "noted the failure"},
+    )
+    with pienv.rpc() as rpc:
+        rpc.prompt("escalate")
+        note = rpc.wait_notify("its tools are disabled, restarting")
+        assert "the sidecar exited (code 3" in note["message"]
+        rpc.wait_notify("persona-mind is back")
+        [failed] = pienv.fake.tool_results(1)
+        assert failed.startswith("persona-mind stub_boom:")  # the model got a clear error
+        _echo_again(pienv)
+        rpc.prompt("again")
+        assert "text=again" in pienv.fake.tool_results(-1)[-1]
+    pids = _pids(pienv)
+    assert len(pids) == 2
+    assert pids[0] != pids[1]
+    log = pienv.bridge_log.read_text()
+    assert "sidecar exit code=3" in log
+    assert log.count("the runtime gave up") == 1
+    assert "'crasher' crashed more than its restart intensity allows" in log

@@ -104,6 +104,7 @@ class MindFeature:
                 append=runtime.host.append_entry,
                 leg=leg,
                 semantic=None if leg else default_semantic(os.environ),  # issue 16
+                offload=runtime.offload,  # index builds off the loop (issue 15, item 9)
             )
             if self._revoked:
                 self._session.revoke()

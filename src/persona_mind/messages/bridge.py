@@ -20,6 +20,8 @@ different version is refused with an ``error`` frame (code ``protocol_version``)
 
 from __future__ import annotations
 
+import itertools
+import re
 from typing import Any, Final, Literal
 
 import msgspec
@@ -37,6 +39,7 @@ from persona_mind.messages.host import (
 
 __all__ = (
     "MAX_FRAME_BYTES",
+    "MAX_NESTING",
     "PROTOCOL_VERSION",
     "AnyFrame",
     "AppendEntryParams",
@@ -63,6 +66,7 @@ __all__ = (
     "SidecarMethod",
     "decode_frame",
     "encode_frame",
+    "nesting_exceeds",
     "raw",
 )
 
@@ -70,6 +74,10 @@ __all__ = (
 PROTOCOL_VERSION: Final = 1
 #: The largest frame (one line, without its LF) either side accepts: 16 MiB, like store files.
 MAX_FRAME_BYTES: Final = 16 * 1024 * 1024
+#: The deepest nesting of arrays/objects a frame may have. Our frames need a handful of
+#: levels; a bound far below the interpreter's recursion limit means a hostile frame gets a
+#: ``too_deep`` error instead of a ``RecursionError`` inside the reader (issue 15, item 7).
+MAX_NESTING: Final = 128
 
 ErrorCode = Literal[
     "malformed",  # not JSON, not an object, or fields of the wrong type
@@ -83,6 +91,9 @@ ErrorCode = Literal[
     "timeout",  # the peer did not answer in time
     "shutting_down",  # the sidecar is stopping and took no new work
     "cancelled",  # the caller cancelled the request
+    "too_deep",  # arrays/objects nested deeper than MAX_NESTING
+    "duplicate_id",  # a request reused the id of one still in flight
+    "busy",  # too many bytes of events queued; this one was refused, not applied
 ]
 
 #: Requests and notifications the sidecar serves (sent by the extension).
@@ -235,9 +246,14 @@ def raw(value: object) -> msgspec.Raw:
 
 
 class BadFrame(msgspec.Struct, frozen=True, kw_only=True):
-    """A line that is not a valid frame; ``reply`` is the error frame to send back."""
+    """A line that is not a valid frame; ``reply`` is the error frame to send back.
+
+    ``answers`` is the id when the bad line was a *response* (to one of our requests), so the
+    receiver can fail that request at once instead of waiting for its timeout.
+    """
 
     reply: ErrorFrame
+    answers: int | None = None
 
 
 def decode_frame(line: bytes) -> AnyFrame | BadFrame:
@@ -245,30 +261,103 @@ def decode_frame(line: bytes) -> AnyFrame | BadFrame:
 
     Its ``reply.id`` carries the offending frame's ``id`` when it was a request with a
     readable integer id, so the peer can fail that request instead of waiting for it.
+    Lines that are not UTF-8 or nest deeper than :data:`MAX_NESTING` are refused before
+    any JSON decoding (the decoders recurse, and a refused frame is never echoed).
     """
+    refusal: tuple[str, str] | None = None
+    if not line.isascii():
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as err:
+            refusal = ("malformed", f"frame is not valid UTF-8 (byte {err.start}); send UTF-8 JSON")
+    if refusal is None and nesting_exceeds(line, MAX_NESTING):
+        refusal = (
+            "too_deep",
+            f"frame nests arrays/objects deeper than {MAX_NESTING} levels; send flatter data",
+        )
+    if refusal is not None:
+        kind, ident = _head(line)
+        return _bad(refusal[0], refusal[1], kind, ident)
     try:
         return _FRAME_DECODER.decode(line)
     except msgspec.DecodeError as err:
-        return BadFrame(reply=_classify(line, str(err)))
+        return _classify(line, str(err))
 
 
-def _classify(line: bytes, detail: str) -> ErrorFrame:
+def _bad(code: str, message: str, kind: object, ident: object) -> BadFrame:
+    """The error frame for a bad line; the id goes where the peer or we can use it."""
+    readable = ident if type(ident) is int else None  # never a bool's True
+    return BadFrame(
+        reply=ErrorFrame(code=code, message=message, id=readable if kind == "request" else None),
+        answers=readable if kind == "response" else None,
+    )
+
+
+def _classify(line: bytes, detail: str) -> BadFrame:
     try:
         loose = msgspec.json.decode(line)
     except msgspec.DecodeError:
-        return ErrorFrame(code="malformed", message=f"frame is not valid JSON ({detail})")
+        kind, ident = _head(line)
+        return _bad("malformed", f"frame is not valid JSON ({detail})", kind, ident)
     if not isinstance(loose, dict):
-        return ErrorFrame(code="malformed", message="a frame must be a JSON object with a 'type'")
-    ident = loose.get("id")
-    ident = ident if isinstance(ident, int) and loose.get("type") == "request" else None
-    kind = loose.get("type")
+        return _bad("malformed", "a frame must be a JSON object with a 'type'", None, None)
+    kind, ident = loose.get("type"), loose.get("id")
     if kind not in _KNOWN_TYPES:
-        return ErrorFrame(
-            code="unknown_type",
-            message=f"unknown frame type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}",
-            id=ident,
-        )
-    return ErrorFrame(code="malformed", message=f"bad {kind!r} frame: {detail}", id=ident)
+        message = f"unknown frame type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}"
+        return _bad("unknown_type", message, kind, ident)
+    return _bad("malformed", f"bad {kind!r} frame: {detail}", kind, ident)
+
+
+# Brackets become parens, everything else is dropped; parens map to +1/-1 (signed bytes).
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_TO_PARENS = bytes.maketrans(b"[]{}", b"()()")
+_TO_STEPS = bytes.maketrans(b"()", b"\x01\xff")
+# The top-level fields before the first nested value: where a frame's type and id are read
+# from when it cannot be decoded (the extension writes type and id first).
+_HEAD = re.compile(rb"^\s*\{([^\[\]{}]*)")
+_HEAD_TYPE = re.compile(rb'"type"\s*:\s*"(\w{1,20})"')
+_HEAD_ID = re.compile(rb'"id"\s*:\s*(\d{1,15})\s*[,}]')
+
+
+def nesting_exceeds(line: bytes, limit: int) -> bool:
+    """True if ``line`` (JSON) nests arrays/objects more than ``limit`` levels deep.
+
+    Linear, without recursion or per-character Python code: a line with at most ``limit``
+    opening brackets cannot be deeper (every ordinary frame stops there); otherwise escapes
+    are dropped, the quoted parts (strings, whose brackets are data) skipped, and the bracket
+    shape is peeled a few times (each pass removes one level and turns chains into runs of
+    openers, found by a substring search) before the running depth's maximum is taken over
+    what is left. A line that is not JSON gets an approximate answer; the decoder rejects it
+    at the first bad byte, before it could recurse past that point.
+    """
+    if line.count(b"[") + line.count(b"{") <= limit:
+        return False
+    if b"\\" in line:
+        line = line.replace(b"\\\\", b"").replace(b'\\"', b"")
+    shape = b"".join(line.split(b'"')[0::2]).translate(_TO_PARENS, _NOT_BRACKETS)
+    for _ in range(4):  # peel the innermost pairs: cheap, and it turns chains into runs
+        if b"(" * (limit + 1) in shape:
+            return True
+        if shape.count(b"(") <= limit:
+            return False
+        peeled = shape.replace(b"()", b"")
+        if len(peeled) == len(shape):
+            break
+        shape, limit = peeled, limit - 1
+    return max(itertools.accumulate(memoryview(shape.translate(_TO_STEPS)).cast("b"))) > limit
+
+
+def _head(line: bytes) -> tuple[str | None, int | None]:
+    """A frame's type and id read from its leading fields, when they are there plainly."""
+    head = _HEAD.match(line)
+    if head is None:
+        return None, None
+    kind = _HEAD_TYPE.search(head.group(1))
+    found = _HEAD_ID.search(head.group(1))
+    return (
+        kind.group(1).decode() if kind is not None else None,
+        int(found.group(1)) if found is not None else None,
+    )
 
 
 class LineSplitter:

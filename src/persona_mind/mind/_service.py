@@ -13,9 +13,12 @@ Reads never write: recall/read/list never bump ``lastSeenAt`` or extend expiry
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from pathlib import Path
+from typing import Protocol, TypeVar
 
 from persona_mind.clock import Clock
 from persona_mind.mind import _backlog as bl
@@ -30,10 +33,20 @@ from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
 from persona_mind.storage.port import StorePort, StoreTarget
 
-__all__ = ("FoundFact", "MemoryService", "Recalled")
+__all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
 
 E = TypeVar("E")
+T = TypeVar("T")
 TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
+
+
+class Offload(Protocol):
+    """Runs blocking work away from the event loop (the runtime's IO thread); injected."""
+
+    def __call__(self, fn: Callable[[], T], /) -> Awaitable[T]: ...
+
+
+_IndexEntry = tuple[tuple[int, str], float, FactIndex]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,14 +77,19 @@ class MemoryService:
         scope: MindScope,
         *,
         generation: int | None = None,
+        offload: Offload | None = None,
     ) -> None:
+        """``offload`` runs index builds off the event loop (the sidecar passes the runtime's
+        IO thread); without it they run inline, as a one-shot CLI wants."""
         self.store = store
         self.clock = clock
         self.scope = scope
         self.generation = generation
         self.import_pending = False
-        self._indexes: dict[object, tuple[tuple[int, str], float, FactIndex]] = {}
-        self._tokens: dict[object, TokenCache] = {}
+        self._offload = offload
+        self._indexes: dict[Path, _IndexEntry] = {}
+        self._tokens: dict[Path, TokenCache] = {}
+        self._building: dict[Path, asyncio.Future[FactIndex]] = {}
         self.semantic: SemanticSource | None = None
         """The model edge (hybrid ranking); ``None`` ranks lexically and says nothing."""
 
@@ -354,27 +372,65 @@ class MemoryService:
         return True
 
     async def index(self, tier: Tier, now: float) -> FactIndex:
-        """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes."""
+        """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes.
+
+        A build (the first one on a 16 MiB store takes about a second) runs through the
+        injected ``offload`` as a task of its own: one per store at a time (it owns the token
+        cache), and a caller cancelled by the 750 ms deadline leaves it running, so its
+        result is cached for the next turn instead of being thrown away (issue 15, item 9).
+        """
         target = self.scope.fact_target(tier)
         snap = await self.store.read(target)
         key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
-        cached = self._indexes.get(target.path)
-        if cached is not None and cached[0] == key and now < cached[1]:
-            return cached[2]
+        path = target.path
+        while True:
+            cached = self._indexes.get(path)
+            if cached is not None and cached[0] == key and now < cached[1]:
+                return cached[2]
+            building = self._building.get(path)
+            if building is None:
+                break
+            with contextlib.suppress(Exception):  # its failure is re-met by our own build
+                await asyncio.shield(building)
         rows = () if snap is None else snap.entries
-        tokens = self._tokens.setdefault(target.path, {})
-        index = cached[2].updated(rows, now, tokens) if cached is not None else None
-        if index is None:
-            index = FactIndex.build(rows, now, tokens)
-        if len(tokens) > 2 * max(1, len(index)):  # forget rows that left the store
-            for key_ in [k for k in tokens if k not in index.slot_of]:
-                del tokens[key_]
-        live = (index.facts[i] for i in index.slot_of.values())
-        next_expiry = min(
-            (f.expiresAt for f in live if f.expiresAt is not None), default=float("inf")
-        )
-        self._indexes[target.path] = (key, next_expiry, index)
-        return index
+        build = asyncio.ensure_future(self._build(path, key, rows, now, cached))
+        self._building[path] = build
+
+        def forget(done: asyncio.Future[FactIndex]) -> None:
+            if self._building.get(path) is done:
+                del self._building[path]
+            if not done.cancelled():
+                done.exception()  # marked retrieved: a caller that left is past caring
+
+        build.add_done_callback(forget)
+        return await asyncio.shield(build)
+
+    async def _build(
+        self,
+        path: Path,
+        key: tuple[int, str],
+        rows: tuple[Fact, ...],
+        now: float,
+        cached: _IndexEntry | None,
+    ) -> FactIndex:
+        tokens = self._tokens.setdefault(path, {})
+
+        def work() -> _IndexEntry:
+            index = cached[2].updated(rows, now, tokens) if cached is not None else None
+            if index is None:
+                index = FactIndex.build(rows, now, tokens)
+            if len(tokens) > 2 * max(1, len(index)):  # forget rows that left the store
+                for key_ in [k for k in tokens if k not in index.slot_of]:
+                    del tokens[key_]
+            live = (index.facts[i] for i in index.slot_of.values())
+            next_expiry = min(
+                (f.expiresAt for f in live if f.expiresAt is not None), default=float("inf")
+            )
+            return key, next_expiry, index
+
+        entry = await self._offload(work) if self._offload is not None else work()
+        self._indexes[path] = entry
+        return entry[2]
 
     async def injection(
         self, prompt: str, *, notes: Sequence[NoteView] = (), lean: bool = False

@@ -55,7 +55,7 @@ from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._notes import NotesLedger, OwnerKey
 from persona_mind.mind._ranker import SemanticSource
 from persona_mind.mind._scope import MindScope, find_project
-from persona_mind.mind._service import FoundFact, MemoryService
+from persona_mind.mind._service import FoundFact, MemoryService, Offload
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
 from persona_mind.storage.port import StorePort
@@ -133,11 +133,13 @@ class MindSession:
         home: Path | None = None,
         legacy_persona: str | None = None,
         semantic: SemanticSource | None = None,
+        offload: Offload | None = None,
     ) -> None:
         self.store = store
         self.semantic = semantic
         """The model edge for hybrid ranking (``persona_mind.embedding.default_semantic``);
         ``None``: lexical."""
+        self.offload = offload
         self.clock = clock
         self.agent_dir = agent_dir
         self.append = append
@@ -173,7 +175,9 @@ class MindSession:
         if refusal is not None:
             return
         scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
-        self.service = MemoryService(self.store, self.clock, scope, generation=generation)
+        self.service = MemoryService(
+            self.store, self.clock, scope, generation=generation, offload=self.offload
+        )
         self.service.semantic = self.semantic
         owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
         self.ledger = NotesLedger(owner)

@@ -22,6 +22,7 @@ from persona_mind.errors import PersonaMindError
 from persona_mind.mind import MemoryService, MindScope, find_project
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._tools import MindTools
+from persona_mind.runners._cli_args import existing_dir, persona_ref
 from persona_mind.runners._cli_exchange import (
     add_memory_parsers,
     run_memory_exchange,
@@ -70,8 +71,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description="Mind memory outside a session (same rules as the memory/backlog tools).",
     )
     p.add_argument("--agent-dir", type=Path, default=None, help="default: $PI_CODING_AGENT_DIR")
-    p.add_argument("--cwd", type=Path, default=Path.cwd(), help="project directory (default .)")
-    p.add_argument("--persona", default=None, help="persona scope, e.g. official/pack/name")
+    p.add_argument("--cwd", type=existing_dir, default=Path.cwd(), help="project directory")
+    p.add_argument("--persona", type=persona_ref, default=None, help="e.g. official/pack/name")
     p.add_argument("--json", action="store_true", help="print structured details as JSON")
     sub = p.add_subparsers(dest="memory_cmd", required=True)
     r = sub.add_parser("remember", help="save a fact")

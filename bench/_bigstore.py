@@ -1,0 +1,55 @@
+"""A store as large as the limits allow: one project LTM file just under 16 MiB.
+
+Used by ``bench/bridge.py`` (the largest-store first turn, issue 15 item 9) and the bridge
+tests. The facts are varied prose so the index has a realistic vocabulary; the file is
+written through the real engine (atomic write, fsync), so it is exactly what a user's
+store would be after ~19,000 ``remember`` calls.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from persona_mind.mind import Fact, MindScope
+from persona_mind.mind._scope import find_project
+from persona_mind.storage import MAX_STORE_BYTES, FileStore, Layout
+
+__all__ = ("write_big_store",)
+
+_WORDS = [
+    f"{stem}{i}" for stem in ("parser", "cache", "retry", "schema", "token") for i in range(800)
+]
+
+
+def write_big_store(
+    agent_dir: Path, cwd: Path, *, facts: int = 19_000, seed: int = 15, home: Path | None = None
+) -> int:
+    """Write ``facts`` project facts for ``cwd``; returns the file size (≤ 16 MiB)."""
+    rng = random.Random(seed)
+    project = find_project(cwd, home)
+    assert project is not None, f"{cwd} is not a project (home?)"
+    scope = MindScope(agent_dir, None, project)
+    target = scope.fact_target("project")
+    budget = (MAX_STORE_BYTES - 64 * 1024) // facts  # bytes per row, JSON overhead included
+    rows = []
+    for i in range(facts):
+        words: list[str] = []
+        size = 0
+        while size < budget - 240:  # the row's fields and their names take ~220 bytes
+            word = rng.choice(_WORDS)
+            words.append(word)
+            size += len(word) + 1
+        rows.append(
+            Fact(
+                id=f"m_{i:08x}",
+                kind="note",
+                text=" ".join(words),
+                tags=(rng.choice(_WORDS),),
+                recordedAt=1_700_000_000.0 + i,
+                lastSeenAt=1_700_000_000.0 + i,
+            )
+        )
+    store = FileStore(Layout(agent_dir))
+    store.mutate(target, lambda _old: tuple(rows))
+    return target.path.stat().st_size

@@ -1,0 +1,237 @@
+"""The sidecar's work: admitting requests and events, running them, answering each once.
+
+A mixin of :class:`~persona_mind.runners._sidecar_engine.Sidecar` (it uses the engine's
+state and output); split out to keep each module small. Events go through one queue and one
+worker (Pi's order); tool and command requests run as tasks of their own. At most
+``max_admitted_bytes`` of params wait at once; past it the work is refused ``busy``
+(issue 15, item 8). A request id may not be reused while in flight (item 10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from persona_mind.messages import bridge as b
+from persona_mind.messages.host import (
+    BeforeAgentStart,
+    CommandCall,
+    CommandResult,
+    HostEvent,
+    SessionShutdown,
+    ToolCall,
+    ToolResult,
+)
+from persona_mind.runners._sidecar_host import say
+
+if TYPE_CHECKING:
+    from persona_mind.runners._sidecar_runtime import RuntimeLike
+
+__all__ = ("MAX_ADMITTED_BYTES", "Work")
+
+#: Params bytes of admitted work (queued events, running tools/commands) the sidecar holds
+#: at most; past it a request is answered ``busy`` and a notify gets a ``busy`` error frame.
+MAX_ADMITTED_BYTES = 32 * 1024 * 1024
+
+_EVENT_PARAMS = msgspec.json.Decoder(b.EventParams)
+_TOOL = msgspec.json.Decoder(ToolCall)
+_COMMAND = msgspec.json.Decoder(CommandCall)
+_CANCEL = msgspec.json.Decoder(b.CancelParams)
+
+
+class Work:
+    """Request/notify handling of the sidecar engine (see the module doc)."""
+
+    runtime: RuntimeLike | None
+    state: str
+    max_admitted_bytes: int
+    admitted_bytes: int
+    _inflight: dict[int, asyncio.Task[Any]]
+    _events: asyncio.Queue[tuple[int | None, HostEvent, int] | None]
+    _cancelled: set[int]
+    _waiting: set[int]
+
+    if TYPE_CHECKING:  # provided by the engine
+
+        def emit(self, frame: b.Frame) -> None: ...
+        def _respond(self, ident: int, result: object = None) -> None: ...
+        def _fail(self, ident: int, code: b.ErrorCode, message: str) -> None: ...
+        def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+        async def _shutdown(self, ident: int) -> None: ...
+        async def stop(self, code: int) -> None: ...
+
+    def _admit(self, size: int, what: str) -> str | None:
+        """Reserve ``size`` bytes of admitted work, or say why not (the ``busy`` message)."""
+        if self.admitted_bytes and self.admitted_bytes + size > self.max_admitted_bytes:
+            return (
+                f"{what} was refused, not run: {self.admitted_bytes} bytes of earlier work "
+                f"are still waiting (cap {self.max_admitted_bytes}); send it again later"
+            )
+        self.admitted_bytes += size
+        return None
+
+    def _release(self, size: int) -> None:
+        self.admitted_bytes -= size
+
+    def _on_request(self, req: b.Request) -> None:
+        method = req.method
+        if method == "ping":
+            self.emit(b.Response(id=req.id, result=req.params))
+            return
+        if method == "shutdown":
+            self._spawn(self._shutdown(req.id))
+            return
+        if method not in {"event", "tool", "command"}:
+            self._fail(req.id, "unknown_method", f"the sidecar has no method {method!r}")
+            return
+        if self.state != "ready":
+            code: b.ErrorCode = (
+                "shutting_down" if self.state in {"stopping", "stopped"} else "not_ready"
+            )
+            self._fail(req.id, code, f"the sidecar is {self.state}; {method!r} was not run")
+            return
+        if req.id in self._inflight or req.id in self._waiting:
+            self._fail(
+                req.id,
+                "duplicate_id",
+                f"request id {req.id} is still in flight; {method!r} was not run "
+                "(use a new id for every request)",
+            )
+            return
+        size = len(req.params)
+        try:
+            if method == "event":
+                event = _EVENT_PARAMS.decode(req.params).event
+            elif method == "tool":
+                call: ToolCall | CommandCall = _TOOL.decode(req.params)
+            else:
+                call = _COMMAND.decode(req.params)
+        except msgspec.DecodeError as err:
+            self._fail(req.id, "bad_params", f"params of {method!r} do not decode: {err}")
+            return
+        refused = self._admit(size, f"{method!r} request {req.id}")
+        if refused is not None:
+            self._fail(req.id, "busy", refused)
+        elif method == "event":
+            self._events.put_nowait((req.id, event, size))
+            self._waiting.add(req.id)
+        elif isinstance(call, ToolCall):
+            self._track(req.id, size, f"tool {call.name!r}", call)
+        else:
+            self._track(req.id, size, f"/{call.name}", call)
+
+    def _on_notify(self, note: b.Notify) -> None:
+        try:
+            if note.method == "event":
+                if self.state == "ready":
+                    event = _EVENT_PARAMS.decode(note.params).event
+                    size = len(note.params)
+                    refused = self._admit(size, f"event {type(event).__name__}")
+                    if refused is None:
+                        self._events.put_nowait((None, event, size))
+                    else:
+                        say(refused)
+                        self.emit(b.ErrorFrame(code="busy", message=refused))
+            elif note.method == "cancel":
+                ident = _CANCEL.decode(note.params).id
+                task = self._inflight.get(ident)
+                if task is not None:
+                    say(f"Pi cancelled request {ident}; stopping it")
+                    task.cancel()
+                elif ident in self._waiting:
+                    self._cancelled.add(ident)  # an event still waiting its turn
+            else:
+                self.emit(b.ErrorFrame(code="unknown_method", message=f"no notify {note.method!r}"))
+        except msgspec.DecodeError as err:
+            self.emit(b.ErrorFrame(code="bad_params", message=f"bad {note.method!r} notify: {err}"))
+
+    def _track(self, ident: int, size: int, label: str, call: ToolCall | CommandCall) -> None:
+        """Run a tool/command request as its own task; it is answered exactly once."""
+        started = False
+
+        async def run() -> None:
+            nonlocal started
+            started = True
+            await self._answer(ident, label, call)
+
+        task = self._spawn(run())
+        self._inflight[ident] = task
+
+        def done(_t: asyncio.Task[Any]) -> None:
+            self._release(size)
+            if self._inflight.get(ident) is task:  # never another request's entry
+                del self._inflight[ident]
+            if task.cancelled() and not started:  # cancelled before its first step
+                self._fail(ident, "cancelled", f"{label} was cancelled before it ran")
+
+        task.add_done_callback(done)
+
+    async def _answer(self, ident: int, label: str, call: ToolCall | CommandCall) -> None:
+        """Respond with the runtime's result, or fail the request naming ``label``."""
+        assert self.runtime is not None
+        try:
+            if isinstance(call, ToolCall):
+                result: ToolResult | CommandResult = await self.runtime.tool(call)
+            else:
+                result = await self.runtime.command(call)
+        except asyncio.CancelledError:
+            self._fail(ident, "cancelled", f"{label} was cancelled")
+            raise
+        except Exception as err:
+            self._fail(ident, "failed", f"{label} failed: {err}")
+            return
+        self._respond(ident, result)
+
+    async def _event_worker(self) -> None:
+        """Apply events strictly in arrival order (the runtime sees Pi's order).
+
+        Each event *request* runs as its own task so a ``cancel`` from Pi (its timeout) stops
+        a hung handler and the events behind it still run; a cancelled event that has not
+        started yet is skipped.
+        """
+        while (item := await self._events.get()) is not None:
+            ident, event, size = item
+            try:
+                await self._apply(ident, event)
+            finally:
+                self._release(size)
+
+    async def _apply(self, ident: int | None, event: HostEvent) -> None:
+        assert self.runtime is not None
+        name = type(event).__name__
+        if ident is not None:
+            self._waiting.discard(ident)
+        if ident is not None and ident in self._cancelled:
+            self._cancelled.discard(ident)
+            self._fail(ident, "cancelled", f"{name} was cancelled before it ran")
+            return
+        try:
+            if ident is None:  # a notify: nothing can cancel it, so no task of its own
+                result = await self.runtime.event(event)
+            else:
+                task = asyncio.ensure_future(self.runtime.event(event))
+                self._inflight[ident] = task
+                try:
+                    result = await task
+                finally:
+                    self._inflight.pop(ident, None)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if ident is None or (current is not None and current.cancelling()):
+                raise  # the worker itself is being stopped
+            self._fail(ident, "cancelled", f"{name} was cancelled (Pi stopped waiting)")
+            return
+        except Exception as err:
+            msg = f"{name} failed in the runtime: {err}"
+            if ident is None:
+                self.emit(b.ErrorFrame(code="failed", message=msg))
+            else:
+                self._fail(ident, "failed", msg)
+            return
+        if ident is not None:
+            self._respond(ident, result if isinstance(event, BeforeAgentStart) else None)
+        if isinstance(event, SessionShutdown):
+            self._spawn(self.stop(0))
