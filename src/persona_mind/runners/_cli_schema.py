@@ -114,6 +114,22 @@ class PersonaOut(msgspec.Struct, kw_only=True):
     skills: list[str]
 
 
+class PackOut(msgspec.Struct, kw_only=True):
+    ref: str
+    version: str | None
+    description: str | None
+    personas: list[str]
+    default: bool = False
+    edited: bool = False
+    error: str | None = None
+
+
+class PackList(msgspec.Struct, kw_only=True):
+    installed: list[PackOut]
+    available: list[PackOut]
+    drafts: dict[str, str]
+
+
 class PackRoster(msgspec.Struct, kw_only=True):
     pack: str
     version: str
@@ -230,7 +246,8 @@ COMMANDS: dict[str, type[msgspec.Struct]] = {
     "memory backlog take": BacklogDoc,
     "memory backlog done": BacklogDoc,
     "memory backlog drop": BacklogDoc,
-    **{f"pack {verb}": Message for verb in _PACK_VERBS},
+    "pack list": PackList,
+    **{f"pack {verb}": Message for verb in _PACK_VERBS if verb != "list"},
     "persona list": PackRoster,
     "persona resolve": Resolved,
     "persona doctor": Doctor,
