@@ -6,12 +6,13 @@
 // node:* only: no build step, loads on any Pi 1.x.
 //
 // Env: PERSONA_MIND_DISABLE=1 (do nothing; set for every child the sidecar starts),
-// PERSONA_MIND_PYTHON (interpreter, default python3), PERSONA_MIND_SIDECAR_CMD (JSON argv),
+// PERSONA_MIND_PYTHON (interpreter; default: the one `persona-mind pi-extension install`
+// recorded in python.json, else the bundling venv's, else python3), PERSONA_MIND_SIDECAR_CMD (JSON argv),
 // PERSONA_MIND_BRIDGE_LOG (append diagnostics to this file), timeouts in *_MS below.
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { appendFileSync } from "node:fs";
-import { Sidecar, SidecarError, type CommandSpec, type Ready, type ToolSpec } from "./sidecar.ts";
+import { Sidecar, SidecarError, startProblem, type CommandSpec, type Ready, type ToolSpec } from "./sidecar.ts";
 
 const env = process.env;
 const ms = (name: string, fallback: number) => {
@@ -116,6 +117,7 @@ export default function personaMind(pi: ExtensionAPI): void {
   let restarts: number[] = [];
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   let downReason = "persona-mind is starting";
+  let lastNotice = ""; // a start failure is announced once, not on every retry
   let usage = zeroUsage();
   const queued: Record<string, unknown>[] = [];
   let reloadWanted = false;
@@ -312,9 +314,13 @@ export default function personaMind(pi: ExtensionAPI): void {
       if (side !== s || state === "stopped") return;
       state = "down";
       queued.length = 0; // a new runtime starts from the branch, not from stale events
-      downReason = err?.message ?? String(err);
       s.kill();
-      scheduleRestart("");
+      // Let stderr drain (bounded) so the one-line reason can name what really went wrong.
+      await Promise.race([s.closed, new Promise((r) => setTimeout(r, 1000).unref?.())]);
+      if (side !== s || state === "stopped") return;
+      log(`start failed: ${err?.message ?? err}\n${s.stderrText}`);
+      downReason = startProblem(s.argv, String(err?.message ?? err), s.stderrText);
+      scheduleRestart("", true);
       return;
     }
     log(`ready pid=${ready.pid} startup_ms=${ready.startup_ms} runtime=${ready.runtime}`);
@@ -327,6 +333,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     state = "ready";
     setOwnStatus(`persona-mind ready (${tools.size} tools)`);
     if (restarts.length) notify(`persona-mind is back (sidecar restarted, pid ${ready.pid})`, "info");
+    lastNotice = "";
     try {
       await started;
     } catch (err: any) {
@@ -340,19 +347,23 @@ export default function personaMind(pi: ExtensionAPI): void {
     return state === "ready";
   }
 
-  function scheduleRestart(tail: string): void {
+  function scheduleRestart(tail: string, startFailure = false): void {
     const now = Date.now();
     restarts = restarts.filter((t) => now - t < 60_000);
     if (restarts.length >= MAX_RESTARTS) {
       downReason = `${downReason}; gave up after ${MAX_RESTARTS} restarts in a minute — run /reload to try again`;
       setOwnStatus("persona-mind stopped");
-      notify(`persona-mind stopped: ${downReason}${tail ? `\n${tail.split("\n").slice(-3).join("\n")}` : ""}`, "error");
+      if (startFailure || !tail) notify(`persona-mind stopped: ${downReason}`, "error");
+      else notify(`persona-mind stopped: ${downReason}${tail ? `\n${tail.split("\n").slice(-3).join("\n")}` : ""}`, "error");
       return;
     }
     setOwnStatus("persona-mind down (restarting)");
     const delay = RESTART_BASE * 2 ** restarts.length;
     restarts.push(now);
-    notify(`persona-mind: ${downReason}; its tools are disabled, restarting in ${delay} ms`, "warning");
+    // A sidecar that cannot start says why once (one line, the fix named); retries are quiet.
+    if (!startFailure) notify(`persona-mind: ${downReason}; its tools are disabled, restarting in ${delay} ms`, "warning");
+    else if (downReason !== lastNotice) notify(`persona-mind: ${downReason}`, "warning");
+    if (startFailure) lastNotice = downReason;
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
       if (state === "down") starting = launch("reload");
