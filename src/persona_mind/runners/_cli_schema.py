@@ -189,7 +189,7 @@ class Receipt(msgspec.Struct, kw_only=True):
     state: str
     outcome: str
     createdAt: str
-    owner: str
+    owner: str | None
     note: str
 
 
