@@ -120,7 +120,15 @@ def _extension_install(args: argparse.Namespace) -> int:
             1,
         )
     print(f"persona-mind: running {shlex.join([*pi, 'install', str(path)])}", file=sys.stderr)
-    done = subprocess.run([*pi, "install", str(path)], stdout=sys.stderr, check=False)
+    # pi's own report goes to our stderr: stdout is the answer (text or --json) alone.
+    done = subprocess.run(
+        [*pi, "install", str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
+    )
+    sys.stderr.write(done.stdout)
     if done.returncode != 0:
         return fail(args, f"`pi install` failed with status {done.returncode} (see above)", 1)
     text = (

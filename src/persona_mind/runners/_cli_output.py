@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import re
 import sys
 from typing import Any
 
@@ -22,6 +23,7 @@ __all__ = (
     "Message",
     "accept_json_everywhere",
     "all_parsers",
+    "cli_hints",
     "emit",
     "fail",
     "iso",
@@ -46,6 +48,19 @@ class Message(msgspec.Struct, kw_only=True):
 
     message: str
     changed: bool = False
+
+
+_SLASH_PACK = re.compile(r"/persona pack (?=[a-z])")
+_SLASH_PERSONA = re.compile(r"/persona (?=(?:list|resolve|doctor|default|migrate|onboard)\b)")
+
+
+def cli_hints(text: str) -> str:
+    """Point hints written for the session (``/persona pack install x``) at the CLI.
+
+    Only commands the CLI has are rewritten; session-only ones (``/persona use``) stay.
+    """
+    text = _SLASH_PACK.sub("persona-mind pack ", text)
+    return _SLASH_PERSONA.sub("persona-mind persona ", text)
 
 
 def iso(timestamp: float | None) -> str | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from persona_mind.runners import _cli_schema as out
-from persona_mind.runners._cli_output import Message, emit, fail
+from persona_mind.runners._cli_output import Message, cli_hints, emit, fail
 
 __all__ = ("EXIT_UNCONFIRMED", "add_parser")
 
@@ -149,14 +149,17 @@ def _guard(args: argparse.Namespace, fn: Any, changes: bool = False) -> int:
     try:
         result = fn()
     except _Unconfirmed as pending:
-        emit(args, Message(message=pending.plan, changed=False), pending.plan)
+        plan = cli_hints(pending.plan)
+        emit(args, Message(message=plan, changed=False), plan)
         return EXIT_UNCONFIRMED
     except PersonaMindError as exc:
-        return fail(args, str(exc), 1)
+        return fail(args, cli_hints(str(exc)), 1)
     if isinstance(result, tuple):
         text, payload = result
+        text = cli_hints(text)
     else:
-        text, payload = result, Message(message=result, changed=changes)
+        text = cli_hints(result)
+        payload = Message(message=text, changed=changes)
     emit(args, payload, text)
     return 0
 

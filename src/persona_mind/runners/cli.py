@@ -64,10 +64,14 @@ def _quiet_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    func = getattr(args, "func", None)
-    if func is None:
-        parser.print_help()
+    try:
+        args = parser.parse_args(argv)
+        func = getattr(args, "func", None)
+        if func is None:
+            parser.print_help()
+            return 0
+    except BrokenPipeError:  # `persona-mind --help | head -1`
+        _quiet_stdout()
         return 0
     try:
         code: int = func(args)
