@@ -96,10 +96,10 @@ def test_every_argument_of_every_command_has_help() -> None:
     missing = []
     for parser in all_parsers(build_parser()):
         for action in parser._actions:
-            is_sub = isinstance(action, argparse._SubParsersAction)
-            if not is_sub and not action.help and action.dest not in ("help", "version"):
-                missing.append(f"{parser.prog}: {action.option_strings or action.dest}")
-            if is_sub:
+            if not isinstance(action, argparse._SubParsersAction):
+                if not action.help and action.dest not in ("help", "version"):
+                    missing.append(f"{parser.prog}: {action.option_strings or action.dest}")
+            else:
                 missing += [
                     f"{parser.prog} {choice.dest}"
                     for choice in action._choices_actions
