@@ -14,7 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.testing import FakeOpenAI, PiInstall, pi_agent_env, pi_required
+from persona_mind.testing import (
+    NODE_VERSION,
+    PI_VERSION,
+    FakeOpenAI,
+    PiInstall,
+    pi_agent_env,
+    pi_required,
+)
 
 from .conftest import REPO, WAIT, PiEnv
 
@@ -84,9 +91,9 @@ def _checkout_copy(dest: Path, pi: PiInstall) -> None:
             shutil.copy2(src, dest / rel)
     cache = dest / ".cache" / "pi"
     cache.mkdir(parents=True)
-    for installed in (pi.node, pi.cli):
-        top = next(p for p in installed.parents if p.name.startswith(("node-", "pi-")))
-        (cache / top.name).symlink_to(top)
+    for installed, name in ((pi.node, f"node-{NODE_VERSION}"), (pi.cli, f"pi-{PI_VERSION}")):
+        top = next(p for p in installed.parents if p.name == name)
+        (cache / name).symlink_to(top)
 
 
 def test_readme_quick_start_and_use_it_in_pi_verbatim_need_no_env_var(
@@ -125,7 +132,9 @@ def test_readme_quick_start_and_use_it_in_pi_verbatim_need_no_env_var(
     *setup, start = _commands("Use it in Pi")
     assert start == "pi"
     script = tmp_path / "use-it-in-pi.sh"
-    script.write_text("set -e\n" + "\n".join(setup) + "\nexec " + start + "\n", encoding="utf-8")
+    log = tmp_path / "setup.log"  # the lines run verbatim; their output kept for a failure
+    body = "\n".join(setup)
+    script.write_text(f"set -e\n{{\n{body}\n}} >>{log} 2>&1\nexec {start}\n", encoding="utf-8")
     tmux = ["tmux", "-L", f"pm-readme-{uuid.uuid4().hex[:8]}"]
     assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
     try:
@@ -142,11 +151,13 @@ def test_readme_quick_start_and_use_it_in_pi_verbatim_need_no_env_var(
                 [*tmux, "capture-pane", "-p", "-t", "pi"], capture_output=True, text=True,
                 check=False,
             ).stdout  # fmt: skip
-        assert "persona-mind ready" in screen, screen
+        assert "persona-mind ready" in screen, f"{screen}\nsetup: {log.read_text()[-3000:]}"
         recorded = json.loads((checkout / "pi-extension" / "python.json").read_text())
-        assert recorded["python"] == str(checkout / ".venv" / "bin" / "python")
+        assert Path(recorded["python"]).parent == checkout / ".venv" / "bin"
         settings = json.loads((home / ".pi" / "agent" / "settings.json").read_text())
-        assert str(checkout / "pi-extension") in json.dumps(settings["packages"])
+        agent = home / ".pi" / "agent"
+        packages = [(agent / str(p)).resolve() for p in settings["packages"]]
+        assert packages == [(checkout / "pi-extension").resolve()]  # Pi stores it relative
         subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
