@@ -3,7 +3,7 @@
 // Only node:* imports so the extension loads without a build step or dependencies.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,6 +64,14 @@ export interface SidecarHooks {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** Where `persona-mind pi-extension path|install` records its interpreter (next to package.json). */
 export const PYTHON_RECORD = join(here, "..", "python.json");
 
@@ -76,13 +84,16 @@ export const PYTHON_RECORD = join(here, "..", "python.json");
  */
 export function findPython(env: NodeJS.ProcessEnv, record = PYTHON_RECORD): { python: string; from: string } {
   if (env.PERSONA_MIND_PYTHON) return { python: env.PERSONA_MIND_PYTHON, from: "PERSONA_MIND_PYTHON" };
+  const ext = resolve(here, "..");
   try {
-    const recorded = JSON.parse(readFileSync(record, "utf8"))?.python;
-    if (typeof recorded === "string" && recorded && existsSync(recorded)) return { python: recorded, from: record };
+    const data = JSON.parse(readFileSync(record, "utf8"));
+    const recorded = data?.python;
+    // A record written for another copy of the extension (e.g. baked into a wheel) is ignored.
+    const mine = typeof data?.extensionDir !== "string" || resolve(data.extensionDir) === realpathOr(ext);
+    if (typeof recorded === "string" && recorded && mine && existsSync(recorded)) return { python: recorded, from: record };
   } catch {
     /* no record yet (or unreadable): fall through */
   }
-  const ext = resolve(here, "..");
   const site = ext.match(/^(.*)[\\/]lib[\\/]python[0-9.]+[\\/]site-packages[\\/]persona_mind[\\/]pi_extension$/);
   for (const candidate of [site ? join(site[1], "bin", "python") : "", join(ext, "..", ".venv", "bin", "python")]) {
     if (candidate && existsSync(candidate)) return { python: candidate, from: candidate };

@@ -189,3 +189,33 @@ def test_a_sidecar_that_cannot_start_says_one_line_with_the_fix(
     assert len(notes) == 2, notes
     assert "run /reload to try again" in stopped["message"]
     assert pienv.bridge_log.read_text().count("start failed") == 4  # 1 start + 3 retries
+
+
+def test_the_extension_uses_the_recorded_python_only_for_its_own_copy(
+    pi: PiInstall, tmp_path: Path
+) -> None:
+    """findPython (sidecar.ts): env wins; a record for this extension dir is used; one that
+    travelled (e.g. inside a wheel built from a checkout) is ignored."""
+    ext = (REPO / "pi-extension").resolve()
+    own, moved = tmp_path / "own.json", tmp_path / "moved.json"
+    own.write_text(json.dumps({"python": "/bin/sh", "extensionDir": str(ext)}))
+    moved.write_text(json.dumps({"python": "/bin/sh", "extensionDir": "/elsewhere"}))
+    script = (
+        f"import({json.dumps(str(ext / 'persona-mind' / 'sidecar.ts'))}).then((m) => {{"
+        f"console.log(JSON.stringify(["
+        f"m.findPython({{}}, {json.dumps(str(own))}).python,"
+        f"m.findPython({{}}, {json.dumps(str(moved))}).python,"
+        f"m.findPython({{PERSONA_MIND_PYTHON: '/x/py'}}, {json.dumps(str(own))}).python]))}})"
+    )
+    proc = subprocess.run(
+        [str(pi.node), "--experimental-strip-types", "--no-warnings", "-e", script],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    used_own, used_moved, from_env = json.loads(proc.stdout)
+    assert used_own == "/bin/sh"
+    assert used_moved != "/bin/sh"
+    assert from_env == "/x/py"

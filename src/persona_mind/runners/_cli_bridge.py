@@ -46,11 +46,17 @@ def record_python(ext: Path) -> Path:
     """Write ``python.json`` (this interpreter) next to the extension, atomically.
 
     ``sys.executable`` is kept as given (not resolved): a venv's ``bin/python`` is a symlink
-    whose target lacks the venv's site-packages.
+    whose target lacks the venv's site-packages. ``extensionDir`` lets the extension ignore a
+    record that travelled (a wheel built from a checkout where one was written).
     """
     record = ext / PYTHON_RECORD
     body = json.dumps(
-        {"python": sys.executable, "writtenBy": "persona-mind pi-extension"}, indent=2
+        {
+            "python": sys.executable,
+            "extensionDir": str(ext.resolve()),
+            "writtenBy": "persona-mind pi-extension",
+        },
+        indent=2,
     )
     tmp = record.with_name(f".{PYTHON_RECORD}.{os.getpid()}.tmp")
     try:
