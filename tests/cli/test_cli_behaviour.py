@@ -127,6 +127,19 @@ def test_json_is_accepted_before_and_after_the_subcommand(
     assert [d["fact"]["text"] for d in (first, second, third)] == ["a", "b", "c"]
 
 
+def test_memory_scope_options_also_work_after_the_action(
+    tmp_path: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = tmp_path / "agent"
+    assert (
+        main(["memory", "remember", "late", "--agent-dir", str(agent), "--cwd", str(project)]) == 0
+    )
+    capsys.readouterr()
+    assert main(["memory", "--agent-dir", str(agent), "--cwd", str(project), "list"]) == 0
+    assert "late" in capsys.readouterr().out
+    assert any(agent.rglob("*.json"))
+
+
 def test_remember_text_with_the_kind_as_an_option_says_tier_and_expiry(
     tmp_path: Path, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -140,7 +140,23 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     for name, what in (("take", "mark taken"), ("done", "mark done"), ("drop", "drop")):
         bsub.add_parser(name, help=f"{what} an item").add_argument("id", help="the item id")
+    for leaf in _leaves(sub):  # the scope options also work after the action
+        leaf.add_argument(
+            "--agent-dir", type=Path, default=argparse.SUPPRESS, help="Pi agent directory"
+        )
+        leaf.add_argument("--cwd", type=Path, default=argparse.SUPPRESS, help="project directory")
+        leaf.add_argument("--persona", default=argparse.SUPPRESS, help="persona scope")
     p.set_defaults(func=run_memory)
+
+
+def _leaves(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> list[argparse.ArgumentParser]:
+    found: list[argparse.ArgumentParser] = []
+    for child in sub.choices.values():
+        nested = [a for a in child._actions if isinstance(a, argparse._SubParsersAction)]
+        found += _leaves(nested[0]) if nested else [child]
+    return found
 
 
 def _service(args: argparse.Namespace) -> MemoryService:
