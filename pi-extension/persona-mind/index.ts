@@ -6,12 +6,13 @@
 // node:* only: no build step, loads on any Pi 1.x.
 //
 // Env: PERSONA_MIND_DISABLE=1 (do nothing; set for every child the sidecar starts),
-// PERSONA_MIND_PYTHON (interpreter, default python3), PERSONA_MIND_SIDECAR_CMD (JSON argv),
+// PERSONA_MIND_PYTHON (interpreter; default: the one `persona-mind pi-extension install`
+// recorded in python.json, else the bundling venv's, else python3), PERSONA_MIND_SIDECAR_CMD (JSON argv),
 // PERSONA_MIND_BRIDGE_LOG (append diagnostics to this file), timeouts in *_MS below.
 
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
-import { appendFileSync } from "node:fs";
-import { Sidecar, SidecarError, type CommandSpec, type Ready, type ToolSpec } from "./sidecar.ts";
+import { appendFileSync, writeSync } from "node:fs";
+import { Sidecar, SidecarError, startProblem, type CommandSpec, type Ready, type ToolSpec } from "./sidecar.ts";
 
 const env = process.env;
 const ms = (name: string, fallback: number) => {
@@ -80,11 +81,11 @@ export function clip(line: string, width: number): string {
   return out + "…";
 }
 
-function displayCard(data: any, expanded: boolean, theme: any) {
+function displayCard(data: any, expanded: boolean, theme: any, collapsed = 3) {
   const title = sanitize(String(data?.title ?? data?.kind ?? "persona-mind"));
   const body = sanitize(String(data?.body ?? "")).split("\n");
-  const shown = expanded ? body : body.slice(0, 3);
-  const more = !expanded && body.length > 3 ? [`… ${body.length - 3} more lines (expand to see all)`] : [];
+  const shown = expanded ? body : body.slice(0, collapsed);
+  const more = !expanded && body.length > collapsed ? [`… ${body.length - collapsed} more lines (expand to see all)`] : [];
   const style = (name: string, text: string) => {
     try {
       return name === "bold" ? theme.bold(text) : theme.fg(name, text);
@@ -116,21 +117,59 @@ export default function personaMind(pi: ExtensionAPI): void {
   let restarts: number[] = [];
   let restartTimer: ReturnType<typeof setTimeout> | undefined;
   let downReason = "persona-mind is starting";
+  let lastNotice = ""; // a start failure is announced once, not on every retry
   let usage = zeroUsage();
   const queued: Record<string, unknown>[] = [];
   let reloadWanted = false;
   let inCommand = false;
+  let commandCards: string[] = []; // texts the runtime put in history cards during a command
   const tools = new Map<string, string>(); // name -> JSON of the registered spec
   const commands = new Map<string, CommandSpec>();
   const registeredCommands = new Set<string>();
 
+  const mode = (): string | undefined => (ctx as any)?.mode;
   const notify = (text: string, level: "info" | "warning" | "error" = "info") => {
     log(`notify[${level}] ${text}`);
+    // Print and JSON modes drop notices; a warning or error still reaches the user on stderr.
+    if ((mode() === "print" || mode() === "json") && level !== "info") {
+      process.stderr.write(`${text}\n`);
+      return;
+    }
     try {
       ctx?.ui.notify(text, level);
     } catch {
-      /* no UI (print mode) */
+      /* no UI */
     }
+  };
+
+  /**
+   * A command's answer, once, where the user looks: in print mode on stdout (JSON mode:
+   * stderr, stdout is Pi's event stream); in the TUI not again when the runtime already put
+   * the same text in a history card (/mind status), and as a card — which survives the
+   * reload that follows — when the command reloads (/persona team select, /persona use);
+   * elsewhere (RPC) a notice.
+   */
+  const answer = (command: string, text: string, level: "info" | "warning" | "error", reloading: boolean) => {
+    const m = mode();
+    if (m === "print" || m === "json") {
+      log(`answer ${command}: ${text}`);
+      // Print mode routes process.stdout to stderr to keep stdout for the model's answer; a
+      // command's answer is the answer of `pi -p "/mind status"`, so it goes to fd 1 itself.
+      try {
+        if (m === "print") writeSync(1, `${text}\n`);
+        else process.stderr.write(`${text}\n`);
+      } catch {
+        /* a closed stdout: the reader left */
+      }
+      return;
+    }
+    if (m === "tui" && commandCards.includes(text)) return log(`answer ${command}: shown as its report card`);
+    if (m === "tui" && reloading && level === "info") {
+      ensureRenderer(DISPLAY_ENTRY);
+      pi.appendEntry(DISPLAY_ENTRY, { kind: "command", title: command, body: text, details: null });
+      return log(`answer ${command}: a card that survives the reload`);
+    }
+    notify(text, level);
   };
 
   const setOwnStatus = (text: string | undefined) => {
@@ -205,6 +244,8 @@ export default function personaMind(pi: ExtensionAPI): void {
           const why = unavailable();
           if (why || !side) return notify(why, "error");
           inCommand = true;
+          commandCards = [];
+          if (cmdCtx) ctx = cmdCtx;
           let result: any;
           try {
             result = await side.request("command", { type: "CommandCall", name: spec.name, args: args ?? "" }, COMMAND_TIMEOUT);
@@ -213,7 +254,8 @@ export default function personaMind(pi: ExtensionAPI): void {
           } finally {
             inCommand = false;
           }
-          if (result?.text) notify(String(result.text), result.level ?? "info");
+          const reloading = Boolean(result?.reload || reloadWanted);
+          if (result?.text) answer(`/${spec.name} ${args ?? ""}`.trim(), String(result.text), result.level ?? "info", reloading);
           if (result?.reload || reloadWanted) {
             reloadWanted = false;
             await cmdCtx.reload();
@@ -231,6 +273,7 @@ export default function personaMind(pi: ExtensionAPI): void {
       case "register_commands":
         return applyCommands(params?.commands ?? []), null;
       case "append_entry":
+        if (inCommand && typeof params?.data?.text === "string") commandCards.push(params.data.text);
         ensureRenderer(String(params.custom_type));
         pi.appendEntry(String(params.custom_type), params.data);
         return null;
@@ -312,9 +355,13 @@ export default function personaMind(pi: ExtensionAPI): void {
       if (side !== s || state === "stopped") return;
       state = "down";
       queued.length = 0; // a new runtime starts from the branch, not from stale events
-      downReason = err?.message ?? String(err);
       s.kill();
-      scheduleRestart("");
+      // Let stderr drain (bounded) so the one-line reason can name what really went wrong.
+      await Promise.race([s.closed, new Promise((r) => setTimeout(r, 1000).unref?.())]);
+      if (side !== s || state === "stopped") return;
+      log(`start failed: ${err?.message ?? err}\n${s.stderrText}`);
+      downReason = startProblem(s.argv, String(err?.message ?? err), s.stderrText);
+      scheduleRestart("", true);
       return;
     }
     log(`ready pid=${ready.pid} startup_ms=${ready.startup_ms} runtime=${ready.runtime}`);
@@ -327,6 +374,7 @@ export default function personaMind(pi: ExtensionAPI): void {
     state = "ready";
     setOwnStatus(`persona-mind ready (${tools.size} tools)`);
     if (restarts.length) notify(`persona-mind is back (sidecar restarted, pid ${ready.pid})`, "info");
+    lastNotice = "";
     try {
       await started;
     } catch (err: any) {
@@ -340,19 +388,23 @@ export default function personaMind(pi: ExtensionAPI): void {
     return state === "ready";
   }
 
-  function scheduleRestart(tail: string): void {
+  function scheduleRestart(tail: string, startFailure = false): void {
     const now = Date.now();
     restarts = restarts.filter((t) => now - t < 60_000);
     if (restarts.length >= MAX_RESTARTS) {
       downReason = `${downReason}; gave up after ${MAX_RESTARTS} restarts in a minute — run /reload to try again`;
       setOwnStatus("persona-mind stopped");
-      notify(`persona-mind stopped: ${downReason}${tail ? `\n${tail.split("\n").slice(-3).join("\n")}` : ""}`, "error");
+      if (startFailure || !tail) notify(`persona-mind stopped: ${downReason}`, "error");
+      else notify(`persona-mind stopped: ${downReason}${tail ? `\n${tail.split("\n").slice(-3).join("\n")}` : ""}`, "error");
       return;
     }
     setOwnStatus("persona-mind down (restarting)");
     const delay = RESTART_BASE * 2 ** restarts.length;
     restarts.push(now);
-    notify(`persona-mind: ${downReason}; its tools are disabled, restarting in ${delay} ms`, "warning");
+    // A sidecar that cannot start says why once (one line, the fix named); retries are quiet.
+    if (!startFailure) notify(`persona-mind: ${downReason}; its tools are disabled, restarting in ${delay} ms`, "warning");
+    else if (downReason !== lastNotice) notify(`persona-mind: ${downReason}`, "warning");
+    if (startFailure) lastNotice = downReason;
     restartTimer = setTimeout(() => {
       restartTimer = undefined;
       if (state === "down") starting = launch("reload");
@@ -381,7 +433,8 @@ export default function personaMind(pi: ExtensionAPI): void {
       const body = typeof data?.text === "string" ? data.text : typeof data?.body === "string" ? data.body : undefined;
       if (body === undefined) return undefined;
       const title = String(data?.title ?? data?.command ?? customType);
-      return displayCard({ title, body }, Boolean(options?.expanded), theme);
+      // A command's report is what the user asked for: show most of it without expanding.
+      return displayCard({ title, body }, Boolean(options?.expanded), theme, data?.command ? 20 : 3);
     });
   };
   ensureRenderer(DISPLAY_ENTRY);

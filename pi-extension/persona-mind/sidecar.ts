@@ -3,7 +3,7 @@
 // Only node:* imports so the extension loads without a build step or dependencies.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -64,7 +64,44 @@ export interface SidecarHooks {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The sidecar command line: $PERSONA_MIND_SIDECAR_CMD (JSON argv) or python -m ... */
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Where `persona-mind pi-extension path|install` records its interpreter (next to package.json). */
+export const PYTHON_RECORD = join(here, "..", "python.json");
+
+/**
+ * The interpreter that has persona-mind, in this order: $PERSONA_MIND_PYTHON; the one
+ * `persona-mind pi-extension path|install` recorded in python.json (if it still exists);
+ * the venv this extension is bundled in (a wheel puts it at
+ * <venv>/lib/pythonX.Y/site-packages/persona_mind/pi_extension); a source checkout's .venv;
+ * else python3 from PATH.
+ */
+export function findPython(env: NodeJS.ProcessEnv, record = PYTHON_RECORD): { python: string; from: string } {
+  if (env.PERSONA_MIND_PYTHON) return { python: env.PERSONA_MIND_PYTHON, from: "PERSONA_MIND_PYTHON" };
+  const ext = resolve(here, "..");
+  try {
+    const data = JSON.parse(readFileSync(record, "utf8"));
+    const recorded = data?.python;
+    // A record written for another copy of the extension (e.g. baked into a wheel) is ignored.
+    const mine = typeof data?.extensionDir !== "string" || resolve(data.extensionDir) === realpathOr(ext);
+    if (typeof recorded === "string" && recorded && mine && existsSync(recorded)) return { python: recorded, from: record };
+  } catch {
+    /* no record yet (or unreadable): fall through */
+  }
+  const site = ext.match(/^(.*)[\\/]lib[\\/]python[0-9.]+[\\/]site-packages[\\/]persona_mind[\\/]pi_extension$/);
+  for (const candidate of [site ? join(site[1], "bin", "python") : "", join(ext, "..", ".venv", "bin", "python")]) {
+    if (candidate && existsSync(candidate)) return { python: candidate, from: candidate };
+  }
+  return { python: "python3", from: "PATH" };
+}
+
+/** The sidecar command line: $PERSONA_MIND_SIDECAR_CMD (JSON argv) or <python> -m ... */
 export function sidecarCommand(env: NodeJS.ProcessEnv): { argv: string[]; pythonPath?: string } {
   const override = env.PERSONA_MIND_SIDECAR_CMD;
   if (override) {
@@ -72,11 +109,30 @@ export function sidecarCommand(env: NodeJS.ProcessEnv): { argv: string[]; python
     if (!Array.isArray(argv) || argv.length === 0) throw new Error("PERSONA_MIND_SIDECAR_CMD must be a JSON array");
     return { argv: argv.map(String) };
   }
-  const python = env.PERSONA_MIND_PYTHON || "python3";
+  const { python } = findPython(env);
   // From a source checkout (pi-extension/ next to src/), run the matching Python package.
   const src = resolve(here, "..", "..", "src");
   const pythonPath = existsSync(join(src, "persona_mind", "runners", "sidecar.py")) ? src : undefined;
   return { argv: [python, "-m", "persona_mind.runners.sidecar"], pythonPath };
+}
+
+const FIX = "run `persona-mind pi-extension install` with the Python that has persona-mind, or set PERSONA_MIND_PYTHON";
+
+/**
+ * One short line for a sidecar that could not start, naming the fix; the full stderr stays
+ * in the bridge log. Never a traceback: Pi shows notices in the session.
+ */
+export function startProblem(argv: string[], message: string, stderrTail: string): string {
+  const python = argv[0] ?? "python3";
+  const missing = stderrTail.match(/No module named '?([A-Za-z0-9_.]+)'?/);
+  if (missing && /^(persona_mind|msgspec|pykka|anyio|yaml|portalocker|tenacity)\b/.test(missing[1])) {
+    return `${python} cannot import ${missing[1]}: ${FIX}`;
+  }
+  if (/ENOENT/.test(message)) return `cannot run ${python} (not found): ${FIX}`;
+  // An error frame or a timeout already says why; a bare exit is explained by stderr's last line.
+  const last = stderrTail.split("\n").map((l) => l.trim()).filter(Boolean).pop();
+  const why = /^the sidecar exited/.test(message) && last ? `${message}: ${last}` : message;
+  return why.length > 200 ? `${why.slice(0, 199)}…` : why;
 }
 
 export class Sidecar {
@@ -97,6 +153,17 @@ export class Sidecar {
     this.hooks = hooks;
   }
 
+  /** The last lines the sidecar wrote to stderr (start-failure diagnosis). */
+  get stderrText(): string {
+    return [...this.stderrTail, this.stderrBuf].filter(Boolean).join("\n");
+  }
+
+  /** Settles when the process exited and its stdio closed (all stderr read). */
+  closed: Promise<void> = Promise.resolve();
+
+  /** The argv this sidecar was started with. */
+  argv: string[] = [];
+
   get alive(): boolean {
     return this.proc !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
   }
@@ -104,6 +171,7 @@ export class Sidecar {
   /** Spawn, say hello, resolve with `ready` (or reject: start failure, timeout, early exit). */
   start(hello: Record<string, unknown>, timeoutMs: number): Promise<Ready> {
     const { argv, pythonPath } = sidecarCommand(process.env);
+    this.argv = argv;
     const env: NodeJS.ProcessEnv = { ...process.env, PERSONA_MIND_DISABLE: "1", PYTHONUNBUFFERED: "1" };
     if (pythonPath) env.PYTHONPATH = env.PYTHONPATH ? pythonPath + delimiter + env.PYTHONPATH : pythonPath;
     const proc = spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "pipe"], env });
@@ -111,6 +179,7 @@ export class Sidecar {
     proc.stdin!.on("error", () => {}); // EPIPE after a crash is reported through "exit"
     proc.stdout!.on("data", (data: Buffer) => this.onData(data));
     proc.stderr!.on("data", (data: Buffer) => this.onStderrData(data));
+    this.closed = new Promise<void>((r) => proc.once("close", () => r()));
     return new Promise<Ready>((resolveReady, rejectReady) => {
       let settled = false;
       const timer = setTimeout(() => {
@@ -136,7 +205,7 @@ export class Sidecar {
       proc.on("error", (err) => this.onStartError?.(new SidecarError("failed", `cannot start ${argv[0]}: ${err.message}`)));
       proc.on("exit", (code, signal) => {
         const tail = this.stderrTail.join("\n");
-        this.onStartError?.(new SidecarError("failed", `the sidecar exited (code ${code}, signal ${signal}) before it was ready${tail ? ": " + tail : ""}`));
+        this.onStartError?.(new SidecarError("failed", `the sidecar exited (code ${code}, signal ${signal}) before it was ready`));
         this.failAll(new SidecarError("failed", `the persona-mind sidecar exited (code ${code}, signal ${signal})`));
         this.hooks.onExit(code, signal, this.stopping, tail);
       });

@@ -130,7 +130,9 @@ def test_a_cli_command_whose_runtime_gives_up_prints_one_line_and_exits_non_zero
         async def request_reload(self) -> None: ...
         async def send_user_message(self, text: str) -> None: ...
 
-    async def escalating_demo(agent_dir: Path, trace: Path | None, say: Any) -> int:
+    async def escalating_demo(
+        agent_dir: Path, trace: Path | None, say: Any, *, kept: bool = False
+    ) -> int:
         async with Runtime(Host(), agent_dir=agent_dir) as rt:
             ref = rt.system.spawn(Crasher, name="crasher", restart=RestartPolicy(max_restarts=0))
             ref.tell(Crash(why="cli"))

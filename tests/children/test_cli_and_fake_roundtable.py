@@ -46,12 +46,16 @@ def test_cli_fake_roundtable_prints_progress_and_synthesis(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     rc = main(["roundtable", "Queue or cron?", "--fake"])
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
     assert rc == 0
-    assert "Phase: independent" in out or "Phase: revision" in out or "Phase: done" in out
-    assert "Context policy:" in out
-    assert out.rstrip().endswith("(fake) uncertainty of the panel")
-    assert "## Perspectives" in out
+    # progress on stderr, the answer (the synthesis) alone on stdout (issue 17)
+    assert "Phase: independent" in err or "Phase: revision" in err or "Phase: done" in err
+    assert "Context policy:" in err
+    assert "Phase:" not in out
+    assert out.startswith("## Perspectives")
+    assert out.rstrip().endswith("measure for a week before revisiting.")
+    assert "'Queue or cron?'" in out
 
 
 def test_cli_unknown_team_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,4 +22,4 @@ async def test_demo_children_narrates_a_consult_and_a_roundtable(tmp_path: Path)
     assert "refused before launch: persona 'architect' cannot consult itself" in text
     for phase in ("selection", "independent", "revision", "synthesis", "done"):
         assert f"round-table phase: {phase}" in text
-    assert text.rstrip().endswith("(fake) uncertainty of the panel")
+    assert text.rstrip().endswith("measure for a week before revisiting.")  # scripted content

@@ -137,3 +137,88 @@ def test_tui_card_with_wide_text_in_a_narrow_terminal_does_not_break_pi(
     while time.monotonic() < deadline and not pienv.stub_records("exit"):
         time.sleep(0.05)
     assert pienv.stub_records("exit"), "Pi shut down normally (it did not crash on the card)"
+
+
+# -- issue 17, scope 6: the real runtime's commands in the TUI and in print mode -------------
+
+
+def _start_real_tui(pienv: PiEnv, tmux: list[str]) -> None:
+    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]  # the real Runtime (Mind + Persona)
+    (pienv.cwd / ".git").mkdir()
+    env = {**pienv.env, "TERM": "xterm-256color", "HOME": str(pienv.root), "LANG": "C.UTF-8"}
+    assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
+    command = f"exec env -i {assignments} {shlex.join(pienv.argv())}"
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "60", "-c",
+         str(pienv.cwd), command],
+        check=True,
+    )  # fmt: skip
+    _wait_screen(tmux, "persona-mind ready")
+
+
+def _type(tmux: list[str], line: str) -> None:
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "-l", line], check=True)
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "Enter"], check=True)
+
+
+def _readies(pienv: PiEnv) -> int:
+    log = pienv.bridge_log.read_text() if pienv.bridge_log.exists() else ""
+    return log.count(" ready pid=")
+
+
+def _wait_reloaded(pienv: PiEnv, before: int) -> None:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and _readies(pienv) <= before:
+        time.sleep(0.05)
+    assert _readies(pienv) > before, "the extension never came back after the reload"
+
+
+def _quit(pienv: PiEnv, tmux: list[str]) -> None:
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and "session_shutdown done" not in (
+        pienv.bridge_log.read_text()
+    ):
+        time.sleep(0.05)
+
+
+def test_mind_status_is_shown_once(pienv: PiEnv, tmux: list[str]) -> None:
+    """`/mind status`: one card with the report, not a collapsed card and the report again."""
+    _start_real_tui(pienv, tmux)
+    _type(tmux, "/mind status")
+    screen = _wait_screen(tmux, "backlog: 0 active items")
+    time.sleep(0.5)  # a second copy (the old notice) would be drawn by now
+    screen = _screen(tmux)
+    assert screen.count("Mind status") == 1, screen
+    assert screen.count("capture: auto") == 1, screen
+    _quit(pienv, tmux)
+
+
+def test_persona_confirmations_survive_the_reload_and_the_footer_names_the_persona(
+    pienv: PiEnv, tmux: list[str]
+) -> None:
+    _start_real_tui(pienv, tmux)
+    _type(tmux, "/persona pack install software-team")
+    _wait_screen(tmux, "Installed official/software-team")
+    before = _readies(pienv)
+    _type(tmux, "/persona team select software-team")
+    _wait_reloaded(pienv, before)
+    _wait_screen(tmux, "persona-mind ready")
+    screen = _wait_screen(tmux, "This session's team is now official/software-team")
+    _wait_screen(tmux, "Reloaded keybindings")
+    time.sleep(1.0)  # Pi rebuilds its editor after a reload; keys typed before that are lost
+    _type(tmux, "/persona use architect")
+    screen = _wait_screen(tmux, "persona: official/software-team/architect")  # the footer
+    screen = _wait_screen(tmux, "Persona mode: architect")
+    # the team switch's confirmation is still there, after its reload and the next command
+    assert "This session's team is now official/software-team" in screen
+    _quit(pienv, tmux)
+
+
+def test_a_command_in_print_mode_prints_its_answer(pienv: PiEnv) -> None:
+    """`pi -p "/mind status"`: the report reaches stdout, not only the bridge log."""
+    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
+    proc = pienv.run_print("/mind status")
+    assert proc.returncode == 0, proc.stderr
+    assert "Mind status" in proc.stdout
+    assert "backlog:" in proc.stdout

@@ -381,9 +381,11 @@ def test_cli_roundtable_with_the_real_pi_and_the_configured_model(
                 str(tmp_path),
             ]
         )
-        out = capsys.readouterr().out
+        captured = capsys.readouterr()
+        out, err = captured.out, captured.err
         assert rc == 0
-        assert "Phase: selection" in out
-        assert "Phase: revision" in out
-        assert out.rstrip().endswith("E2E uncertainty")
+        assert "Phase: selection" in err  # progress on stderr (issue 17)
+        assert "Phase: revision" in err
+        assert out.rstrip().endswith("E2E uncertainty")  # the synthesis alone on stdout
+        assert "Phase:" not in out
         assert [body["model"] for body in fake.requests] == ["fake-model"] * 4

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import unicodedata
 from pathlib import Path
@@ -12,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from persona_mind import Memory
-from persona_mind.runners._cli_memory import add_parser
+from persona_mind.runners.cli import build_parser
 from persona_mind.testing import ManualClock
 
 PERSONA = "official/software-team/architect"
@@ -26,9 +25,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="persona-mind")
-    add_parser(parser.add_subparsers(dest="cmd", required=True))
-    args = parser.parse_args(list(argv))
+    args = build_parser().parse_args(list(argv))  # the real parser: --json at every level
     code = args.func(args)
     out = capsys.readouterr()
     return code, out.out, out.err

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from persona_mind.runners._cli_memory import add_parser
+from persona_mind.runners.cli import build_parser
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="persona-mind")
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    add_parser(sub)
-    args = parser.parse_args(list(argv))
+    args = build_parser().parse_args(list(argv))
     code = args.func(args)
     out = capsys.readouterr()
     return code, out.out, out.err
@@ -51,7 +47,7 @@ def test_demo_remember_inject_recall_promote(
         "tests",
     )
     assert code == 0
-    fid = json.loads(out)["id"]
+    fid = json.loads(out)["fact"]["id"]
     code, out, _ = run(capsys, *base, "inject", "why do the integration tests fail")
     assert code == 0
     assert "Docker running" in out
@@ -85,9 +81,9 @@ def test_backlog_from_cli(capsys: pytest.CaptureFixture[str], tmp_path: Path, re
     base = ["memory", "--agent-dir", str(tmp_path / "agent"), "--cwd", str(repo), "--json"]
     code, out, _ = run(capsys, *base, "backlog", "add", "write docs")
     assert code == 0
-    iid = json.loads(out)["id"]
+    iid = json.loads(out)["item"]["id"]
     code, out, _ = run(capsys, *base, "backlog", "take", iid)
     assert code == 0
-    assert json.loads(out)["changed"] is True
+    assert json.loads(out)["outcome"] == "changed"
     _code, out, _ = run(capsys, *base, "backlog", "list")
-    assert iid in json.loads(out)["ids"]
+    assert iid in [item["id"] for item in json.loads(out)["items"]]

@@ -17,7 +17,7 @@ def test_cli_pack_lifecycle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["pack", "install", "software-team", *agent]) == 0
     assert main(["pack", "list", *agent]) == 0
     assert "official/software-team 1.0.0" in capsys.readouterr().out
-    assert main(["pack", "uninstall", "software-team", *agent]) == 0
+    assert main(["pack", "uninstall", "software-team", *agent]) == 3  # unconfirmed
     assert "--yes" in capsys.readouterr().out
     assert (tmp_path / "agent" / "persona" / "official" / "software-team").is_dir()
     assert main(["pack", "uninstall", "software-team", "--yes", *agent]) == 0
@@ -95,7 +95,7 @@ def test_cli_migrate_and_onboard(tmp_path: Path, capsys: pytest.CaptureFixture[s
     cwd = ["--cwd", str(ws)]
     assert main(["persona", "migrate", "status", *cwd, *agent]) == 0
     assert "migration-required" in capsys.readouterr().out
-    assert main(["persona", "migrate", "apply", *cwd, *agent]) == 0
+    assert main(["persona", "migrate", "apply", *cwd, *agent]) == 3  # unconfirmed
     assert "--yes" in capsys.readouterr().out
     assert main(["persona", "migrate", "apply", "--yes", *cwd, *agent]) == 0
     assert main(["persona", "migrate", "status", *cwd, *agent]) == 0

@@ -195,6 +195,8 @@ class PersonaFeature:
     async def _publish_identity(self) -> None:
         identity = None if self.ctx is None else self.service.active_identity(self.ctx.session_id)
         await self.runtime.owner_ref.ask(SetActivePersona(persona=identity))
+        # The footer says who is speaking (issue 17): "persona: official/software-team/architect".
+        await self.runtime.host.set_status("persona", f"persona: {identity}" if identity else None)
 
     def details(self) -> dict[str, Any]:
         return {"ready": self.ready, "active": self.active_name()}

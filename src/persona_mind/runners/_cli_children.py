@@ -3,8 +3,10 @@
 The team comes from the pack store under the agent directory, else the bundled catalog
 (default ``software-team``); the model is ``--model`` or the user's configured default in
 ``<agentDir>/settings.json`` (``defaultProvider``/``defaultModel``) and is passed exactly
-to every child. Progress is printed while it runs (phase, roster, per-persona state,
-totals — never the opinions); the moderator synthesis is printed in full at the end.
+to every child. Progress goes to stderr while it runs (phase, roster, per-persona state,
+totals — never the opinions); the moderator synthesis is the answer, on stdout (with
+``--json``: one document with the query, team, model and synthesis). Without ``--pi`` or
+``--fake`` the children run the ``pi`` found on PATH.
 """
 
 from __future__ import annotations
@@ -22,14 +24,16 @@ import anyio
 
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import PersonaMindError
+from persona_mind.runners import _cli_schema as out
 from persona_mind.runners._child_pi import PiBackend
 from persona_mind.runners._child_team import team_from_snapshot
 from persona_mind.runners._child_types import ChildTeam
+from persona_mind.runners._cli_output import emit, fail
 from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.runners._roundtable_progress import RoundtableProgress, render_progress
 from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command
 
-__all__ = ("add_parser", "fake_script", "load_team", "run_roundtable_cli")
+__all__ = ("add_parser", "fake_script", "fake_synthesis", "load_team", "run_roundtable_cli")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,16 +43,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description=__doc__,
     )
     p.add_argument("query", help="the question for the panel")
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--pi", help="the pi executable (or node cli.js) to run children with")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument(
+        "--pi", help="the pi executable (or 'node cli.js') for the children (default: pi on PATH)"
+    )
     src.add_argument("--fake", action="store_true", help="use the shipped fake pi (offline)")
     p.add_argument(
         "--team", default="software-team", help="pack name or source/name (default: software-team)"
     )
     p.add_argument("--model", help="provider/model (default: the agent dir's configured model)")
     p.add_argument("--agent-dir", type=Path, help="Pi agent dir (default: $PI_CODING_AGENT_DIR)")
-    p.add_argument("--mode", choices=("rpc", "json"), default="rpc")
-    p.add_argument("--phase-deadline", type=float, default=180.0)
+    p.add_argument("--mode", choices=("rpc", "json"), default="rpc", help="how children talk to pi")
+    p.add_argument(
+        "--phase-deadline", type=float, default=180.0, help="seconds each phase may take"
+    )
     p.add_argument("--cwd", default=None, help="working folder for the children")
     p.add_argument("--trace", type=Path, help="write the actor trace here")
     p.add_argument("--fake-delay", type=float, default=0.0, help="fake children's latency")
@@ -100,15 +108,42 @@ def load_team(name: str, agent_dir: Path, workspace: Path) -> ChildTeam:
     )
 
 
-def fake_script(team: ChildTeam, delay: float = 0.0) -> dict[str, Any]:
+def fake_synthesis(query: str, names: list[str]) -> str:
+    """A scripted, readable synthesis for the offline fake: every section says something.
+
+    The fake cannot think, so the text is built from the question and the roster; it shows
+    the shape a real moderator's answer has (the five sections of ``SECTIONS``).
+    """
+    who = names or ["the lead"]
+    first, second = who[0], who[-1]
+    body = {
+        "Perspectives": "\n".join(
+            f"- {name}: looks at {query!r} from its own field and names one risk." for name in who
+        ),
+        "Disagreements": (
+            f"- {first} wants the simplest option that works today; {second} wants room to "
+            "grow before committing."
+        ),
+        "Tradeoffs": (
+            "- Simple now vs. flexible later: the simple option ships this week, the flexible "
+            "one avoids a migration.\n- Either way the team owns the operational load."
+        ),
+        "Decision": (
+            f"Start with the simple option, behind an interface {second} can replace; "
+            "revisit when the load doubles."
+        ),
+        "Uncertainty": (
+            "Load figures are guesses until measured; measure for a week before revisiting."
+        ),
+    }
+    return "\n\n".join(f"## {title}\n{body[title]}" for title, _ in SECTIONS)
+
+
+def fake_script(team: ChildTeam, delay: float = 0.0, query: str = "") -> dict[str, Any]:
     """A fake-pi script for a whole round-table: a valid selection and a full synthesis."""
-    picks = [
-        {"name": p.name, "reason": f"cover {p.description or p.name}"[:200]}
-        for p in team.specialists[:3]
-    ]
-    synthesis = "\n\n".join(
-        f"## {title}\n(fake) {title.lower()} of the panel" for title, _ in SECTIONS
-    )
+    chosen = team.specialists[:3]
+    picks = [{"name": p.name, "reason": f"cover {p.description or p.name}"[:200]} for p in chosen]
+    synthesis = fake_synthesis(query or "the question", [p.name for p in chosen])
     return {
         "rules": [
             {"prompt_contains": SELECT_MARKER, "reply": json.dumps({"specialists": picks})},
@@ -157,10 +192,16 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
     env: dict[str, str] = {}
     if args.fake:
         script = Path(tempfile.mkdtemp(prefix="pm-fake-pi-")) / "script.json"
-        script.write_text(json.dumps(fake_script(team, args.fake_delay)))
+        script.write_text(json.dumps(fake_script(team, args.fake_delay, args.query)))
         env[SCRIPT_ENV] = str(script)
         return _Setup(team, fake_pi_command(), args.model or "fake/fake-model", env, workspace)
-    command = tuple(args.pi.split()) if " " in args.pi else (args.pi,)
+    given = args.pi or shutil.which("pi")
+    if not given:
+        return (
+            'no pi: put Pi on PATH (a checkout can run `eval "$(./scripts/install-pi.sh)"`), '
+            "pass --pi PATH, or try --fake"
+        )
+    command = tuple(given.split()) if " " in given else (given,)
     model = args.model or configured_model(agent_dir)
     if model is None:
         return (
@@ -187,10 +228,10 @@ async def _run(args: argparse.Namespace, setup: _Setup) -> int:
             return
         if previous is None or previous.phase != progress.phase:
             block = render_progress(progress, header=previous is None)
-            print(block, end="\n\n", flush=True)
+            print(block, end="\n\n", file=sys.stderr, flush=True)
             return
         for line in _changes(previous, progress):
-            print(f"  {line}", flush=True)
+            print(f"  {line}", file=sys.stderr, flush=True)
 
     async with ActorSystem(clock=clock, trace_path=args.trace) as system:
         runner = system.spawn(lambda: ChildRunner(backend), name="child-runner")
@@ -208,10 +249,12 @@ async def _run(args: argparse.Namespace, setup: _Setup) -> int:
             )
         except PersonaMindError as exc:
             if args.quiet and shown:
-                print(render_progress(shown[-1]))
-            print(f"\nround-table failed: {exc}", file=sys.stderr)
-            return 1
-    print(result.synthesis)
+                print(render_progress(shown[-1]), file=sys.stderr)
+            return fail(args, f"round-table failed: {exc}", 1)
+    doc = out.RoundtableOut(
+        query=args.query, team=args.team, model=model, synthesis=result.synthesis
+    )
+    emit(args, doc, result.synthesis)
     return 0
 
 
@@ -219,8 +262,7 @@ def run_roundtable_cli(args: argparse.Namespace) -> int:
     try:
         setup = _prepare(args)
         if isinstance(setup, str):
-            print(f"persona-mind roundtable: {setup}", file=sys.stderr)
-            return 2
+            return fail(args, f"roundtable: {setup}", 2)
         try:
             return anyio.run(_run, args, setup)
         finally:
@@ -228,8 +270,7 @@ def run_roundtable_cli(args: argparse.Namespace) -> int:
             if script:
                 shutil.rmtree(Path(script).parent, ignore_errors=True)
     except PersonaMindError as exc:
-        print(f"persona-mind roundtable: {exc}", file=sys.stderr)
-        return 2
+        return fail(args, f"roundtable: {exc}", 2)
     except KeyboardInterrupt:
         print("persona-mind roundtable: interrupted; children were stopped", file=sys.stderr)
         return 130

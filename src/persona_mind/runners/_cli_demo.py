@@ -1,4 +1,7 @@
-"""``persona-mind demo``: the offline end-to-end tour on the embedded defaults."""
+"""``persona-mind demo``: the offline end-to-end tour on the embedded defaults.
+
+With ``--json`` the narration is collected into one document (``output``, one line each).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,9 @@ import argparse
 import asyncio
 import tempfile
 from pathlib import Path
+
+from persona_mind.runners._cli_output import emit, wants_json
+from persona_mind.runners._cli_schema import Demo
 
 __all__ = ("add_parser",)
 
@@ -25,8 +31,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _run(args: argparse.Namespace) -> int:
     from persona_mind.runners._demo import run_demo  # noqa: PLC0415 - keep --help fast
 
+    lines: list[str] = []
+    say = lines.append if wants_json(args) else print
     if args.agent_dir is not None:
-        args.agent_dir.mkdir(parents=True, exist_ok=True)
-        return asyncio.run(run_demo(args.agent_dir, args.trace, print))
-    with tempfile.TemporaryDirectory(prefix="persona-mind-demo-") as tmp:
-        return asyncio.run(run_demo(Path(tmp) / "agent", args.trace, print))
+        agent = args.agent_dir.absolute()
+        agent.mkdir(parents=True, exist_ok=True)
+        code = asyncio.run(run_demo(agent, args.trace, say, kept=True))
+    else:
+        with tempfile.TemporaryDirectory(prefix="persona-mind-demo-") as tmp:
+            agent = Path(tmp) / "agent"
+            code = asyncio.run(run_demo(agent, args.trace, say))
+    if wants_json(args):
+        output = "\n".join(lines).splitlines()
+        doc = Demo(
+            agentDir=str(agent), kept=args.agent_dir is not None, exitCode=code, output=output
+        )
+        emit(args, doc, "")
+    return code

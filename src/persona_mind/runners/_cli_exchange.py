@@ -62,7 +62,6 @@ def add_pack_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", type=Path, default=Path(".claude/agents"), help="default: ./.claude/agents"
     )
     v.add_argument("--force", action="store_true", help="overwrite agent files that differ")
-    v.add_argument("--json", action="store_true", help="print the files written as JSON")
     v.set_defaults(func=_run_pack_export)
 
 
@@ -80,10 +79,13 @@ async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> i
         lines = await export_lines(svc, args.tier)
         text = "".join(f"{line}\n" for line in lines)
         if args.out is None:
-            sys.stdout.write(text)
+            sys.stdout.write(text)  # JSON Lines already: the same with --json
         else:
             atomic_write(args.out, text.encode("utf-8"))
-            print(f"exported {len(lines)} facts to {args.out}", file=sys.stderr)
+            if getattr(args, "json", False):
+                print(json.dumps({"exported": len(lines), "out": str(args.out)}))
+            else:
+                print(f"exported {len(lines)} facts to {args.out}", file=sys.stderr)
         return 0
     if args.file == "-":
         raw = sys.stdin.read()
@@ -127,7 +129,7 @@ def _run_pack_export(args: argparse.Namespace) -> int:
     except PersonaMindError as exc:
         print(f"persona-mind: {exc}", file=sys.stderr)
         return 1
-    if args.json:
+    if getattr(args, "json", False):
         print(json.dumps({
             "written": [str(p) for p in report.written],
             "unchanged": [str(p) for p in report.unchanged],

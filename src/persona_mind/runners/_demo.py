@@ -1,14 +1,20 @@
 """The offline demo: a simulated session on the embedded defaults, narrated.
 
-Each section shows one capability working on real parts (real actors, real files in the
-agent directory, real child processes where children are involved) and prints what
-happened. The demo grows as capabilities land; ``tests/test_demo.py`` runs it.
+The user's story comes first — install a persona pack and pick a persona, remember and
+recall, consult a peer, ask the round-table — then the internals that make it trustworthy
+(supervised restarts, lifecycle generations, fan-out), then what to try next. Everything
+runs on real parts (real actors, real files in the agent directory, real child processes on
+the shipped fake ``pi``). The agent directory is the one given (kept) or a temporary one;
+the demo's workspace and fake-``pi`` script live in a temporary directory either way, so a
+user-given agent directory gets nothing beside it. ``tests/runtime/test_demo_and_cli.py``
+runs it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -129,13 +135,34 @@ async def _fanout(say: Say) -> None:
         say(f"a failing leg: {err}")
 
 
-async def run_demo(agent_dir: Path, trace: Path | None, say: Say) -> int:
+def _next_steps(agent_dir: Path, kept: bool, say: Say) -> None:
+    say("\n== next steps ==")
+    where = f" --agent-dir {agent_dir}" if kept else ""
+    if kept:
+        say(f"The demo's agent directory is kept: {agent_dir}")
+    say(
+        f'  persona-mind memory{where} remember "The build needs Docker" --kind gotcha\n'
+        f"  persona-mind memory{where} recall docker --json\n"
+        f"  persona-mind pack list{where}\n"
+        '  persona-mind roundtable "Queue or cron for nightly jobs?" --fake\n'
+        '  persona-mind pi-extension install     # then start `pi` (README, "Use it in Pi")'
+    )
+
+
+async def run_demo(agent_dir: Path, trace: Path | None, say: Say, *, kept: bool = False) -> int:
     """Run the whole demo; returns the process exit code."""
-    workspace = agent_dir.parent / "workspace"
+    with tempfile.TemporaryDirectory(prefix="persona-mind-demo-work-") as tmp:
+        return await _run_demo(agent_dir, Path(tmp), trace, say, kept)
+
+
+async def _run_demo(
+    agent_dir: Path, scratch: Path, trace: Path | None, say: Say, kept: bool
+) -> int:
+    workspace = scratch / "workspace"
     workspace.mkdir(parents=True, exist_ok=True)
     (workspace / ".git").mkdir(exist_ok=True)
     say("== persona-mind demo (offline, simulated session) ==")
-    say(f"agent dir: {agent_dir}")
+    say(f"agent dir: {agent_dir}{' (kept afterwards)' if kept else ' (temporary)'}")
     from persona_mind.runners._demo_product import (  # noqa: PLC0415
         children_section,
         fake_children_env,
@@ -145,21 +172,24 @@ async def run_demo(agent_dir: Path, trace: Path | None, say: Say) -> int:
     from persona_mind.runners.child import PiBackend  # noqa: PLC0415
 
     clock = MonotonicClock()
-    backend = PiBackend(fake_pi_command(), clock=clock, env=fake_children_env(agent_dir.parent))
+    backend = PiBackend(fake_pi_command(), clock=clock, env=fake_children_env(scratch))
     async with SimHost(
         agent_dir=agent_dir, cwd=workspace, trace_path=trace, clock=clock, child_backend=backend
     ) as host:
         await host.start()
         owner = await host.runtime.owner()
         say(f"session {owner.session_id} started (generation {owner.generation})")
-        await _supervision(host.runtime, say)
-        await _generations(host, say)
-        await _fanout(say)
+        say("\n===== what you get =====")
         await persona_section(host, say)
         await memory_section(host, say)
         await children_section(host, say)
+        say("\n===== how it stays trustworthy (internals) =====")
+        await _supervision(host.runtime, say)
+        await _generations(host, say)
+        await _fanout(say)
         await host.shutdown()
     if trace is not None:
         say(f"\ntrace written to {trace}; view it with: persona-mind trace {trace} --mermaid")
     say("\ndemo finished")
+    _next_steps(agent_dir, kept, say)
     return 0

@@ -21,6 +21,39 @@ __all__ = ("children_section", "fake_children_env", "memory_section", "persona_s
 Say = Callable[[str], object]
 
 
+# The demo's round-table question is fixed ("Should the store move to SQLite?"), so its
+# scripted answers can be real ones: what a panel would say, in the moderator's sections.
+_ARCHITECT = (
+    "Keep the JSON files for now. One writer per file under a lock is simple and crash-safe; "
+    "SQLite pays off only when queries span files. Put the store behind its port so the "
+    "switch is one adapter."
+)
+_TESTER = (
+    "Whatever we pick, the crash tests must keep passing: kill -9 mid-write, torn files, two "
+    "writers. SQLite's WAL mode passes them; our own format already does."
+)
+_SQLITE_SYNTHESIS = "\n\n".join(
+    f"## {title}\n{text}"
+    for (title, _), text in zip(
+        SECTIONS,
+        (
+            "- architect: JSON files with one writer per file are simple and crash-safe; "
+            "SQLite helps only for cross-file queries.\n"
+            "- test-engineer: either choice must pass the same kill -9 and two-writer tests.",
+            "- When: the architect would wait for a real cross-file query; the test engineer "
+            "would move once the fault tests cover WAL mode.",
+            "- JSON files: readable, diffable, no dependency; every query reads whole files.\n"
+            "- SQLite: indexed queries and one file; a binary format and a migration.",
+            "Stay on JSON files now, keep the store behind its port, and write the SQLite "
+            "adapter when recall needs a query across projects.",
+            "How large memories grow in real use: measure file sizes and recall times for a "
+            "month before deciding again.",
+        ),
+        strict=True,
+    )
+)
+
+
 def fake_children_env(workdir: Path) -> dict[str, str]:
     """A fake-pi script for the demo's consult and round-table (written to ``workdir``)."""
     picks = {
@@ -29,17 +62,16 @@ def fake_children_env(workdir: Path) -> dict[str, str]:
             {"name": "test-engineer", "reason": "say what proves the change works"},
         ]
     }
-    synthesis = "\n\n".join(
-        f"## {title}\nThe panel's {title.lower()}, moderated by the tech lead."
-        for title, _ in SECTIONS
-    )
     script = {
         "rules": [
             {"prompt_contains": SELECT_MARKER, "reply": json.dumps(picks)},
-            {"prompt_contains": SYNTHESIS_MARKER, "reply": synthesis},
+            {"prompt_contains": SYNTHESIS_MARKER, "reply": _SQLITE_SYNTHESIS},
             {"system_contains": "security", "reply": "Scope the token to read-only; rotate it."},
+            {"system_contains": "ARCHITECT", "reply": _ARCHITECT},
+            {"system_contains": "architect", "reply": _ARCHITECT},
+            {"system_contains": "test", "reply": _TESTER},
         ],
-        "default": {"reply": "A considered position from this specialist."},
+        "default": {"reply": _TESTER},
     }
     path = workdir / "fake-pi-script.json"
     path.write_text(json.dumps(script), encoding="utf-8")

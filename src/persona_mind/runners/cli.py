@@ -3,18 +3,21 @@
 Subcommands live in ``_cli_<area>.py`` modules that each expose ``add_parser``; this module
 only assembles them, so an area adds a command without touching the others. Every
 command returns an exit code; a ``PersonaMindError`` is printed as one clear line (exit 2),
-never as a traceback.
+never as a traceback. ``--json`` works on every command (``_cli_output``); a reader that
+closes the pipe early (``| head -1``) ends the command quietly with status 0.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from persona_mind import __version__
 from persona_mind.errors import PersonaMindError
+from persona_mind.runners._cli_output import accept_json_everywhere, fail
 
 __all__ = ("build_parser", "main")
 
@@ -47,21 +50,38 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.add_parser(sub)
+    accept_json_everywhere(parser)
     return parser
+
+
+def _quiet_stdout() -> None:
+    """The reader left: point stdout at /dev/null so the exit-time flush cannot fail too."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
-    func = getattr(args, "func", None)
-    if func is None:
-        parser.print_help()
+    try:
+        args = parser.parse_args(argv)
+        func = getattr(args, "func", None)
+        if func is None:
+            parser.print_help()
+            return 0
+    except BrokenPipeError:  # `persona-mind --help | head -1`
+        _quiet_stdout()
         return 0
     try:
         code: int = func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        return 0
     except PersonaMindError as err:
-        print(f"persona-mind: {err}", file=sys.stderr)
-        return 2
+        return fail(args, str(err), 2)
     except KeyboardInterrupt:
         print("persona-mind: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,7 @@
+"""``python -m persona_mind`` is the ``persona-mind`` command (same arguments, same exit codes)."""
+
+import sys
+
+from persona_mind.runners.cli import main
+
+sys.exit(main())
