@@ -18,6 +18,7 @@ from persona_mind.storage import (
     MAX_STORE_BYTES,
     CorruptStore,
     FileStore,
+    StoreQuarantined,
     UnsupportedVersion,
     decode_snapshot,
     fingerprint,
@@ -104,7 +105,17 @@ def test_f6_corpus_refused_on_read_and_quarantined_on_write(tmp_path: Path, case
     assert not target.path.exists()  # the bad file is gone, not rewritten as empty
     quarantines = [n for n in os.listdir(tmp_path) if ".quarantine-" in n]
     assert len(quarantines) == 2  # the bytes and their diagnostic, exactly once
-    # the user now starts a fresh store explicitly; the old bytes stay in quarantine
+    # unresolved: neither read as empty nor written (issue 15 item 2)
+    with pytest.raises(StoreQuarantined):
+        store.read(target)
+    with pytest.raises(StoreQuarantined):
+        store.mutate(target, appender("fresh"))
+    # the repair finds no valid copy, names the damaged one, and lets a fresh store start;
+    # the old bytes stay in quarantine
+    report = store.recover(target)
+    assert report.restored_from is None
+    assert [lost.copy for lost in report.lost] == [moved]
+    assert moved.read_bytes() == data
     assert store.mutate(target, appender("fresh")).sequence == 1
 
 

@@ -15,6 +15,7 @@ from persona_mind.storage import (
     CorruptStore,
     FileStore,
     Layout,
+    StoreQuarantined,
     StoreTarget,
     backup_path,
     fingerprint,
@@ -180,6 +181,9 @@ def test_f7_symlinked_state_file_refused_and_target_untouched(
     assert info.value.quarantined is not None
     assert info.value.quarantined.is_symlink()  # the link itself moved aside
     assert outside.read_bytes() == b"precious"
+    with pytest.raises(StoreQuarantined):  # unresolved until a repair (issue 15 item 2)
+        store.mutate(target, add("a"))
+    store.recover(target)
     assert store.mutate(target, add("a")).sequence == 1
     assert outside.read_bytes() == b"precious"
 

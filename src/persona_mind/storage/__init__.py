@@ -52,6 +52,7 @@ from persona_mind.storage._locks import (
     held_locks,
     locked,
 )
+from persona_mind.storage._marker import StoreQuarantined, marker_path
 from persona_mind.storage._paths import (
     RESERVED_NAMES,
     Layout,
@@ -62,6 +63,7 @@ from persona_mind.storage._paths import (
     project_name,
     safe_name,
 )
+from persona_mind.storage._recover import Lost, RecoveryReport
 from persona_mind.storage._scan import ScanReport
 from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StorePort, StoreTarget
@@ -86,17 +88,20 @@ __all__ = (
     "LockOrderError",
     "LockOwner",
     "LockTimeout",
+    "Lost",
     "Mutation",
     "OptimizeHistory",
     "OsFileSystem",
     "OutcomeUncertain",
     "ReadResult",
     "Receipt",
+    "RecoveryReport",
     "ScanReport",
     "Snapshot",
     "StagedDirectory",
     "StoreIOError",
     "StorePort",
+    "StoreQuarantined",
     "StoreTarget",
     "Stored",
     "UnsafePath",
@@ -115,6 +120,7 @@ __all__ = (
     "is_windows_reserved",
     "lock_path",
     "locked",
+    "marker_path",
     "project_identity",
     "project_name",
     "recover_swaps",

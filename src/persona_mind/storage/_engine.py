@@ -8,6 +8,7 @@ the locked step, and write through the atomic protocol.
 
 from __future__ import annotations
 
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -36,14 +37,21 @@ from persona_mind.storage._errors import (
     UnsupportedVersion,
     WriteFailed,
 )
-from persona_mind.storage._fs import FileSystem, OsFileSystem
+from persona_mind.storage._fs import FileIdentity, FileSystem, OsFileSystem, identity_of
 from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
+from persona_mind.storage._marker import (
+    MarkedQuarantine,
+    StoreQuarantined,
+    add_to_marker,
+    quarantined_error,
+)
 from persona_mind.storage._paths import Layout
+from persona_mind.storage._recover import RecoveryReport, recover
 from persona_mind.storage._scan import ScanReport, scan
 from persona_mind.storage._stored import Stored, utc
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StoreTarget
 
-__all__ = ("FileStore", "ScanReport", "Stored", "lock_path")
+__all__ = ("FileStore", "RecoveryReport", "ScanReport", "Stored", "lock_path")
 
 E = TypeVar("E")
 
@@ -79,8 +87,11 @@ class FileStore:
         self.current_generation = current_generation
         self.backup = backup
         self.max_bytes = max_bytes
-        # path -> (exact bytes, their decode, entry type): skips re-decoding unchanged bytes
-        self._cache: dict[Path, tuple[bytes, Stored[Any], object]] = {}
+        # path -> (file identity, its decode, entry type). The Store owns its files: while the
+        # identity (dev, inode, size, mtime, ctime) is unchanged the bytes are the ones this
+        # instance wrote or read, so they are neither re-read nor re-decoded (issue 10); any
+        # write by another process makes a new inode and is always seen.
+        self._cache: dict[Path, tuple[FileIdentity, Stored[Any], object]] = {}
         self._pending: dict[Path, bytes] = {}
         # Paths whose orphan temps this instance swept and whose every write since has been
         # acknowledged (so it left no temp). A crashed *other* process's temp is swept by
@@ -109,11 +120,34 @@ class FileStore:
         return ABSENT_FINGERPRINT if stored is None else stored.fingerprint
 
     def _load(self, target: StoreTarget[E]) -> tuple[Stored[E] | None, bytes | None]:
+        """Read and decode ``target`` (bytes are ``None`` when the cached decode was used).
+
+        Never blocks and never reads anything but a regular file; a store with an unresolved
+        quarantine raises :class:`StoreQuarantined` instead of reading as absent.
+        """
         path = target.path
+        cached = self._cache.get(path)
+        usable = (
+            cached
+            if cached is not None
+            and cached[2] is target.entry_type
+            and cached[1].snapshot.version == target.version
+            else None
+        )
         try:
-            result = self.fs.read_capped(path, self.max_bytes)
+            result = self.fs.read_capped(
+                path, self.max_bytes, None if usable is None else usable[0]
+            )
         except IsADirectoryError as exc:
+            self._cache.pop(path, None)
+            self._refuse_if_quarantined(path)
             raise CorruptStore(path, "not-a-file", str(exc.strerror)) from exc
+        if result is not None and result.unchanged and usable is not None:
+            return usable[1], None  # the bytes this instance wrote or read: already decoded
+        self._cache.pop(path, None)
+        # a changed identity: another process wrote, a quarantine moved the file, or a
+        # repair restored it; the marker decides before the bytes do
+        self._refuse_if_quarantined(path)
         if result is None:
             return None, None
         if result.data is None:
@@ -121,18 +155,16 @@ class FileStore:
                 path, "oversized", f"{result.size} bytes > cap {self.max_bytes} bytes"
             )
         data = result.data
-        cached = self._cache.get(path)
-        if (
-            cached is not None
-            and cached[2] is target.entry_type
-            and cached[1].snapshot.version == target.version
-            and cached[0] == data
-        ):
-            return cached[1], data  # same bytes: the decode is already known (and immutable)
         snapshot = decode_snapshot(path, data, target.entry_type, target.version)
         stored = Stored(snapshot, data)
-        self._cache[path] = (data, stored, target.entry_type)
+        if result.identity is not None:
+            self._cache[path] = (result.identity, stored, target.entry_type)
         return stored, data
+
+    def _refuse_if_quarantined(self, path: Path) -> None:
+        problem = quarantined_error(self.fs, path)
+        if problem is not None:
+            raise problem
 
     # --------------------------------------------------------------------------- locks
 
@@ -358,12 +390,19 @@ class FileStore:
         write_atomic(self.fs, path, data, backup=self.backup)
         # acknowledged: the directory fsync also made the sweep's unlinks durable
         self._swept.add(path)
-        self._cache[path] = (data, prepared, target.entry_type)
+        try:  # under the lock: what is at the path is what we wrote
+            st = self.fs.lstat(path)
+        except OSError:  # acknowledged already; only the cache is skipped
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(data):
+            self._cache[path] = (identity_of(st), prepared, target.entry_type)
         return prepared
 
     def _load_or_quarantine(self, target: StoreTarget[E]) -> Stored[E] | None:
         try:
             return self._load(target)[0]
+        except StoreQuarantined:
+            raise  # already moved aside; only a repair resolves it
         except CorruptStore as exc:
             self._cache.pop(target.path, None)
             self._swept.discard(target.path)  # quarantine writes temps beside it
@@ -378,6 +417,11 @@ class FileStore:
         data = None if result is None else result.data
         size = 0 if result is None else result.size
         keep = data if isinstance(exc, UnsupportedVersion) and data is not None else None
+
+        def mark(target: Path, stamp: str) -> None:
+            entry = MarkedQuarantine(quarantined=str(target), reason=exc.reason, at=stamp)
+            add_to_marker(self.fs, path, entry)
+
         moved = quarantine(
             self.fs,
             path,
@@ -387,6 +431,7 @@ class FileStore:
             sha256=None if data is None else fingerprint(data),
             keep_original=keep,
             wall=self.wall,
+            before_move=mark,
         )
         backup = backup_path(path)
         kind = type(exc)
@@ -405,17 +450,17 @@ class FileStore:
         return scan(self, root, version=version)
 
     def repair(self, target: StoreTarget[Any]) -> CorruptStore | None:
-        """Under the target's lock: sweep orphan temps and quarantine the file if it is bad.
+        """Recover ``target`` (see :meth:`recover`); the problem found, or ``None`` when the
+        store was healthy. Kept for the Store actor's ``Repair`` message."""
+        return self.recover(target).problem
 
-        Returns the (already quarantined) problem, or ``None`` when the store is healthy.
-        """
-        try:
-            with self.hold(self.lock_plan(target), "repair"):
-                sweep_temps(self.fs, target.path)
-                try:
-                    self._load_or_quarantine(target)
-                except CorruptStore as exc:
-                    return exc
-        except OSError as exc:
-            raise StoreIOError(target.path, "repairing", exc) from exc
-        return None
+    def recover(self, target: StoreTarget[Any]) -> RecoveryReport:
+        """Under the target's locks: sweep temps, quarantine a bad file, and when a
+        quarantine is unresolved restore the freshest valid copy and name what is lost
+        (``persona-mind store check --repair``; see ``_recover``)."""
+        return recover(self, target)
+
+    def forget(self, path: Path) -> None:
+        """Drop what this instance cached about ``path`` (a repair changes it under us)."""
+        self._cache.pop(path, None)
+        self._swept.discard(path)
