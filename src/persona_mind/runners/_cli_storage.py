@@ -1,13 +1,17 @@
 """``persona-mind store …``: inspect, repair and reconcile durable store files.
 
-``check`` is read-only (it never writes); ``--repair`` sweeps orphan temps and quarantines
-a bad file under its lock; ``history`` lists, reconciles or resolves optimizer receipts;
+``check`` is read-only (it never writes) and reports corrupt stores, unresolved quarantines
+and anything at a state path the layout does not expect; ``--repair`` sweeps orphan temps,
+quarantines a bad file under its lock, moves a non-regular backup or lock file aside,
+restores a quarantined store from its freshest valid copy and names what it could not
+recover (exit 1 then); ``history`` lists, reconciles or resolves optimizer receipts;
 ``holder`` names whoever holds a lock file.
 """
 
 from __future__ import annotations
 
 import argparse
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +25,12 @@ from persona_mind.storage import (
     OsFileSystem,
     StoreTarget,
     agent_dir,
+    backup_path,
     lock_path,
 )
 from persona_mind.storage._atomic import temp_owner
 from persona_mind.storage._locks import describe_holder
+from persona_mind.storage._recover import move_aside
 
 __all__ = ("add_parser",)
 
@@ -39,36 +45,76 @@ def _engine() -> FileStore:
     return FileStore(Layout(agent_dir()))
 
 
+def _repair_store(engine: FileStore, path: Path, version: int) -> bool:
+    """Recover one store and print what happened; ``True`` when nothing was lost."""
+    report = engine.recover(StoreTarget(path=path, entry_type=msgspec.Raw, version=version))
+    for line in report.lines():
+        print(line)
+    return not report.lost
+
+
 def _check_tree(args: argparse.Namespace, root: Path) -> int:
     engine = _engine()
     report = engine.scan(root, version=args.version)
-    for problem in report.corrupt:
-        if args.repair:
-            engine.repair(StoreTarget(path=problem.path, entry_type=msgspec.Raw))
-            print(f"quarantined: {problem.path} ({problem.reason})")
-        else:
+    if not args.repair:
+        for problem in report.corrupt:
             print(f"corrupt: {problem}")
-    if args.repair:
-        for owner in {temp_owner(t) for t in report.temps} - {None}:
-            assert owner is not None
-            engine.repair(StoreTarget(path=owner, entry_type=msgspec.Raw))
+        for anomaly in report.anomalies:
+            print(f"anomaly: {anomaly.describe()}")
+        print(
+            f"{root}: {len(report.ok)} ok, {len(report.corrupt)} corrupt, "
+            f"{len(report.anomalies)} anomalies, {len(report.temps)} orphan temps"
+        )
+        return 1 if report.corrupt or report.anomalies else 0
+    clean = True
+    stores: dict[Path, None] = {}
+    for anomaly in report.anomalies:
+        if not anomaly.fixable:
+            print(f"NOT FIXED: {anomaly.describe()}")
+            clean = False
+        elif anomaly.kind == "lock-not-a-file":  # nobody can hold it: we never open one
+            print(f"moved aside: {move_aside(engine, anomaly.path)}")
+        elif anomaly.store is not None:
+            stores[anomaly.store] = None
+        else:
+            print(f"moved aside: {move_aside(engine, anomaly.path)}")
+    for problem in report.corrupt:
+        stores[problem.path] = None
+    for temp in report.temps:
+        owner = temp_owner(temp)
+        if owner is not None:
+            stores[owner] = None
+    for path in stores:
+        clean = _repair_store(engine, path, args.version) and clean
+    after = engine.scan(root, version=args.version)
+    remaining = len(after.corrupt) + len([a for a in after.anomalies if a.fixable])
     print(
-        f"{root}: {len(report.ok)} ok, {len(report.corrupt)} corrupt, "
-        f"{len(report.temps)} orphan temps{' (swept)' if args.repair else ''}"
+        f"{root}: {len(after.ok)} ok, {remaining} still corrupt, "
+        f"{len(report.temps)} orphan temps (swept), {len(stores)} stores repaired"
     )
-    return 1 if report.corrupt else 0
+    return 0 if clean and not remaining else 1
+
+
+def _is_tree(path: Path) -> bool:
+    """A directory to walk (its root may be a symlink, like a linked agent dir); a path
+    named like a store is always checked as one store, whatever is there."""
+    return not path.name.endswith(".json") and path.is_dir()
 
 
 def _check(args: argparse.Namespace) -> int:
-    if Path(args.file).is_dir():
+    if _is_tree(Path(args.file)):
         return _check_tree(args, Path(args.file).absolute())
     target = _target(args)
     engine = _engine()
+    clean = True
     if args.repair:
-        problem = engine.repair(target)
-        if problem is not None:
-            print(f"quarantined: {problem}")
-            return 1
+        clean = _repair_store(engine, target.path, args.version)
+    else:
+        bak = backup_path(target.path)
+        st = engine.fs.lstat(bak)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            print(f"anomaly: {bak} is not a regular file; `store check --repair` moves it aside")
+            clean = False
     try:
         stored = engine.read_stored(target)
     except CorruptStore as exc:
@@ -83,7 +129,7 @@ def _check(args: argparse.Namespace) -> int:
         f"{len(snap.entries)} entries, {stored.size} bytes, updated {snap.updatedAt}, "
         f"sha256 {stored.fingerprint}"
     )
-    return 0
+    return 0 if clean else 1
 
 
 def _history(args: argparse.Namespace) -> int:
@@ -122,7 +168,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     check.add_argument("file")
     check.add_argument("--version", type=int, default=1, help="expected schema version")
     check.add_argument(
-        "--repair", action="store_true", help="sweep temps and quarantine it if corrupt"
+        "--repair",
+        action="store_true",
+        help="sweep temps, quarantine a bad file, restore the freshest valid copy",
     )
     check.set_defaults(func=_check)
     hist = sub.add_parser("history", help="optimizer receipts of a memory store")

@@ -41,7 +41,7 @@ from persona_mind.storage.port import StoreTarget
 if TYPE_CHECKING:
     from persona_mind.storage._engine import FileStore
 
-__all__ = ("Lost", "RecoveryReport", "recover")
+__all__ = ("Lost", "RecoveryReport", "move_aside", "recover")
 
 _SEQUENCE = re.compile(rb'"sequence":\s*(\d{1,18})')
 _UPDATED = re.compile(rb'"updatedAt":\s*"([^"\\]{1,64})"')
@@ -86,7 +86,11 @@ class RecoveryReport:
         """Human lines for ``store check --repair``."""
         out: list[str] = []
         if self.problem is not None and not isinstance(self.problem, StoreQuarantined):
-            out.append(f"quarantined: {self.path} ({self.problem.reason}: {self.problem.detail})")
+            moved = self.problem.quarantined
+            out.append(
+                f"quarantined: {self.path} ({self.problem.reason}: {self.problem.detail})"
+                + (f"; its bytes were moved to {moved}" if moved else "")
+            )
         out.extend(f"moved aside: {p}" for p in self.moved_aside)
         if self.restored_from is not None:
             out.append(
@@ -141,7 +145,7 @@ def recover(engine: FileStore, target: StoreTarget[Any]) -> RecoveryReport:
             bak = backup_path(path)
             st = fs.lstat(bak)
             if st is not None and not stat.S_ISREG(st.st_mode):
-                report.moved_aside.append(_move_aside(engine, bak))
+                report.moved_aside.append(move_aside(engine, bak))
             marker = read_marker(fs, path)
             if marker is None:
                 return report  # healthy, or a problem without a marker (a newer version)
@@ -187,7 +191,7 @@ def _restore(
     # overwritten: its bytes stay reachable like every other damaged copy
     for i, (copy, data) in enumerate(damaged):
         if copy == path:
-            moved = _move_aside(engine, path)
+            moved = move_aside(engine, path)
             report.moved_aside.append(moved)
             damaged[i] = (moved, data)
     best = max(candidates, key=lambda c: (c[0], c[1] == path), default=None)
@@ -226,7 +230,7 @@ def _listed_quarantines(engine: FileStore, path: Path, known: list[Path]) -> lis
     return found
 
 
-def _move_aside(engine: FileStore, path: Path) -> Path:
+def move_aside(engine: FileStore, path: Path) -> Path:
     """Rename a non-regular entry at a state path aside (kept, never followed or deleted)."""
     st = engine.fs.lstat(path)
     kind = "symlink" if st is not None and stat.S_ISLNK(st.st_mode) else "not-a-file"
