@@ -207,3 +207,64 @@ def test_f6_seeded_bit_flips(tmp_path: Path) -> None:
             classified["decoded"] += 1
     assert sum(classified.values()) == 1000
     assert set(classified) <= REASONS | {"decoded"}
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _directory(path: Path) -> None:
+    path.mkdir()
+    (path / "inside.json").write_bytes(VALID)
+
+
+def _symlink_valid(path: Path) -> None:
+    outside = path.with_name("outside-target")
+    outside.write_bytes(VALID)
+    path.symlink_to(outside)
+
+
+def _symlink_dangling(path: Path) -> None:
+    path.symlink_to(path.with_name("nowhere"))
+
+
+NON_REGULAR = {
+    "fifo": _fifo,
+    "directory": _directory,
+    "symlink-to-valid": _symlink_valid,
+    "symlink-dangling": _symlink_dangling,
+}
+
+
+@pytest.mark.parametrize("case", sorted(NON_REGULAR))
+def test_f6_non_regular_corpus_refused_without_blocking_and_moved_aside(
+    tmp_path: Path, case: str
+) -> None:
+    """Issue 15 items 1 and 3: a FIFO, directory or symlink at a store path is refused as
+    not-a-file by ``fstat`` on a non-blocking descriptor (a FIFO never hangs the read), and
+    the next mutation moves the entry itself aside — never following it, never deleting it —
+    and leaves the store quarantined until a repair."""
+    target = target_in(tmp_path)
+    NON_REGULAR[case](target.path)
+    outside = {
+        p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and not p.is_symlink()
+    }
+    store = FileStore()
+    with pytest.raises(CorruptStore) as read_error:
+        store.read(target)
+    assert read_error.value.reason == "not-a-file"
+    with pytest.raises(CorruptStore) as write_error:
+        store.mutate(target, appender("new"))
+    moved = write_error.value.quarantined
+    assert moved is not None
+    assert os.path.lexists(moved)
+    assert not os.path.lexists(target.path)
+    if case == "directory":
+        assert (moved / "inside.json").read_bytes() == VALID
+    for name, data in outside.items():  # a symlink's target is untouched
+        assert (tmp_path / name).read_bytes() == data
+    with pytest.raises(StoreQuarantined):
+        store.read(target)
+    report = store.recover(target)
+    assert [lost.copy for lost in report.lost] == [moved]
+    assert store.mutate(target, appender("fresh")).sequence == 1

@@ -56,9 +56,15 @@ class Lost:
     sequence: int | None
     updated_at: str | None
     missing_ids: tuple[str, ...]
+    newer_than: int | None = None
 
     def describe(self) -> str:
-        seq = f"sequence {self.sequence}" if self.sequence is not None else "a version"
+        if self.sequence is not None:
+            seq = f"sequence {self.sequence}"
+        elif self.newer_than is not None:
+            seq = f"the version after sequence {self.newer_than} (its header is unreadable)"
+        else:
+            seq = "a version whose header is unreadable"
         when = f" written {self.updated_at}" if self.updated_at else ""
         ids = f"; entries only in it: {', '.join(self.missing_ids)}" if self.missing_ids else ""
         return f"{seq}{when} (bytes kept in {self.copy.name}){ids}"
@@ -211,7 +217,7 @@ def _restore(
         if seq is not None and seq <= floor:
             continue  # an older version than the one restored: nothing of it is missing
         missing = () if data is None else tuple(sorted(_ids(data) - restored_ids))[:20]
-        report.lost.append(Lost(copy, seq, updated, missing))
+        report.lost.append(Lost(copy, seq, updated, missing, None if best is None else floor))
     for sequence, copy, _data in candidates:
         if sequence > floor:  # pragma: no cover - best is the maximum
             report.lost.append(Lost(copy, sequence, None, ()))
