@@ -36,7 +36,7 @@ from persona_mind.storage._errors import (
     UnsupportedVersion,
     WriteFailed,
 )
-from persona_mind.storage._fs import FileSystem, OsFileSystem, ReadResult
+from persona_mind.storage._fs import FileIdentity, FileSystem, OsFileSystem, ReadResult
 from persona_mind.storage._history import (
     MAX_HISTORY_BYTES,
     MAX_RECEIPTS,
@@ -78,6 +78,7 @@ __all__ = (
     "ApplyResult",
     "CasConflict",
     "CorruptStore",
+    "FileIdentity",
     "FileLock",
     "FileStore",
     "FileSystem",
