@@ -27,7 +27,7 @@ from persona_mind.storage._codec import (
     ABSENT_FINGERPRINT,
     MAX_STORE_BYTES,
     decode_snapshot,
-    encode_snapshot,
+    encode_reusing,
     fingerprint,
 )
 from persona_mind.storage._errors import (
@@ -374,14 +374,14 @@ class FileStore:
             updatedAt=utc(self.wall()),
             entries=new,
         )
-        data = encode_snapshot(snapshot)
+        data, pieces = encode_reusing(snapshot, None if current is None else current.pieces)
         if len(data) > self.max_bytes:
             raise StorageError(
                 f"refusing to write {path}: {len(data)} bytes would exceed the "
                 f"{self.max_bytes}-byte cap; remove entries first"
             )
         self._pending[path] = data
-        return Stored(snapshot, data)
+        return Stored(snapshot, data, pieces)
 
     def commit_locked(self, target: StoreTarget[E], prepared: Stored[E]) -> Stored[E]:
         """Durably write a prepared snapshot (acknowledged when this returns)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Generic, TypeVar
 
-from persona_mind.storage._codec import fingerprint
+from persona_mind.storage._codec import Pieces, fingerprint
 from persona_mind.storage.port import Snapshot
 
 __all__ = ("Stored", "utc")
@@ -20,13 +20,15 @@ class Stored(Generic[E]):
     never ask); it is always the hash of the bytes read or written.
     """
 
-    __slots__ = ("_data", "_fingerprint", "size", "snapshot")
+    __slots__ = ("_data", "_fingerprint", "pieces", "size", "snapshot")
 
-    def __init__(self, snapshot: Snapshot[E], data: bytes) -> None:
+    def __init__(self, snapshot: Snapshot[E], data: bytes, pieces: Pieces | None = None) -> None:
         self.snapshot = snapshot
         self.size = len(data)
         self._data: bytes | None = data
         self._fingerprint: str | None = None
+        self.pieces = pieces
+        """The per-entry encoding of the bytes this engine wrote (``None`` after a read)."""
 
     @property
     def fingerprint(self) -> str:
