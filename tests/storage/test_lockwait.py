@@ -141,3 +141,32 @@ def test_fallback_without_inotify_still_waits(
         proc.stdin.flush()
         thread.join(timeout=10)
     assert got.is_set()
+
+
+def test_close_event_before_the_lock_drops_is_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kernel raises IN_CLOSE just before it drops a closing descriptor's flock (a killed
+    holder, or one closing without unlocking). A waiter woken by that event must retry
+    shortly after, not sleep until a next event that never comes."""
+    path = tmp_path / ".s.lock"
+    fs = OsFileSystem()
+    held = fs.open_lock(path)
+    assert fs.try_lock(held)
+    original = _lockwait.ReleaseWatch.wait
+    timeouts: list[float] = []
+
+    def wait(self: _lockwait.ReleaseWatch, timeout: float) -> bool:
+        timeouts.append(timeout)
+        if len(timeouts) == 1:
+            return True  # the close event arrives while the lock is still held ...
+        fs.unlock(held)  # ... and it drops an instant later, raising no event of its own
+        return original(self, timeout)
+
+    monkeypatch.setattr(_lockwait.ReleaseWatch, "wait", wait)
+    try:
+        with FileLock(fs, path, "store", timeout=5.0):
+            pass
+    finally:
+        fs.close(held)
+    assert timeouts[1] <= 0.001 + 1e-9  # a short follow-up retry, not the whole timeout

@@ -47,6 +47,8 @@ DEFAULT_LOCK_TIMEOUT = 30.0
 _RANK: dict[str, int] = {"memory": 0, "history": 1, "store": 2}
 _INDEPENDENT = frozenset({"backlog", "packs"})
 _RECORD_CAP = 4096
+_FOLLOW_UPS = (0.001, 0.002, 0.004)
+"""Retries after a close event whose lock was not free yet (see ``FileLock._wait``)."""
 _held = threading.local()
 
 
@@ -206,6 +208,7 @@ class FileLock:
         if watch is None:
             return self._wait_in_helper(fd, timeout)
         deadline = time.monotonic() + timeout
+        follow_ups: list[float] = []
         try:
             while True:
                 # the watch exists before this attempt, so a release between the first
@@ -217,7 +220,13 @@ class FileLock:
                     with contextlib.suppress(OSError):
                         self._fs.close(fd)
                     return False
-                watch.wait(remaining)
+                # The kernel reports a close just *before* it drops that descriptor's lock
+                # (fsnotify_close precedes locks_remove_file in __fput), so a holder that
+                # exits or closes without unlocking may still hold it for an instant after
+                # the event: retry a few times shortly after each event, never otherwise.
+                step = follow_ups.pop(0) if follow_ups else remaining
+                if watch.wait(min(step, remaining)):
+                    follow_ups = list(_FOLLOW_UPS)
         finally:
             watch.close()
 
