@@ -17,9 +17,7 @@ from typing import Any, TypeVar
 
 from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.storage._atomic import (
-    backup_path,
     ensure_dir,
-    quarantine,
     sweep_temps,
     write_atomic,
 )
@@ -28,23 +26,16 @@ from persona_mind.storage._codec import (
     MAX_STORE_BYTES,
     decode_snapshot,
     encode_reusing,
-    fingerprint,
 )
 from persona_mind.storage._errors import (
     CasConflict,
     CorruptStore,
     StoreIOError,
-    UnsupportedVersion,
     WriteFailed,
 )
 from persona_mind.storage._fs import FileIdentity, FileSystem, OsFileSystem, identity_of
 from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
-from persona_mind.storage._marker import (
-    MarkedQuarantine,
-    StoreQuarantined,
-    add_to_marker,
-    quarantined_error,
-)
+from persona_mind.storage._marker import StoreQuarantined, quarantine_store, quarantined_error
 from persona_mind.storage._paths import Layout
 from persona_mind.storage._recover import RecoveryReport, recover
 from persona_mind.storage._scan import ScanReport, scan
@@ -411,39 +402,7 @@ class FileStore:
             raise self._quarantine(exc) from exc
 
     def _quarantine(self, exc: CorruptStore) -> CorruptStore:
-        path = exc.path
-        try:
-            result = self.fs.read_capped(path, self.max_bytes)
-        except IsADirectoryError:  # a symlink or directory: moved aside, never followed
-            result = None
-        data = None if result is None else result.data
-        size = 0 if result is None else result.size
-        keep = data if isinstance(exc, UnsupportedVersion) and data is not None else None
-
-        def mark(target: Path, stamp: str) -> None:
-            entry = MarkedQuarantine(quarantined=str(target), reason=exc.reason, at=stamp)
-            add_to_marker(self.fs, path, entry)
-
-        moved = quarantine(
-            self.fs,
-            path,
-            reason=exc.reason,
-            detail=exc.detail,
-            size=size,
-            sha256=None if data is None else fingerprint(data),
-            keep_original=keep,
-            wall=self.wall,
-            before_move=mark,
-        )
-        backup = backup_path(path)
-        kind = type(exc)
-        return kind(
-            path,
-            exc.reason,
-            exc.detail,
-            quarantined=moved,
-            backup=backup if self.fs.lstat(backup) is not None else None,
-        )
+        return quarantine_store(self.fs, exc, max_bytes=self.max_bytes, wall=self.wall)
 
     # ------------------------------------------------------------------------ recovery
 

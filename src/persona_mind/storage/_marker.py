@@ -17,12 +17,14 @@ is what counts, so an unreadable marker still blocks).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
 
-from persona_mind.storage._atomic import backup_path, write_atomic
-from persona_mind.storage._errors import CorruptStore
+from persona_mind.storage._atomic import backup_path, quarantine, write_atomic
+from persona_mind.storage._codec import fingerprint
+from persona_mind.storage._errors import CorruptStore, UnsupportedVersion
 from persona_mind.storage._fs import FileSystem
 
 __all__ = (
@@ -31,6 +33,7 @@ __all__ = (
     "StoreQuarantined",
     "add_to_marker",
     "marker_path",
+    "quarantine_store",
     "read_marker",
     "remove_marker",
 )
@@ -116,6 +119,46 @@ def add_to_marker(fs: FileSystem, path: Path, entry: MarkedQuarantine) -> None:
     entries = read_marker(fs, path) or []
     entries.append(entry)
     write_atomic(fs, marker_path(path), msgspec.json.encode(entries))
+
+
+def quarantine_store(
+    fs: FileSystem, exc: CorruptStore, *, max_bytes: int, wall: Callable[[], float]
+) -> CorruptStore:
+    """Move the bad store of ``exc`` aside — recording the unresolved quarantine first — and
+    return ``exc`` with ``quarantined``/``backup`` filled in. A newer-version file is copied
+    instead (left in place for the newer runtime) and gets no marker."""
+    path = exc.path
+    try:
+        result = fs.read_capped(path, max_bytes)
+    except IsADirectoryError:  # a symlink, directory or FIFO: moved aside, never followed
+        result = None
+    data = None if result is None else result.data
+    size = 0 if result is None else result.size
+    keep = data if isinstance(exc, UnsupportedVersion) and data is not None else None
+
+    def mark(target: Path, stamp: str) -> None:
+        entry = MarkedQuarantine(quarantined=str(target), reason=exc.reason, at=stamp)
+        add_to_marker(fs, path, entry)
+
+    moved = quarantine(
+        fs,
+        path,
+        reason=exc.reason,
+        detail=exc.detail,
+        size=size,
+        sha256=None if data is None else fingerprint(data),
+        keep_original=keep,
+        wall=wall,
+        before_move=mark,
+    )
+    backup = backup_path(path)
+    return type(exc)(
+        path,
+        exc.reason,
+        exc.detail,
+        quarantined=moved,
+        backup=backup if fs.lstat(backup) is not None else None,
+    )
 
 
 def remove_marker(fs: FileSystem, path: Path) -> None:
