@@ -18,7 +18,9 @@ failure of the directory fsync leaves the new version visible but not proven dur
 from __future__ import annotations
 
 import contextlib
+import errno as _errno
 import secrets
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +93,15 @@ def write_atomic(fs: FileSystem, path: Path, data: bytes, *, backup: bool = Fals
         if live is not None:
             step = "backup"
             bak = fs.lstat(backup_path(path))
+            if bak is not None and not stat.S_ISREG(bak.st_mode):  # issue 15 item 3
+                _discard(fs, tmp)
+                raise WriteFailed(
+                    path,
+                    step,
+                    IsADirectoryError(_errno.EISDIR, "the backup is not a regular file"),
+                    replaced=False,
+                    hint=f"run `persona-mind store check --repair {path}` to move it aside",
+                )
             # after a failed rename the backup may already be this very inode: rename(2)
             # between two links of one file is a no-op that would strand the temp link
             if bak is None or (bak.st_ino, bak.st_dev) != (live.st_ino, live.st_dev):
