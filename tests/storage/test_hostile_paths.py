@@ -184,3 +184,20 @@ def test_item2_quarantined_store_is_never_read_as_empty(
     assert found is not None
     assert [f.id for f in found.entries] == ["w0", "w1"]
     assert bak.read_bytes() == kept  # restoring never rotates the backup
+
+
+def test_item3_directory_lock_file_reported_and_moved_aside(
+    store: FileStore, target: StoreTarget[Fact], capsys: pytest.CaptureFixture[str]
+) -> None:
+    store.mutate(target, add("a"))
+    lock = lock_path(target.path)
+    lock.unlink()
+    lock.mkdir()
+    with pytest.raises(StorageError):
+        store.mutate(target, add("b"))
+    root = store.layout.root  # type: ignore[union-attr]
+    assert [(a.kind, a.path) for a in store.scan(root).anomalies] == [("lock-not-a-file", lock)]
+    assert _run(["store", "check", str(root)]) == 1
+    assert _run(["store", "check", "--repair", str(root)]) == 0
+    assert "moved aside" in capsys.readouterr().out
+    assert store.mutate(target, add("b")).sequence == 2
