@@ -7,7 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from persona_mind.storage import Snapshot
-from persona_mind.storage._codec import encode_reusing, encode_snapshot
+from persona_mind.storage._codec import (
+    encode_reusing,
+    encode_snapshot,
+    fingerprint,
+    fingerprint_pieces,
+)
 from tests.storage.conftest import Fact
 
 facts = st.builds(Fact, id=st.text(max_size=12), text=st.text(max_size=40))
@@ -30,8 +35,9 @@ def test_reused_encoding_is_byte_identical(
     assert first == encode_snapshot(_snap(tuple(old)))
     kept = [f for f, k in zip(old, keep + [True] * len(old), strict=False) if k]
     new = tuple(kept[::-1] + added)  # reordered, some dropped, some new
-    data, _ = encode_reusing(_snap(new, 2), pieces)
+    data, new_pieces = encode_reusing(_snap(new, 2), pieces)
     assert data == encode_snapshot(_snap(new, 2))
+    assert fingerprint_pieces(new_pieces) == fingerprint(data)
 
 
 def test_raw_entries_and_unchanged_objects_reuse_their_bytes() -> None:

@@ -250,3 +250,16 @@ def test_issue10_identity_cache_always_sees_another_writer(
     found = store.read(target)
     assert found is not None
     assert [f.id for f in found.entries] == ["z"]
+
+
+def test_issue10_cached_write_fingerprint_is_the_file_hash(
+    store: FileStore, target: StoreTarget[Fact]
+) -> None:
+    """A written store is cached as its per-entry pieces only; the fingerprint a CAS uses is
+    still the SHA-256 of the exact bytes on disk."""
+    store.mutate(target, add(*[f"f{i}" for i in range(50)]))
+    written = store.mutate_stored(target, lambda e: (*e[1:], Fact(id="new")))
+    assert written.fingerprint == fingerprint(target.path.read_bytes())
+    again = store.read_stored(target)
+    assert again is written  # served from the identity cache
+    store.mutate(target, add("cas"), expect_fingerprint=fingerprint(target.path.read_bytes()))

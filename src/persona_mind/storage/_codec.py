@@ -26,6 +26,7 @@ __all__ = (
     "encode_snapshot",
     "fingerprint",
     "fingerprint_of",
+    "fingerprint_pieces",
 )
 
 E = TypeVar("E")
@@ -54,8 +55,22 @@ def encode_snapshot(snapshot: Snapshot[Any]) -> bytes:
     return _encoder.encode(snapshot)
 
 
-Pieces = tuple[tuple[Any, ...], list[bytes]]
-"""An entries tuple and the encoding of each entry (kept alive together: ids stay valid)."""
+Pieces = tuple[tuple[Any, ...], list[bytes], bytes]
+"""An entries tuple, the encoding of each entry (kept alive together: ids stay valid) and the
+snapshot's header up to the entries' ``[``."""
+
+
+def fingerprint_pieces(pieces: Pieces) -> str:
+    """:func:`fingerprint` of the bytes :func:`encode_reusing` joined from ``pieces``,
+    without joining them again (so a written store need not keep its bytes twice)."""
+    _entries, parts, prefix = pieces
+    digest = hashlib.sha256(prefix)
+    for i, part in enumerate(parts):
+        if i:
+            digest.update(b",")
+        digest.update(part)
+    digest.update(b"]}")
+    return digest.hexdigest()
 
 
 def encode_reusing(snapshot: Snapshot[Any], previous: Pieces | None) -> tuple[bytes, Pieces]:
@@ -90,13 +105,14 @@ def encode_reusing(snapshot: Snapshot[Any], previous: Pieces | None) -> tuple[by
             entries=(),
         )
     )
+    prefix = head[:-2]
     if not done:
-        return head, (entries, done)
+        return head, (entries, done, prefix)
     # one join, one copy of the body: the header and tail ride on the first and last piece
     parts = list(done)
-    parts[0] = head[:-2] + parts[0]
+    parts[0] = prefix + parts[0]
     parts[-1] = parts[-1] + b"]}"
-    return b",".join(parts), (entries, done)
+    return b",".join(parts), (entries, done, prefix)
 
 
 def fingerprint_of(snapshot: Snapshot[Any] | None) -> str:

@@ -388,6 +388,7 @@ class FileStore:
         except OSError:  # acknowledged already; only the cache is skipped
             st = None
         if st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(data):
+            prepared.drop_bytes()
             self._cache[path] = (identity_of(st), prepared, target.entry_type)
         return prepared
 
