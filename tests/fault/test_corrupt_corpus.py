@@ -18,6 +18,7 @@ from persona_mind.storage import (
     MAX_STORE_BYTES,
     CorruptStore,
     FileStore,
+    StoreQuarantined,
     UnsupportedVersion,
     decode_snapshot,
     fingerprint,
@@ -104,7 +105,17 @@ def test_f6_corpus_refused_on_read_and_quarantined_on_write(tmp_path: Path, case
     assert not target.path.exists()  # the bad file is gone, not rewritten as empty
     quarantines = [n for n in os.listdir(tmp_path) if ".quarantine-" in n]
     assert len(quarantines) == 2  # the bytes and their diagnostic, exactly once
-    # the user now starts a fresh store explicitly; the old bytes stay in quarantine
+    # unresolved: neither read as empty nor written (issue 15 item 2)
+    with pytest.raises(StoreQuarantined):
+        store.read(target)
+    with pytest.raises(StoreQuarantined):
+        store.mutate(target, appender("fresh"))
+    # the repair finds no valid copy, names the damaged one, and lets a fresh store start;
+    # the old bytes stay in quarantine
+    report = store.recover(target)
+    assert report.restored_from is None
+    assert [lost.copy for lost in report.lost] == [moved]
+    assert moved.read_bytes() == data
     assert store.mutate(target, appender("fresh")).sequence == 1
 
 
@@ -196,3 +207,64 @@ def test_f6_seeded_bit_flips(tmp_path: Path) -> None:
             classified["decoded"] += 1
     assert sum(classified.values()) == 1000
     assert set(classified) <= REASONS | {"decoded"}
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _directory(path: Path) -> None:
+    path.mkdir()
+    (path / "inside.json").write_bytes(VALID)
+
+
+def _symlink_valid(path: Path) -> None:
+    outside = path.with_name("outside-target")
+    outside.write_bytes(VALID)
+    path.symlink_to(outside)
+
+
+def _symlink_dangling(path: Path) -> None:
+    path.symlink_to(path.with_name("nowhere"))
+
+
+NON_REGULAR = {
+    "fifo": _fifo,
+    "directory": _directory,
+    "symlink-to-valid": _symlink_valid,
+    "symlink-dangling": _symlink_dangling,
+}
+
+
+@pytest.mark.parametrize("case", sorted(NON_REGULAR))
+def test_f6_non_regular_corpus_refused_without_blocking_and_moved_aside(
+    tmp_path: Path, case: str
+) -> None:
+    """Issue 15 items 1 and 3: a FIFO, directory or symlink at a store path is refused as
+    not-a-file by ``fstat`` on a non-blocking descriptor (a FIFO never hangs the read), and
+    the next mutation moves the entry itself aside — never following it, never deleting it —
+    and leaves the store quarantined until a repair."""
+    target = target_in(tmp_path)
+    NON_REGULAR[case](target.path)
+    outside = {
+        p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and not p.is_symlink()
+    }
+    store = FileStore()
+    with pytest.raises(CorruptStore) as read_error:
+        store.read(target)
+    assert read_error.value.reason == "not-a-file"
+    with pytest.raises(CorruptStore) as write_error:
+        store.mutate(target, appender("new"))
+    moved = write_error.value.quarantined
+    assert moved is not None
+    assert os.path.lexists(moved)
+    assert not os.path.lexists(target.path)
+    if case == "directory":
+        assert (moved / "inside.json").read_bytes() == VALID
+    for name, data in outside.items():  # a symlink's target is untouched
+        assert (tmp_path / name).read_bytes() == data
+    with pytest.raises(StoreQuarantined):
+        store.read(target)
+    report = store.recover(target)
+    assert [lost.copy for lost in report.lost] == [moved]
+    assert store.mutate(target, appender("fresh")).sequence == 1

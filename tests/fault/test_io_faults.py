@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.errors import StorageError
-from persona_mind.storage import FileStore, OsFileSystem, WriteFailed
+from persona_mind.storage import FileStore, OsFileSystem, StoreQuarantined, WriteFailed
 from persona_mind.testing._faultfs import FaultyFileSystem
 from tests.fault._model import appender, target_in
 
@@ -97,8 +97,9 @@ def test_f3_fault_at_every_call(tmp_path: Path, code: int, persistent: bool) -> 
         # the next mutation succeeds once the fault clears and sweeps orphan temps
         store.mutate(target, appender("d"))
         assert not [n for n in os.listdir(directory) if n.endswith(".tmp")]
-    # all but the lock release after the ack (and, when transient, the owner record)
-    assert failed == len(calls) - (2 if persistent else 3)
+    # all but the calls after the ack — the lstat that keys the identity cache (issue 10)
+    # and the lock release — and, when transient, the owner record
+    assert failed == len(calls) - (3 if persistent else 4)
 
 
 def test_f3_short_writes_still_write_everything(tmp_path: Path) -> None:
@@ -156,8 +157,8 @@ def test_f3_fault_while_quarantining_never_loses_the_bytes(
     tmp_path: Path, persistent: bool
 ) -> None:
     """A fault at any call of a quarantining mutation: the corrupt bytes survive somewhere
-    (still in place, or moved byte-for-byte), the error reaches the caller, and a later
-    mutation completes the quarantine."""
+    (still in place, or moved byte-for-byte), the error reaches the caller, a later
+    mutation completes the quarantine, and the store stays refused until a repair."""
     bad = b'{"version":1,"sequence":'
     counter = FaultyFileSystem()
     probe = tmp_path / "probe"
@@ -184,6 +185,10 @@ def test_f3_fault_while_quarantining_never_loses_the_bytes(
         if target.path.exists():  # not moved yet: the next mutation quarantines it
             with pytest.raises(StorageError):
                 FileStore().mutate(target, appender("x"))
+        # an unresolved quarantine refuses writes until a repair resolves it (issue 15)
+        with pytest.raises(StoreQuarantined):
+            FileStore().mutate(target, appender("y"))
+        FileStore().recover(target)
         FileStore().mutate(target, appender("y"))
         assert target.path.read_bytes() != bad
         moved = [p for p in directory.iterdir() if ".quarantine-" in p.name]

@@ -31,7 +31,9 @@ def test_check_ok_corrupt_and_repair(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "nul-bytes" in capsys.readouterr().out
     assert bad.exists()  # check alone never writes
     assert _run(["store", "check", "--repair", str(bad)]) == 1
-    assert "moved to" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "moved to" in out
+    assert "NOT RECOVERED" in out  # no valid copy was left: named, exit 1
     assert not bad.exists()
     assert _run(["store", "check", str(tmp_path / "missing.json")]) == 1
 
@@ -61,7 +63,7 @@ def test_check_tree_reports_then_repairs(
     assert report.temps == [orphan]
     assert orphan.exists()  # scanning never writes
     assert _run(["store", "check", str(root)]) == 1
-    assert "1 ok, 1 corrupt, 1 orphan temps" in capsys.readouterr().out
+    assert "1 ok, 1 corrupt, 0 anomalies, 1 orphan temps" in capsys.readouterr().out
     assert _run(["store", "check", "--repair", str(root)]) == 1
     assert not orphan.exists()
     assert not bad.exists()

@@ -224,6 +224,8 @@ class StoreTree(msgspec.Struct, kw_only=True):
     corrupt: list[str]
     orphanTemps: int
     repaired: bool
+    anomalies: list[str] = []
+    """Unexpected things at state paths (with ``--repair``: the ones it could not fix)."""
 
 
 class Receipt(msgspec.Struct, kw_only=True):

@@ -36,7 +36,7 @@ from persona_mind.storage._errors import (
     UnsupportedVersion,
     WriteFailed,
 )
-from persona_mind.storage._fs import FileSystem, OsFileSystem, ReadResult
+from persona_mind.storage._fs import FileIdentity, FileSystem, OsFileSystem, ReadResult
 from persona_mind.storage._history import (
     MAX_HISTORY_BYTES,
     MAX_RECEIPTS,
@@ -52,6 +52,7 @@ from persona_mind.storage._locks import (
     held_locks,
     locked,
 )
+from persona_mind.storage._marker import StoreQuarantined, marker_path
 from persona_mind.storage._paths import (
     RESERVED_NAMES,
     Layout,
@@ -62,6 +63,7 @@ from persona_mind.storage._paths import (
     project_name,
     safe_name,
 )
+from persona_mind.storage._recover import Lost, RecoveryReport
 from persona_mind.storage._scan import ScanReport
 from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StorePort, StoreTarget
@@ -76,6 +78,7 @@ __all__ = (
     "ApplyResult",
     "CasConflict",
     "CorruptStore",
+    "FileIdentity",
     "FileLock",
     "FileStore",
     "FileSystem",
@@ -86,17 +89,20 @@ __all__ = (
     "LockOrderError",
     "LockOwner",
     "LockTimeout",
+    "Lost",
     "Mutation",
     "OptimizeHistory",
     "OsFileSystem",
     "OutcomeUncertain",
     "ReadResult",
     "Receipt",
+    "RecoveryReport",
     "ScanReport",
     "Snapshot",
     "StagedDirectory",
     "StoreIOError",
     "StorePort",
+    "StoreQuarantined",
     "StoreTarget",
     "Stored",
     "UnsafePath",
@@ -115,6 +121,7 @@ __all__ = (
     "is_windows_reserved",
     "lock_path",
     "locked",
+    "marker_path",
     "project_identity",
     "project_name",
     "recover_swaps",

@@ -18,7 +18,9 @@ failure of the directory fsync leaves the new version visible but not proven dur
 from __future__ import annotations
 
 import contextlib
+import errno as _errno
 import secrets
+import stat
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -91,6 +93,15 @@ def write_atomic(fs: FileSystem, path: Path, data: bytes, *, backup: bool = Fals
         if live is not None:
             step = "backup"
             bak = fs.lstat(backup_path(path))
+            if bak is not None and not stat.S_ISREG(bak.st_mode):  # issue 15 item 3
+                _discard(fs, tmp)
+                raise WriteFailed(
+                    path,
+                    step,
+                    IsADirectoryError(_errno.EISDIR, "the backup is not a regular file"),
+                    replaced=False,
+                    hint=f"run `persona-mind store check --repair {path}` to move it aside",
+                )
             # after a failed rename the backup may already be this very inode: rename(2)
             # between two links of one file is a no-op that would strand the temp link
             if bak is None or (bak.st_ino, bak.st_dev) != (live.st_ino, live.st_dev):
@@ -171,11 +182,14 @@ def quarantine(
     sha256: str | None,
     keep_original: bytes | None = None,
     wall: Callable[[], float] = time.time,
+    before_move: Callable[[Path, str], None] | None = None,
 ) -> Path:
     """Move (or, with ``keep_original``, copy) a bad store aside with a diagnostic file.
 
     The quarantine sits beside the original as ``<name>.quarantine-<utc>-<token>-<reason>``
     with ``.diagnostic.json`` next to it. Moving is a rename: the bytes are kept exactly.
+    ``before_move(target, stamp)`` runs after the diagnostic is durable and before the move
+    (the engine records the unresolved quarantine there, so the store never looks absent).
     """
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(wall()))
     if keep_original is not None and sha256:
@@ -195,14 +209,17 @@ def quarantine(
         action="copied" if keep_original is not None else "moved",
         at=stamp,
         hint=(
-            "inspect the quarantined bytes; restore the previous version from "
-            f"{backup_path(path).name} if it exists, or fix the file and move it back"
+            "the store stays quarantined (not read as empty, not written, its backup "
+            f"{backup_path(path).name} kept) until `persona-mind store check --repair "
+            f"{path}` restores the freshest valid copy and names what it could not recover"
         ),
     )
     write_atomic(fs, target.with_name(target.name + ".diagnostic.json"), msgspec.json.encode(diag))
     if keep_original is not None:
         write_atomic(fs, target, keep_original)
     else:
+        if before_move is not None:
+            before_move(target, stamp)
         fs.replace(path, target)
         fs.fsync_dir(path.parent)
     return target

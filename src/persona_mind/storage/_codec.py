@@ -8,9 +8,10 @@ oversized) and raised as :class:`CorruptStore` — never returned as an empty st
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -21,9 +22,11 @@ __all__ = (
     "ABSENT_FINGERPRINT",
     "MAX_STORE_BYTES",
     "decode_snapshot",
+    "encode_reusing",
     "encode_snapshot",
     "fingerprint",
     "fingerprint_of",
+    "fingerprint_pieces",
 )
 
 E = TypeVar("E")
@@ -50,6 +53,66 @@ def fingerprint(data: bytes) -> str:
 def encode_snapshot(snapshot: Snapshot[Any]) -> bytes:
     """The canonical compact encoding every store file is written in."""
     return _encoder.encode(snapshot)
+
+
+Pieces = tuple[tuple[Any, ...], list[bytes], bytes]
+"""An entries tuple, the encoding of each entry (kept alive together: ids stay valid) and the
+snapshot's header up to the entries' ``[``."""
+
+
+def fingerprint_pieces(pieces: Pieces) -> str:
+    """:func:`fingerprint` of the bytes :func:`encode_reusing` joined from ``pieces``,
+    without joining them again (so a written store need not keep its bytes twice)."""
+    _entries, parts, prefix = pieces
+    digest = hashlib.sha256(prefix)
+    for i, part in enumerate(parts):
+        if i:
+            digest.update(b",")
+        digest.update(part)
+    digest.update(b"]}")
+    return digest.hexdigest()
+
+
+def encode_reusing(snapshot: Snapshot[Any], previous: Pieces | None) -> tuple[bytes, Pieces]:
+    """:func:`encode_snapshot`'s exact bytes, reusing the encoding of every entry that is the
+    very same object as one in ``previous`` (issue 10: a mutation that rotates one fact of a
+    2 MiB store re-encodes one fact, not 2 MiB).
+
+    Byte-identical by construction: msgspec encodes a value the same wherever it appears,
+    and a snapshot is its header, the entries joined by commas, and ``]}``
+    (``tests/storage/test_codec_reuse.py`` checks it against the one-shot encoding).
+    """
+    encode = _encoder.encode
+    entries = snapshot.entries
+    pieces: list[bytes | None]
+    if previous is None:
+        pieces = list(map(encode, entries))
+    else:  # C-level passes: ~60 us for 2,000 entries, then one encode per new entry
+        known = dict(zip(map(id, previous[0]), previous[1], strict=True))
+        pieces = list(map(known.get, map(id, entries)))
+        start = 0
+        with contextlib.suppress(ValueError):
+            while True:
+                start = pieces.index(None, start)
+                pieces[start] = encode(entries[start])
+                start += 1
+    done = cast("list[bytes]", pieces)
+    head = _encoder.encode(
+        Snapshot(
+            version=snapshot.version,
+            sequence=snapshot.sequence,
+            updatedAt=snapshot.updatedAt,
+            entries=(),
+        )
+    )
+    prefix = head[:-2]
+    if not done:
+        return head, (entries, done, prefix)
+    # one join, one copy of the body: the header and tail ride on the first and last piece
+    parts = list(done)
+    parts[0] = prefix + parts[0]
+    parts[-1] = parts[-1] + b"]}"
+    return b",".join(parts), (entries, done, prefix)
 
 
 def fingerprint_of(snapshot: Snapshot[Any] | None) -> str:

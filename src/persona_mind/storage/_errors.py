@@ -121,7 +121,15 @@ class WriteFailed(StorageError):
     version is visible but its durability is unknown.
     """
 
-    def __init__(self, path: Path, step: str, error: OSError, *, replaced: bool) -> None:
+    def __init__(
+        self,
+        path: Path,
+        step: str,
+        error: OSError,
+        *,
+        replaced: bool,
+        hint: str = "free disk space or fix permissions, then retry",
+    ) -> None:
         self.path = path
         self.step = step
         self.errno = error.errno
@@ -132,8 +140,7 @@ class WriteFailed(StorageError):
             else "the store still holds its previous version"
         )
         super().__init__(
-            f"writing {path} failed at {step} ({error.strerror or error}); {state}; "
-            "free disk space or fix permissions, then retry"
+            f"writing {path} failed at {step} ({error.strerror or error}); {state}; {hint}"
         )
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Protocol
 
-__all__ = ("FileSystem", "OsFileSystem", "ReadResult")
+__all__ = ("FileIdentity", "FileSystem", "OsFileSystem", "ReadResult", "identity_of")
 
 
 def _portalocker() -> ModuleType:
@@ -33,14 +33,60 @@ _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
+# M-STORE / issue 15 item 1: opening a FIFO for reading blocks until a writer appears (and a
+# device may block forever), so every open of a state or lock file is non-blocking and is
+# followed by an ``fstat`` that refuses anything but a regular file before a byte is read.
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+@dataclass(frozen=True, slots=True)
+class FileIdentity:
+    """Which file, in which state: equal identities mean the bytes were not replaced.
+
+    Every write of the engine makes a new inode (temp + rename), so a write by any other
+    process changes ``ino``; an in-place edit changes ``size`` or the timestamps.
+    """
+
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+def identity_of(st: os.stat_result) -> FileIdentity:
+    """The :class:`FileIdentity` of a ``stat``/``fstat`` result."""
+    return FileIdentity(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 @dataclass(frozen=True, slots=True)
 class ReadResult:
-    """Bytes of a regular file, or ``data=None`` when its size exceeded the cap (``size``)."""
+    """Bytes of a regular file, or ``data=None`` when its size exceeded the cap (``size``).
+
+    ``identity`` is the file's identity at the read; ``unchanged`` is true when it equalled
+    the ``known`` identity the caller passed, in which case nothing was read (``data=None``).
+    """
 
     data: bytes | None
     size: int
+    identity: FileIdentity | None = None
+    unchanged: bool = False
+
+
+def _refuse_special(st: os.stat_result, path: Path) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        kind = (
+            "a directory"
+            if stat.S_ISDIR(st.st_mode)
+            else "a FIFO"
+            if stat.S_ISFIFO(st.st_mode)
+            else "a socket"
+            if stat.S_ISSOCK(st.st_mode)
+            else "a device or other special file"
+        )
+        raise IsADirectoryError(
+            _errno.EISDIR, f"state path is {kind}, not a regular file", str(path)
+        )
 
 
 class FileSystem(Protocol):
@@ -80,8 +126,15 @@ class FileSystem(Protocol):
         """Remove a directory tree that the engine owns (a staged or retired pack)."""
         ...
 
-    def read_capped(self, path: Path, cap: int) -> ReadResult | None:
-        """Read a regular file whole unless it is larger than ``cap``; ``None`` if missing."""
+    def read_capped(
+        self, path: Path, cap: int, known: FileIdentity | None = None
+    ) -> ReadResult | None:
+        """Read a regular file whole unless it is larger than ``cap``; ``None`` if missing.
+
+        Never blocks: the open is non-blocking and anything but a regular file (a symlink,
+        directory, FIFO, socket or device) raises ``IsADirectoryError`` before any read.
+        When the file's identity equals ``known`` nothing is read (``unchanged=True``).
+        """
         ...
 
     def lstat(self, path: Path) -> os.stat_result | None:
@@ -165,9 +218,11 @@ class OsFileSystem:
     def rmtree(self, path: Path) -> None:
         shutil.rmtree(path)
 
-    def read_capped(self, path: Path, cap: int) -> ReadResult | None:
+    def read_capped(
+        self, path: Path, cap: int, known: FileIdentity | None = None
+    ) -> ReadResult | None:
         try:
-            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY)
+            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -176,12 +231,12 @@ class OsFileSystem:
             raise
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode):
-                raise IsADirectoryError(
-                    _errno.EISDIR, "state path is not a regular file", str(path)
-                )
+            _refuse_special(st, path)
+            ident = identity_of(st)
+            if known is not None and ident == known:  # our own bytes: nothing to read
+                return ReadResult(None, st.st_size, ident, unchanged=True)
             if st.st_size > cap:  # refused by fstat before reading a byte
-                return ReadResult(None, st.st_size)
+                return ReadResult(None, st.st_size, ident)
             data = os.read(fd, st.st_size + 1)  # one call, one buffer: the common case
             if len(data) <= st.st_size:
                 chunks = [data]
@@ -194,7 +249,8 @@ class OsFileSystem:
                 data = b"".join(chunks) if len(chunks) > 1 else data
             if len(data) > cap:
                 return ReadResult(None, len(data))
-            return ReadResult(data, len(data))
+            # a file that changed while we read it gets no identity: it is never cached
+            return ReadResult(data, len(data), ident if len(data) == st.st_size else None)
         finally:
             os.close(fd)
 
@@ -211,7 +267,14 @@ class OsFileSystem:
             return []
 
     def open_lock(self, path: Path) -> int:
-        return os.open(path, os.O_RDWR | os.O_CREAT | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY, 0o644)
+        flags = os.O_RDWR | os.O_CREAT | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK
+        fd = os.open(path, flags, 0o644)
+        try:
+            _refuse_special(os.fstat(fd), path)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def try_lock(self, fd: int) -> bool:
         portalocker = _portalocker()
@@ -254,8 +317,9 @@ class OsFileSystem:
         return (held.st_ino, held.st_dev) == (named.st_ino, named.st_dev)
 
     def read_record(self, path: Path, cap: int) -> bytes:
-        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY)
+        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK)
         try:
+            _refuse_special(os.fstat(fd), path)
             return os.read(fd, cap)
         finally:
             os.close(fd)

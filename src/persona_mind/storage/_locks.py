@@ -8,12 +8,14 @@ Why this shape:
   kill -9 leaves only stale *metadata*, never a stale lock. Nothing is ever stolen for being old.
 * The holder writes an owner record (pid, host, boot id, process start, since, purpose) for
   diagnostics only; a :class:`LockTimeout` names it.
-* Waiting: one non-blocking attempt, then a *blocking* ``flock`` in a helper thread while the
-  caller waits on an event with the timeout (default 30 s). The kernel wakes the waiter the
-  moment the holder releases — no 0.25 s polling (measured stalls up to 251 ms). On timeout
-  the caller abandons the attempt through a one-token handoff: whoever takes the token
-  decides, so a lock acquired at the last instant is either used or released, never leaked.
-  An abandoned helper keeps waiting until the holder releases, then releases at once.
+* Waiting (default bound 30 s): one non-blocking attempt, then, on Linux, the caller's own
+  thread sleeps on an inotify watch of the lock file and retries when anyone closes it — a
+  holder releases by closing its descriptor, and the kernel closes a killed holder's — so
+  there is no thread per wait and no 0.25 s polling (measured stalls up to 251 ms); see
+  ``_lockwait``. Elsewhere (or past the inotify instance limit) the portable fallback runs a
+  *blocking* ``flock`` in a helper thread while the caller waits on an event; on timeout the
+  caller abandons it through a one-token handoff, so a lock acquired at the last instant is
+  either used or released, never leaked.
 * Lock order memory → history → store is checked in code before any IO: acquiring out of
   order, nesting two locks of one ordered domain, or nesting anything with an independent
   lock (backlog, packs) raises :class:`LockOrderError`. The held set is per thread: the Store
@@ -36,6 +38,7 @@ import msgspec
 
 from persona_mind.storage._errors import LockOrderError, LockTimeout
 from persona_mind.storage._fs import FileSystem
+from persona_mind.storage._lockwait import open_release_watch
 from persona_mind.storage.port import LockDomain
 
 __all__ = ("DEFAULT_LOCK_TIMEOUT", "FileLock", "LockOwner", "held_locks", "locked")
@@ -44,6 +47,8 @@ DEFAULT_LOCK_TIMEOUT = 30.0
 _RANK: dict[str, int] = {"memory": 0, "history": 1, "store": 2}
 _INDEPENDENT = frozenset({"backlog", "packs"})
 _RECORD_CAP = 4096
+_FOLLOW_UPS = (0.001, 0.002, 0.004)
+"""Retries after a close event whose lock was not free yet (see ``FileLock._wait``)."""
 _held = threading.local()
 
 
@@ -169,7 +174,7 @@ class FileLock:
             except BaseException:
                 self._fs.close(fd)
                 raise
-            if not got:  # the abandoned helper owns fd now and closes it
+            if not got:  # _wait closed fd, or the abandoned helper owns it and will
                 raise LockTimeout(self.path, self.timeout, describe_holder(self._fs, self.path))
             try:
                 current = self._fs.same_file(fd, self.path)
@@ -198,6 +203,35 @@ class FileLock:
         _held.stack = stack
 
     def _wait(self, fd: int, timeout: float) -> bool:
+        """Wait for the lock within ``timeout``; on ``False`` ``fd`` is already closed."""
+        watch = open_release_watch(self.path)
+        if watch is None:
+            return self._wait_in_helper(fd, timeout)
+        deadline = time.monotonic() + timeout
+        follow_ups: list[float] = []
+        try:
+            while True:
+                # the watch exists before this attempt, so a release between the first
+                # attempt and the watch is seen here, and any later one wakes the poll
+                if self._fs.try_lock(fd):
+                    return True
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    with contextlib.suppress(OSError):
+                        self._fs.close(fd)
+                    return False
+                # The kernel reports a close just *before* it drops that descriptor's lock
+                # (fsnotify_close precedes locks_remove_file in __fput), so a holder that
+                # exits or closes without unlocking may still hold it for an instant after
+                # the event: retry a few times shortly after each event, never otherwise.
+                step = follow_ups.pop(0) if follow_ups else remaining
+                if watch.wait(min(step, remaining)):
+                    follow_ups = list(_FOLLOW_UPS)
+        finally:
+            watch.close()
+
+    def _wait_in_helper(self, fd: int, timeout: float) -> bool:
+        """The portable fallback: a blocking lock in a helper thread (see the module doc)."""
         token: queue.SimpleQueue[bool] = queue.SimpleQueue()
         token.put(item=True)
         done = threading.Event()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Generic, TypeVar
 
-from persona_mind.storage._codec import fingerprint
+from persona_mind.storage._codec import Pieces, fingerprint, fingerprint_pieces
 from persona_mind.storage.port import Snapshot
 
 __all__ = ("Stored", "utc")
@@ -20,22 +20,33 @@ class Stored(Generic[E]):
     never ask); it is always the hash of the bytes read or written.
     """
 
-    __slots__ = ("_data", "_fingerprint", "size", "snapshot")
+    __slots__ = ("_data", "_fingerprint", "pieces", "size", "snapshot")
 
-    def __init__(self, snapshot: Snapshot[E], data: bytes) -> None:
+    def __init__(self, snapshot: Snapshot[E], data: bytes, pieces: Pieces | None = None) -> None:
         self.snapshot = snapshot
         self.size = len(data)
         self._data: bytes | None = data
         self._fingerprint: str | None = None
+        self.pieces = pieces
+        """The per-entry encoding of the bytes this engine wrote (``None`` after a read)."""
 
     @property
     def fingerprint(self) -> str:
         """SHA-256 (hex) of the file's raw bytes."""
         if self._fingerprint is None:
-            assert self._data is not None
-            self._fingerprint = fingerprint(self._data)
+            if self._data is not None:
+                self._fingerprint = fingerprint(self._data)
+            else:
+                assert self.pieces is not None
+                self._fingerprint = fingerprint_pieces(self.pieces)
             self._data = None
         return self._fingerprint
+
+    def drop_bytes(self) -> None:
+        """Forget the joined bytes when the per-entry pieces can stand in for them (a
+        cached store is then held once, not twice)."""
+        if self.pieces is not None:
+            self._data = None
 
     def __repr__(self) -> str:
         return f"Stored(sequence={self.snapshot.sequence}, size={self.size})"

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from persona_mind.storage._fs import FileSystem, OsFileSystem, ReadResult
+from persona_mind.storage._fs import FileIdentity, FileSystem, OsFileSystem, ReadResult
 
 __all__ = ("FaultyFileSystem", "PowerLoss")
 
@@ -293,9 +293,11 @@ class FaultyFileSystem:
         self._step("rmtree")
         self.inner.rmtree(path)
 
-    def read_capped(self, path: Path, cap: int) -> ReadResult | None:
+    def read_capped(
+        self, path: Path, cap: int, known: FileIdentity | None = None
+    ) -> ReadResult | None:
         self._step("read")
-        return self.inner.read_capped(path, cap)
+        return self.inner.read_capped(path, cap, known)
 
     def lstat(self, path: Path) -> os.stat_result | None:
         self._step("lstat")
