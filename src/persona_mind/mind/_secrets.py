@@ -1,0 +1,215 @@
+"""Secret detection: provider token formats, credential assignments, prose, URLs, headers.
+
+The provider formats are a port of the well-known public rule families (the ones
+``detect-secrets`` and ``gitleaks`` ship) written as regexes here rather than a dependency:
+memory text is one short string, not a file tree, and the line-oriented plugins with their
+entropy heuristics flag ordinary prose.  Generic rules decide on the *value*: it must not be
+a placeholder (``${VAR}``, ``<token>``, ``changeme``), an expression (``os.environ[...]``,
+``self.password``) or a plain word, so "password: minimum length is twelve" stays ordinary.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+__all__ = ("secret_findings",)
+
+_I = re.IGNORECASE
+
+# Token formats: (rule, two-character prefixes the token starts with, pattern).  Text is
+# cut into tokens at whitespace, quotes and assignment punctuation; only tokens of 16+
+# characters whose first two characters fit are matched, so ordinary text costs one split.
+_TOKEN_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("aws-access-key", ("AK", "AS", "AB", "AC", "AG", "AI", "AR", "AN", "AP"), re.compile(
+        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b")),
+    ("github-token", ("gh", "gi"), re.compile(
+        r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}")),
+    ("gitlab-token", ("gl", "GR"), re.compile(
+        r"gl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|agent)-[A-Za-z0-9_\-]{20,}|GR1348941[\w\-]{20}")),
+    ("stripe-key", ("sk", "rk", "wh"), re.compile(
+        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}")),
+    ("openai-style-key", ("sk",), re.compile(
+        r"sk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
+    ("slack-token", ("xo", "xa"), re.compile(
+        r"xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}")),
+    ("npm-token", ("np",), re.compile(r"npm_[A-Za-z0-9]{36}\b")),
+    ("huggingface-token", ("hf", "ap"), re.compile(r"(?:hf|api_org)_[A-Za-z0-9]{30,}")),
+    ("google-api-key", ("AI", "GO", "ya"), re.compile(
+        r"AIza[0-9A-Za-z_\-]{35}|GOCSPX-[\w\-]{20,}|ya29\.[\w\-]{20,}")),
+    ("jwt", ("ey",), re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
+    ("sendgrid-key", ("SG",), re.compile(r"SG\.[\w\-]{16,}\.[\w\-]{16,}")),
+    ("twilio-key", ("SK",), re.compile(r"SK[0-9a-f]{32}\b")),
+    ("mailgun-key", ("ke",), re.compile(r"key-[0-9a-f]{32}\b")),
+    ("shopify-token", ("sh",), re.compile(r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b")),
+    ("digitalocean-token", ("do",), re.compile(r"do[por]_v1_[a-f0-9]{64}\b")),
+    ("pypi-token", ("py",), re.compile(r"pypi-AgE[A-Za-z0-9_\-]{40,}")),
+    ("square-token", ("sq", "EA"), re.compile(r"sq0(?:atp|csp)-[\w\-]{22,}|EAAA[\w\-]{60,}")),
+    ("vault-token", ("hv",), re.compile(r"hv[sb]\.[A-Za-z0-9_\-]{24,}")),
+    ("misc-service-token", ("da", "li", "PM", "gl", "NR", "fi", "AT", "dp", "AG", "xk"), re.compile(
+        r"dapi[a-f0-9]{32}|lin_api_[A-Za-z0-9]{40}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
+        r"|glsa_[A-Za-z0-9_]{32,}|NRAK-[A-Z0-9]{27}|figd_[\w\-]{30,}|ATATT3[\w\-=]{50,}"
+        r"|dp\.pt\.[A-Za-z0-9]{40,}|AGE-SECRET-KEY-1[0-9A-Z]{58}|xkeysib-[a-f0-9]{64}-\w{16}")),
+)
+_BY_PREFIX: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {}
+for _name, _prefixes, _pattern in _TOKEN_FORMATS:
+    for _p in _prefixes:
+        _BY_PREFIX[_p] = (*_BY_PREFIX.get(_p, ()), (_name, _pattern))
+_TOKEN_SEP = str.maketrans(dict.fromkeys("\"'`,;:=()[]{}<>|\\", " "))
+
+# Keyword formats: (rule, literal that must occur in the folded text, pattern on plain text).
+_KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
+    ("private-key", ("private key",), re.compile(
+        r"-----\s?BEGIN[ A-Z0-9_-]{0,30}PRIVATE KEY(?: BLOCK)?\s?-----", _I)),
+    ("private-key-body", ("mii",), re.compile(
+        r"MII[A-Za-z0-9+/]{40,}(?:\s?[A-Za-z0-9+/=]{40,}){1,}")),
+    ("gcp-service-account", ("service_account", "private_key"), re.compile(
+        r"\"type\"\s?:\s?\"service_account\"|\"private_key(?:_id)?\"\s?:\s?\"[^\"]{16,}", _I)),
+    ("slack-webhook", ("hooks.slack.com",), re.compile(
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{16,}", _I)),
+    ("discord-webhook", ("discord",), re.compile(
+        r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}", _I)),
+    ("azure-key", ("accountkey", "sharedaccesskey", "sharedsecret", "sig="), re.compile(
+        r"\b(?:AccountKey|SharedAccessKey|SharedSecret)\s?=\s?[A-Za-z0-9+/]{20,}={0,2}"
+        r"|[?&]sig=[A-Za-z0-9%+/]{30,}", _I)),
+    ("telegram-bot-token", (":aa",), re.compile(r"\b\d{8,10}:AA[0-9A-Za-z_\-]{33}\b")),
+    ("auth-header", ("authorization",), re.compile(
+        r"\b(?:authorization|proxy-authorization)\s?[:=]\s?[\"']?(?:basic|bearer|token|digest|"
+        r"apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}", _I)),
+    ("bearer-token", ("bearer",), re.compile(r"\bbearer\s[A-Za-z0-9_\-.=+/]{20,}", _I)),
+    ("api-key-header", ("x-api-", "x-auth-"), re.compile(
+        r"\bx-(?:api|auth)-(?:key|token)\s?:\s?[\"']?[\w\-.=+/]{16,}", _I)),
+)
+
+_PLACEHOLDER = re.compile(
+    r"^(?:\$\{?[\w.\-]*\}?|\{\{.*\}\}|\{[\w.\-]*\}|<[^>]*>?|%\(?[\w.]*\)?s?|\*+|x{3,}|\.{3,}|…"
+    r"|your[\w\-]*|my[_\-][\w\-]*|(?:[\w\-]*[_\-])?(?:example|placeholder|redacted|changeme|"
+    r"change_me|dummy|sample|replace_?me|xxxx|not_?set|todo|fixme|here|secret|token|password)"
+    r"(?:[_\-][\w\-]*)?"
+    r"|password|passwd|secret|token|none|null|nil|true|false|undefined|empty|required|optional"
+    r"|env|process|os|settings|config|getenv|str|string|int|bytes)$",
+    _I,
+)
+_EXPRESSION = re.compile(r"[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[~./]|^\w+://|^-")
+
+_OPERATOR = re.compile(r"[:=]")
+_KEYWORD_END = re.compile(
+    r"(?P<kw>passwd|password|passphrase|pass|pwd|pw|secret|token|credentials?|apikey|auth|"
+    r"cookie|session[_\-]?id|key)[\"']?\s?$"
+)
+_VALUE = re.compile(r"[=>]?\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
+_NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{0,60}$")
+_STRONG_KEY = re.compile(
+    r"(?:api|access|secret|private|auth|signing|encryption|master|account|client|app|service|"
+    r"license|deploy|ssh|gpg|webhook|bot|admin|root|storage|subscription|consumer|shared)"
+    r"[_\-.]?$"
+)
+_PROSE = re.compile(
+    r"\b(?P<name>password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|"
+    r"secret key|private key|credentials?|kennwort|contrasena|mot de passe|пароль|"
+    r"senha|parola d'ordine)\b(?:(?: [\w.@/\-]+){0,6}?"
+    r"(?: (?:is|was|are|reads|ist|lautet|war|es|est|e|era|é|это)| ?[:=])|(?=\s))"
+    r"(?: (?:now|still|currently|jetzt|set to|changed to|ahora|maintenant|ora))?"
+    r" (?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{4,200})(?P=q)",
+    _I,
+)
+_CJK_PROSE = re.compile(r"(?:密码|密碼|口令|令牌|密钥|秘钥|パスワード)\s?(?:是|为|為|:|：|は)\s?(?P<value>[\x21-\x7e]{4,})")
+_URL_CRED = re.compile(
+    r"\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s/:@\"'<>]{0,64}):(?P<value>[^\s/@\"'<>]{1,200})@"
+    r"[\w\-.\[\]]", _I
+)
+_BASIC_USERINFO = re.compile(r"\b(?:https?|ftp)://(?P<value>[A-Za-z0-9_\-]{20,})@[\w\-]", _I)
+
+
+def _classes(value: str) -> int:
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value[1:]) or (value[:1].isupper() and not any(
+        c.islower() for c in value))
+    digit = any(c.isdigit() for c in value)
+    symbol = any(not c.isalnum() and c not in "_-." for c in value)
+    return lower + upper + digit + symbol
+
+
+def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
+    """Whether an assigned or stated value is a credential rather than a word or expression."""
+    v = value.strip(".")
+    if len(v) < 6 or _PLACEHOLDER.match(v) or _EXPRESSION.search(v):
+        return False
+    if v.isdigit():
+        return len(v) >= 6 and not strict
+    if v.isalpha() and v.islower():
+        return not strict and (len(v) >= 12 or (quoted and len(v) >= 8))
+    return _classes(v) >= 2 or len(v) >= 24
+
+
+_GENERIC_GATE = re.compile(
+    r"pass|pw|secret|token|credential|key|auth|cookie|session|пароль|contras|mot de passe|senha"
+    r"|kennwort|://|密|口令|令牌|パスワード"
+)
+
+
+def _assignment(plain_text: str) -> bool:
+    """``NAME = value`` / ``"name": "value"`` where the name ends in a secret word."""
+    for op in _OPERATOR.finditer(plain_text):
+        at = op.start()
+        if at and plain_text[at - 1] in ":=!<>":
+            continue  # the second character of an operator was handled with the first
+        before = plain_text[max(0, at - 64) : at]
+        kw_match = _KEYWORD_END.search(before.casefold())
+        if kw_match is None:
+            continue
+        kw = kw_match["kw"]
+        tail = _NAME_TAIL.search(before[: kw_match.start()])
+        name = (tail.group() if tail else "").casefold()
+        if kw in ("pass", "pw", "auth") and name[-1:].isalpha():
+            continue  # bypass=, compass=, oauth=
+        if kw == "key" and not _STRONG_KEY.search(name):
+            continue  # primary_key=, sort_key=
+        value = _VALUE.match(plain_text, op.end())
+        if value and _looks_secret(value["value"], quoted=bool(value["q"]), strict=False):
+            return True
+    return False
+
+
+_PROSE_GATE = re.compile(
+    "pass|pwd|token|secret|key|credential|kennwort|contrasena|mot de passe|пароль|senha|parola"
+)
+_KEYWORD_GATE = re.compile(
+    "|".join(re.escape(lit) for _, lits, _ in _KEYWORD_FORMATS for lit in lits)
+)
+
+
+def secret_findings(plain_text: str, folded: str) -> Iterator[str]:
+    """Rule names of every secret rule that fires on ``plain_text`` (case kept; ``folded``
+    is its case-folded form, used for the cheap literal gates)."""
+    seen: set[str] = set()
+    for token in plain_text.translate(_TOKEN_SEP).split():
+        if len(token) >= 16:
+            for name, pattern in _BY_PREFIX.get(token[:2], ()):
+                if name not in seen and pattern.match(token):
+                    seen.add(name)
+    if _KEYWORD_GATE.search(folded):
+        for name, literals, pattern in _KEYWORD_FORMATS:
+            if any(lit in folded for lit in literals) and pattern.search(plain_text):
+                seen.add(name)
+    yield from sorted(seen)
+    if not _GENERIC_GATE.search(folded):
+        return
+    if _assignment(plain_text):
+        yield "credential-assignment"
+    if _PROSE_GATE.search(folded):
+        for m in _PROSE.finditer(plain_text):
+            if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
+                yield "credential-in-prose"
+                break
+    if not plain_text.isascii() and _CJK_PROSE.search(plain_text):
+        yield "credential-in-prose"
+    if "://" in plain_text:
+        for m in _URL_CRED.finditer(plain_text):
+            value = m["value"]
+            if not _PLACEHOLDER.match(value) or value.casefold() in ("pass", "password", "secret"):
+                yield "url-credentials"
+                break
+        else:
+            if _BASIC_USERINFO.search(plain_text):
+                yield "url-credentials"
