@@ -29,6 +29,13 @@ __all__ = (
 )
 
 _WS = re.compile(r"\s+")
+_MARKS = re.compile(
+    "[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670"
+    "\u06d6-\u06ed\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff"
+    "\u20d0-\u20ff\u3099\u309a\ufe20-\ufe2f]"
+)
+"""Combining marks of the scripts whose accents hide trigger words (Latin, Greek, Cyrillic,
+Hebrew, Arabic, Thai, kana voicing) and the generic combining blocks."""
 
 # Invisible or zero-width code points removed before matching (they hide inside words).
 _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
@@ -85,7 +92,8 @@ _CONFUSABLE_SRC = {
     "z": "ᴢ",
 }
 _SKELETON = {ord(ch): latin for latin, chars in _CONFUSABLE_SRC.items() for ch in chars}
-_NON_LATIN_LOOKALIKE = re.compile("[" + "".join(sorted(map(chr, _SKELETON))) + "]")
+_LOOKALIKES = "".join(sorted(map(chr, _SKELETON)))
+_MIXED_SCRIPT = re.compile(f"[a-z][{_LOOKALIKES}]|[{_LOOKALIKES}][a-z]")
 
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b",
                        "@": "a", "$": "s", "|": "i", "!": "i", "+": "t"})
@@ -102,7 +110,7 @@ def strip_marks(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
     if decomposed.isascii():
         return decomposed
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return _MARKS.sub("", decomposed)
 
 
 def plain(text: str) -> str:
@@ -118,8 +126,12 @@ def fold(text: str) -> str:
 
 
 def skeleton(folded: str) -> str:
-    """Latin lookalikes (Cyrillic ``о``, Greek ``ο`` …) mapped to their Latin letter."""
-    if folded.isascii() or not _NON_LATIN_LOOKALIKE.search(folded):
+    """Latin lookalikes (Cyrillic ``о``, Greek ``ο`` …) mapped to their Latin letter.
+
+    Only text where a lookalike touches a Latin letter inside a word is mapped: that is
+    how a spoofed trigger word looks, while Russian or Greek prose stays as it is.
+    """
+    if folded.isascii() or not _MIXED_SCRIPT.search(folded):
         return folded
     return folded.translate(_SKELETON)
 
@@ -213,5 +225,5 @@ def hidden_characters(text: str) -> bool:
     overrides, tag characters, private use, fillers — but not emoji ZWJ sequences,
     keycaps, flags or the joiners of scripts that need them."""
     if text.isascii():
-        return bool(_SUSPECT.search(text))
+        return not text.isprintable() and bool(_SUSPECT.search(text))
     return any(not _allowed(text, m.start()) for m in _SUSPECT.finditer(text))

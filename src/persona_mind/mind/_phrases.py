@@ -267,14 +267,18 @@ _STEMS: dict[str, tuple[str, ...]] = {
     ),
     "new-instructions": (
         "instruction", "directive", "order", "rule", "task", "goal", "objective", "role",
-        "purpose", "message", "system prompt", "#",
+        "purpose", "message", "system prompt",
     ),
     "role-hijack": (
-        "you are", "you're", "from now on", "henceforth", "starting now", " as ", "pretend",
-        "no restriction", "no rules", "no limits", "no filters", "no guidelines", "no content",
-        " mode", "do anything", "jailbreak", "your", "override", "in character",
+        "you", "pretend", "mode", "anything", "jailbreak", "creator", "developer",
+        "administrator", "admin", "owner", "operator", "maker", "override", "character",
+        "unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue", "dan",
     ),
-    "chat-template": ("<", "[", "###", "system", "assistant"),
+    "chat-template": (
+        "<|", "[inst", "[/inst", "<<", "<start", "<end", "<system", "</system", "<assistant",
+        "</assistant", "<im_", "</im_", "<instruction", "</instruction", "<sys", "</sys", "###",
+        "[system", "[admin", "[developer", "system", "assistant",
+    ),
     "reveal-prompt": ("prompt", "instructions"),
     "ignore-instructions-de": (
         "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",
@@ -297,11 +301,20 @@ _STEMS: dict[str, tuple[str, ...]] = {
     "fake-approval": ("the user",),
     "exfiltrate": (
         "send", "upload", "post", "exfil", "transmit", "forward", "mail", "leak", "submit",
-        "beam", "ship", "pipe", "curl", "wget", "|",
+        "beam", "ship", "pipe", "curl", "wget", "cat", "type", "printenv", "env",
     ),
     "deception-multilingual": (
         "benutzer", "nutzer", "anwender", "usuario", "utilisateur", "utente", "sende",
-        "schicke", "lade ", "envia", "envoie", "envoyez", "invia", "manda",
+        "schicke", "lade ", "envia", "envoie", "envoyez", "invia", "manda", "пользовател",
+        "用户", "用戶", "使用者", "发送", "發送", "上传", "上傳", "发给", "發給",
+    ),
+    "ignore-instructions-ru": (
+        "игнор", "проигнор", "забудь", "забудьте", "обращаи", "следуи", "отбрось", "теперь",
+        "ты",
+    ),
+    "ignore-instructions-zh-ja": (
+        "忽", "无视", "無視", "不要", "无需", "無需", "忘", "抛开", "拋開", "跳过", "跳過", "你现在",
+        "你現在", "从现在", "從現在", "指示", "命令", "ルール", "新的", "新指", "系统提示", "系統提示",
     ),
 }
 NON_ASCII_ONLY = frozenset({"ignore-instructions-ru", "ignore-instructions-zh-ja"})
@@ -315,35 +328,45 @@ VOCABULARY = frozenset(
 
 
 _PUNCT = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", " "))
-_SYMBOLS = ("<", "[", "#", "|")
+
+
+def _is_word(stem: str) -> bool:
+    """Alphabetic stems of space-separated scripts are looked up by word start; CJK stems
+    and symbols by substring."""
+    letters = stem.replace(" ", "").replace("'", "")
+    return letters.isalpha() and all(ord(ch) < 0x2E80 for ch in letters)
 
 
 _KEY = 4
 """Stems are looked up by their first four letters (shorter stems: the whole word)."""
 
 
-def _index() -> tuple[dict[str, frozenset[str]], dict[str, frozenset[str]]]:
+def _index() -> tuple[dict[str, frozenset[str]], tuple[tuple[str, frozenset[str]], ...]]:
     words: dict[str, set[str]] = {}
     symbols: dict[str, set[str]] = {}
     for family, stems in _STEMS.items():
         for stem in stems:
-            if stem.strip() in _SYMBOLS or stem.strip() == "###":
-                symbols.setdefault(stem.strip()[0], set()).add(family)
+            if not _is_word(stem.strip()):
+                symbols.setdefault(stem, set()).add(family)
                 continue
-            first = stem.translate(_PUNCT).split()
-            if first:
-                words.setdefault(first[0][:_KEY], set()).add(family)
+            first = stem.split()[0].split("'")[0]
+            words.setdefault(first[:_KEY], set()).add(family)
     return (
         {k: frozenset(v) for k, v in words.items()},
-        {k: frozenset(v) for k, v in symbols.items()},
+        tuple((k, frozenset(v)) for k, v in symbols.items()),
     )
 
 
 _WORDS, _SYMBOL_FAMILIES = _index()
+_WORD_KEYS = frozenset(_WORDS)
+_SYMBOL_GATE = re.compile("|".join(re.escape(sym) for sym, _ in _SYMBOL_FAMILIES))
+_WORD_START = re.compile(r"\b[^\W\d_]{1,%d}" % _KEY)
 _ALL_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     [("prompt-injection", n, p) for n, p in INJECTION] + [("deception", n, p) for n, p in DECEPTION]
 )
 _ORDER = {name: i for i, (_, name, _) in enumerate(_ALL_RULES)}
+_ASCII_RULES = tuple((c, n, re.compile(p.pattern, re.ASCII)) for c, n, p in _ALL_RULES)
+"""The same rules compiled for ASCII-only text (\\b and \\w without Unicode tables: faster)."""
 
 
 def candidate_rules(folded: str) -> list[tuple[str, str, re.Pattern[str]]]:
@@ -351,13 +374,13 @@ def candidate_rules(folded: str) -> list[tuple[str, str, re.Pattern[str]]]:
     order; families that need non-ASCII letters are included only for such text."""
     families: set[str] = set()
     words = _WORDS
-    for token in set(folded.translate(_PUNCT).split()):
-        hit = words.get(token[:_KEY])
-        if hit is not None:
-            families |= hit
-    for sym, fams in _SYMBOL_FAMILIES.items():
-        if sym in folded:
-            families |= fams
-    if not folded.isascii():
-        families |= NON_ASCII_ONLY | UNGATED_NON_ASCII
-    return [_ALL_RULES[i] for i in sorted(_ORDER[f] for f in families)]
+    for start in _WORD_KEYS.intersection(_WORD_START.findall(folded)):
+        families |= words[start]
+    if _SYMBOL_GATE.search(folded):
+        for sym, fams in _SYMBOL_FAMILIES:
+            if sym in folded:
+                families |= fams
+    if not families:
+        return []
+    rules = _ASCII_RULES if folded.isascii() else _ALL_RULES
+    return [rules[i] for i in sorted(_ORDER[f] for f in families)]

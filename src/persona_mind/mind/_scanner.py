@@ -35,7 +35,7 @@ from persona_mind.mind._phrases import (
     Rule,
     candidate_rules,
 )
-from persona_mind.mind._secrets import secret_findings
+from persona_mind.mind._secrets import LONG_WORD, secret_findings
 
 __all__ = ("MAX_DEPTH", "Finding", "assert_safe", "is_safe", "scan")
 
@@ -58,7 +58,6 @@ _ROT13_WORDS = frozenset(
 )
 """rot13 of common English and trigger words: two of them make a text worth decoding."""
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
-_SHOUTED = ("SYSTEM", "ASSISTANT", "DEVELOPER", "ADMIN")
 _SHOUTED_ROLE = re.compile(r"(?:^|[\s.!?])(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN) ?: ?\S")
 _SEPARATORS = ".-*·•/|_"
 _SEPARATOR_SET = frozenset(_SEPARATORS)
@@ -85,9 +84,7 @@ def _looks_separated(words: list[str]) -> bool:
 def _decoded_layers(text: str) -> list[str]:
     """Printable text hidden in base64 runs of ``text`` (one layer)."""
     out: list[str] = []
-    for word in text.split():
-        if len(word) < 16:
-            continue
+    for word in LONG_WORD.findall(text):
         m = _B64_TOKEN.search(word)
         if m is None:
             continue
@@ -134,7 +131,7 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
     folded = kept.casefold()
     for rule in secret_findings(kept, folded):
         found[_finding("secret", rule)] = None
-    if any(w in kept for w in _SHOUTED) and _SHOUTED_ROLE.search(kept):
+    if ":" in kept and _SHOUTED_ROLE.search(kept):
         found[_finding("prompt-injection", "chat-template")] = None
     variants = [folded]
     look = skeleton(folded)
@@ -152,9 +149,8 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
     _phrase_hits(variants, found)
     if depth >= MAX_DEPTH:
         return
-    if len(_ROT13_WORDS.intersection(words)) >= 2 or (
-        len(words) < 4 and _ROT13_WORDS.intersection(words)
-    ):
+    rot13_words = len(_ROT13_WORDS.intersection(words))
+    if rot13_words >= 2 or (rot13_words and len(words) < 4):
         _scan_layer(codecs.encode(look, "rot13"), depth + 1, found)
     for layer in _decoded_layers(kept):
         _scan_layer(layer, depth + 1, found)

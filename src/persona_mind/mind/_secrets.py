@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-__all__ = ("secret_findings",)
+__all__ = ("LONG_WORD", "secret_findings")
 
 _I = re.IGNORECASE
 
@@ -55,6 +55,8 @@ _BY_PREFIX: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {}
 for _name, _prefixes, _pattern in _TOKEN_FORMATS:
     for _p in _prefixes:
         _BY_PREFIX[_p] = (*_BY_PREFIX.get(_p, ()), (_name, _pattern))
+LONG_WORD = re.compile(r"\S{16,}")
+"""Runs of 16+ non-space characters: the only places a token-format secret can be."""
 _TOKEN_SEP = str.maketrans(dict.fromkeys("\"'`,;:=()[]{}<>|\\", " "))
 
 # Keyword formats: (rule, literal that must occur in the folded text, pattern on plain text).
@@ -112,6 +114,10 @@ _PROSE = re.compile(
     r"(?: (?:now|still|currently|jetzt|set to|changed to|ahora|maintenant|ora))?"
     r" (?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{4,200})(?P=q)",
     _I,
+)
+_PROSE_NAME = re.compile(
+    r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key"
+    r"|credential|kennwort|contrasena|mot de passe|senha|parola d'ordine"
 )
 _CJK_PROSE = re.compile(r"(?:密码|密碼|口令|令牌|密钥|秘钥|パスワード)\s?(?:是|为|為|:|：|は)\s?(?P<value>[\x21-\x7e]{4,})")
 _URL_CRED = re.compile(
@@ -171,22 +177,30 @@ def _assignment(plain_text: str) -> bool:
     return False
 
 
-_PROSE_GATE = re.compile(
-    "pass|pwd|token|secret|key|credential|kennwort|contrasena|mot de passe|пароль|senha|parola"
-)
 _KEYWORD_GATE = re.compile(
     "|".join(re.escape(lit) for _, lits, _ in _KEYWORD_FORMATS for lit in lits)
 )
+
+
+def _prose_matches(plain_text: str, folded: str) -> Iterator[re.Match[str]]:
+    """``_PROSE`` matches; for ASCII text only where a secret word starts (much cheaper)."""
+    if not plain_text.isascii() or len(plain_text) != len(folded):
+        yield from _PROSE.finditer(plain_text)
+        return
+    for start in _PROSE_NAME.finditer(folded):
+        m = _PROSE.match(plain_text, start.start())
+        if m is not None:
+            yield m
 
 
 def secret_findings(plain_text: str, folded: str) -> Iterator[str]:
     """Rule names of every secret rule that fires on ``plain_text`` (case kept; ``folded``
     is its case-folded form, used for the cheap literal gates)."""
     seen: set[str] = set()
-    for token in plain_text.translate(_TOKEN_SEP).split():
-        if len(token) >= 16:
+    for word in LONG_WORD.findall(plain_text):
+        for token in word.translate(_TOKEN_SEP).split():
             for name, pattern in _BY_PREFIX.get(token[:2], ()):
-                if name not in seen and pattern.match(token):
+                if name not in seen and len(token) >= 16 and pattern.match(token):
                     seen.add(name)
     if _KEYWORD_GATE.search(folded):
         for name, literals, pattern in _KEYWORD_FORMATS:
@@ -197,11 +211,10 @@ def secret_findings(plain_text: str, folded: str) -> Iterator[str]:
         return
     if _assignment(plain_text):
         yield "credential-assignment"
-    if _PROSE_GATE.search(folded):
-        for m in _PROSE.finditer(plain_text):
-            if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
-                yield "credential-in-prose"
-                break
+    for m in _prose_matches(plain_text, folded):
+        if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
+            yield "credential-in-prose"
+            break
     if not plain_text.isascii() and _CJK_PROSE.search(plain_text):
         yield "credential-in-prose"
     if "://" in plain_text:
