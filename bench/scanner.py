@@ -105,7 +105,9 @@ def _chunks(texts: Sequence[str], size: int = 2048) -> list[list[str]]:
 
 
 def paired_cost(
-    ours: Callable[[str], object], floor: Callable[[str], object], texts: Sequence[str],
+    ours: Callable[[str], object],
+    floor: Callable[[str], object],
+    texts: Sequence[str],
     repeat: int,
 ) -> tuple[float, float]:
     """Seconds for ``ours`` and ``floor`` over ``texts``: per ~2 KiB chunk the best of
@@ -143,25 +145,60 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Result] = []
     for cls, (hit, total) in sorted(det.items()):
         value = hit / total
-        results.append(Result(f"detect[{cls}] ({hit}/{total})", round(value, 4), "share",
-                              None, None, f">= {DETECT_TARGET}", value >= DETECT_TARGET))
+        results.append(
+            Result(
+                f"detect[{cls}] ({hit}/{total})",
+                round(value, 4),
+                "share",
+                None,
+                None,
+                f">= {DETECT_TARGET}",
+                value >= DETECT_TARGET,
+            )
+        )
     for cls, (hit, total) in sorted(fps.items()):
-        results.append(Result(f"false_positive[{cls}] ({hit}/{total})", round(hit / total, 4),
-                              "share", None, None, None, None))
+        results.append(
+            Result(
+                f"false_positive[{cls}] ({hit}/{total})",
+                round(hit / total, 4),
+                "share",
+                None,
+                None,
+                None,
+                None,
+            )
+        )
     flagged = sum(h for h, _ in fps.values())
     benign = sum(t for _, t in fps.values())
     share = flagged / benign if benign else 0.0
-    results.append(Result(f"false_positive[all benign] ({flagged}/{benign})", round(share, 4),
-                          "share", None, None, f"<= {FP_TARGET}", share <= FP_TARGET))
+    results.append(
+        Result(
+            f"false_positive[all benign] ({flagged}/{benign})",
+            round(share, 4),
+            "share",
+            None,
+            None,
+            f"<= {FP_TARGET}",
+            share <= FP_TARGET,
+        )
+    )
     texts = [r["text"] for r in rows]
     kib = sum(len(t.encode("utf-8")) for t in texts) / 1024
     for t in texts:  # warm compiled patterns and caches
         scan(t)
     ours_s, floor_s = paired_cost(scan, lambda t: list(_BARE.finditer(t)), texts, args.repeat)
     ours, floor = ours_s / kib * 1e6, floor_s / kib * 1e6
-    results.append(Result("scan_cost", round(ours, 2), "us/KiB", round(floor, 2),
-                          round(ours / floor, 2), f"<= {COST_TARGET}x",
-                          ours / floor <= COST_TARGET))
+    results.append(
+        Result(
+            "scan_cost",
+            round(ours, 2),
+            "us/KiB",
+            round(floor, 2),
+            round(ours / floor, 2),
+            f"<= {COST_TARGET}x",
+            ours / floor <= COST_TARGET,
+        )
+    )
     emit(results, args.json)
     return 0
 

@@ -19,9 +19,9 @@ LOOKALIKE_BRACKETS = frozenset(
     "\u276e\u276f\u2770\u2771\u02c2\u02c3\u1438\u1433\u22d6\u22d7\u29fc\u29fd\u2aa1\u2aa2"
     "\u227a\u227b\u02f1\u02f2\u2a7d\u2a7e\u1400\u0f3a\u0f3b\u2264\u2265\u226e\u226f"
 )
-_HASHES = "#\uff03\ufe5f"
-_SPECIAL = re.compile("[&<>" + "".join(sorted(LOOKALIKE_BRACKETS)) + "]")
-_HEADING = re.compile(rf"(?:(?<=\s)|^)[{_HASHES}](?=[{_HASHES}]{{0,5}}(?:\s|$))")
+_LOOKALIKE_HASHES = "\uff03\ufe5f"
+_SPECIAL = re.compile("[&<>" + "".join(sorted(LOOKALIKE_BRACKETS)) + _LOOKALIKE_HASHES + "]")
+_HEADING = re.compile(r"(?:(?<=\s)|^)#(?=#{0,5}(?:\s|$))")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
 
@@ -31,9 +31,10 @@ def _entity(m: re.Match[str]) -> str:
 
 
 def escape_memory(text: str) -> str:
-    """``text`` safe inside the fence: ``& < >`` and every bracket lookalike become
-    character references, a heading-opening ``#`` becomes ``&#35;``."""
+    """``text`` safe inside the fence: ``& < >``, every bracket lookalike and every
+    fullwidth/small-form ``#`` become character references; an ASCII ``#`` that would open
+    a heading becomes ``&#35;``."""
     out = _SPECIAL.sub(_entity, text) if _SPECIAL.search(text) else text
-    if "#" in out or "\uff03" in out or "\ufe5f" in out:
+    if "#" in out:
         out = _HEADING.sub("&#35;", out)
     return out

@@ -57,9 +57,7 @@ _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE0FFF),
 )
-_DROP: dict[int, None] = {
-    cp: None for lo, hi in _INVISIBLE_RANGES for cp in range(lo, hi + 1)
-}
+_DROP: dict[int, None] = {cp: None for lo, hi in _INVISIBLE_RANGES for cp in range(lo, hi + 1)}
 _QUOTES = {0x2018: "'", 0x2019: "'", 0x02BC: "'", 0x2032: "'", 0x201C: '"', 0x201D: '"'}
 _DROP_AND_QUOTES: dict[int, str | None] = {**_DROP, **_QUOTES}
 
@@ -95,8 +93,22 @@ _SKELETON = {ord(ch): latin for latin, chars in _CONFUSABLE_SRC.items() for ch i
 _LOOKALIKES = "".join(sorted(map(chr, _SKELETON)))
 _MIXED_SCRIPT = re.compile(f"[a-z][{_LOOKALIKES}]|[{_LOOKALIKES}][a-z]")
 
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b",
-                       "@": "a", "$": "s", "|": "i", "!": "i", "+": "t"})
+_LEET = str.maketrans(
+    {
+        "0": "o",
+        "1": "i",
+        "3": "e",
+        "4": "a",
+        "5": "s",
+        "7": "t",
+        "8": "b",
+        "@": "a",
+        "$": "s",
+        "|": "i",
+        "!": "i",
+        "+": "t",
+    }
+)
 _LEET_L = {**_LEET, ord("1"): "l"}
 _LEET_SET = frozenset("0134578@$|!+")
 _SEPARATED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·•/|]{1,2}){3,}[^\W\d_](?![^\W\d_])")
@@ -149,14 +161,15 @@ def deleet(folded: str, vocabulary: frozenset[str]) -> str:
     out: list[str] = []
     for word in folded.split(" "):
         core = word.strip(".,;:!?()[]\"'")
+        new = word
         if 2 <= len(core) <= 16 and not core.isalpha() and not _LEET_SET.isdisjoint(core):
             for table in (_LEET, _LEET_L):
                 plain_word = core.translate(table)
                 if plain_word in vocabulary:
-                    word = word.replace(core, plain_word)
+                    new = word.replace(core, plain_word)
                     changed = True
                     break
-        out.append(word)
+        out.append(new)
     return " ".join(out) if changed else folded
 
 

@@ -67,20 +67,23 @@ INJECTION: tuple[Rule, ...] = (
             r"|\b(?:instructions|message|directive|orders) from (?:the )?(?:user|system|developer|"
             r"admin|administrator|operator)\s?:|(?:^|\s)#{1,6} ?(?:new |updated |real |important |"
             r"system |additional |hidden )?(?:instructions|directives|system prompt|system message|"
-            r"rules)\b|#{1,6} ?(?:\w+ ){0,2}(?:instructions|message|orders|directives) from (?:the )?"
+            r"rules)\b|#{1,6} ?(?:\w+ ){0,2}(?:instructions|message|orders|directives) from (?:the"
+            r" )?"
             r"(?:user|system|developer|admin|operator)"
         ),
     ),
     (
         "role-hijack",
         _c(
-            r"\byou are now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|dan|jailbroken|"
+            r"\byou are now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|dan|jailbroke"
+            r"n|"
             r"evil|called|named|going to|[a-z]+gpt)\b|\byou(?: are|'re) no longer (?:an? |bound|"
             r"restricted|limited|claude|chatgpt|gpt|the assistant|an assistant|required)"
             r"|\b(?:from now on|henceforth|starting now),? you (?:are|will be|will act as|act as)"
             r" (?:a|an|the|my|dan|unrestricted|unfiltered)\b|\b(?:act|acting|behave|respond|"
             r"answer) as (?:if you (?:are|were) )?(?:an? )?(?:unrestricted|unfiltered|uncensored|"
-            r"jailbroken|evil|rogue|dan\b)|\bpretend (?:to be|you are|you're|that you are) (?:an? )?"
+            r"jailbroken|evil|rogue|dan\b)|\bpretend (?:to be|you are|you're|that you are) (?:an? "
+            r")?"
             r"(?:\w+ )?(?:without|with no|free of) (?:any )?(?:restrictions|rules|limits|filters|"
             r"guidelines)|\byou (?:have|has) no (?:restrictions|rules|limits|filters|guidelines|"
             r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on) (?:\w+ )?"
@@ -143,7 +146,8 @@ INJECTION: tuple[Rule, ...] = (
         _c(
             r"\b(?:ignore|ignorez|ignorer|oublie|oubliez|ne tiens pas compte d\w*|ne tenez pas "
             r"compte d\w*|fais abstraction d\w*|faites abstraction d\w*|ignora|ignorate|ignorare|"
-            r"dimentica|dimenticate|trascura|non considerare|non tenere conto d\w*) (?:(?:toutes|tous|"
+            r"dimentica|dimenticate|trascura|non considerare|non tenere conto d\w*) (?:(?:toutes|t"
+            r"ous|"
             r"les|tes|vos|des|ces|la|le|l'|ton|votre|mes|nos|tutte|tutti|gli|i|tue|sue|queste|"
             r"quelle|del|della|delle|dei|di|de|du|d'|precedenti|precedentes|ci-dessus) ?){0,4}"
             r"(?:instructions|règles|consignes|directives|indications|istruzioni|regole|"
@@ -182,9 +186,11 @@ DECEPTION: tuple[Rule, ...] = (
             r"\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without) "
             r"(?:\w+ ){0,2}(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|"
             r"disclose|disclosing|notify|notifying|alert|alerting|admit|admitting|report|reporting|"
-            r"say|saying|let)(?: this| it| that| anything| any of this| what you (?:did|do|are doing)"
+            r"say|saying|let)(?: this| it| that| anything| any of this| what you (?:did|do|are doi"
+            r"ng)"
             r"| about (?:this|it|that))?(?: to)? (?:the|your) (?:user|human|operator|owner)\b"
-            r"|\b(?:hide|conceal|keep|hiding|concealing|keeping) (?:this|it|that|these|them|the \w+)"
+            r"|\b(?:hide|conceal|keep|hiding|concealing|keeping) (?:this|it|that|these|them|the \w"
+            r"+)"
             r"(?: \w+)? (?:secret |hidden |quiet )?from (?:the|your) (?:user|human|operator)\b"
             r"|\bwithout (?:the|your) (?:user|human)(?:'s)? (?:knowing|noticing|seeing|knowledge|"
             r"finding out)\b|\bthe user (?:must|should|will|need) (?:never|not) (?:know|find out|"
@@ -205,11 +211,14 @@ DECEPTION: tuple[Rule, ...] = (
         "exfiltrate",
         _c(
             r"\b(?:send|sending|upload|uploading|post|posting|exfiltrate|exfiltrating|transmit|"
-            r"forward|email|e-mail|mail|leak|leaking|submit|beam|ship|pipe) (?:\w+ |a copy of ){0,3}"
+            r"forward|email|e-mail|mail|leak|leaking|submit|beam|ship|pipe) (?:\w+ |a copy of ){0,"
+            r"3}"
             r"(?:(?:the |all |your |my |our )?(?:contents of |content of )?(?:the )?(?:\.env\b"
-            r"|env file|dotenv|environment variables|secrets\b|credentials\b|api keys\b|private keys?"
+            r"|env file|dotenv|environment variables|secrets\b|credentials\b|api keys\b|private ke"
+            r"ys?"
             r"\b|ssh keys?\b|tokens\b|passwords\b|id_rsa|~?/?\.ssh\b|/etc/passwd|/etc/shadow|"
-            r"\.aws\b|aws credentials|\.npmrc|\.netrc|cookies\b|keychain|wallet)|(?:the )?(?:secret|"
+            r"\.aws\b|aws credentials|\.npmrc|\.netrc|cookies\b|keychain|wallet)|(?:the )?(?:secre"
+            r"t|"
             r"credential|token|password|key)s? (?:file|store|vault)\b)|\b(?:cat|type|get-content)"
             r" \S*(?:\.env\b|id_rsa|credentials|/etc/passwd|/etc/shadow)\S* ?\| ?(?:curl|nc|ncat|"
             r"netcat|wget|socat)\b|\b(?:curl|wget)\b[^\n|]{0,80}(?:-d|--data(?:-binary)?|-f|"
@@ -227,11 +236,14 @@ DECEPTION: tuple[Rule, ...] = (
             r"|\bne (?:le )?(?:dis|dites|mentionne|mentionnez|révèle|révélez) (?:rien|pas|jamais)"
             r"(?: de cela| ça| cela)? à l'utilisateur\b|\bsans que l'utilisateur (?:le )?(?:sache|"
             r"remarque)|\bnon (?:dire|dirlo|menzionare|rivelare) (?:niente |nulla )?(?:di questo )?"
-            r"(?:all'|a l')utente\b|\bsenza che l'utente (?:lo )?(?:sappia|noti)|\bnão (?:conte|diga"
+            r"(?:all'|a l')utente\b|\bsenza che l'utente (?:lo )?(?:sappia|noti)|\bnão (?:conte|di"
+            r"ga"
             r"|mencione) (?:nada )?(?:ao|para o) usuário\b|\bне (?:говори|сообщай|рассказывай) "
-            r"(?:\w+ )?пользовател|(?:不要|别|別|切勿|不得)(?:告诉|告訴|透露给|透露給|让|讓)(?:用户|用戶|使用者)"
+            r"(?:\w+ )?пользовател|(?:不要|别|別|切勿|不得)"
+            r"(?:告诉|告訴|透露给|透露給|让|讓)(?:用户|用戶|使用者)"
             r"|对用户保密|對用戶保密|(?:发送|發送|上传|上傳|发给|發給)[^。]{0,12}(?:\.env|密码|密碼|密钥|密鑰|凭据|憑據|令牌)"
-            r"|\b(?:sende|schicke|lade|envía|envia|envoie|envoyez|invia|mandare|manda) (?:\w+ ){0,3}"
+            r"|\b(?:sende|schicke|lade|envía|envia|envoie|envoyez|invia|mandare|manda) (?:\w+ ){0,"
+            r"3}"
             r"(?:\.env\b|passwörter|zugangsdaten|schlüssel|contraseñas|credenciales|claves|"
             r"mots de passe|identifiants|credenziali|chiavi)"
         ),
@@ -248,17 +260,33 @@ SQUASHED: tuple[Rule, ...] = (
             r"prompts?|guidelines|directives)|ignoretheabove|forgeteverything"
         ),
     ),
-    ("role-hijack", re.compile(r"youarenow(?:a|an|the|dan|my|free|unrestricted)|developermode"
-                               r"|jailbreak|doanythingnow")),
+    (
+        "role-hijack",
+        re.compile(
+            r"youarenow(?:a|an|the|dan|my|free|unrestricted)|developermode"
+            r"|jailbreak|doanythingnow"
+        ),
+    ),
     ("reveal-prompt", re.compile(r"(?:reveal|print|show|leak)(?:your|the)systemprompt")),
-    ("hide-from-user", re.compile(r"(?:donot|dont|never)(?:tell|inform|mention)(?:this|it)?"
-                                  r"(?:to)?theuser")),
-    ("exfiltrate", re.compile(r"(?:send|upload|exfiltrate|post)(?:the|all|your)*(?:secrets|"
-                              r"credentials|env|envfile|apikeys|passwords|tokens|sshkeys)")),
+    (
+        "hide-from-user",
+        re.compile(
+            r"(?:donot|dont|never)(?:tell|inform|mention)(?:this|it)?"
+            r"(?:to)?theuser"
+        ),
+    ),
+    (
+        "exfiltrate",
+        re.compile(
+            r"(?:send|upload|exfiltrate|post)(?:the|all|your)*(?:secrets|"
+            r"credentials|env|envfile|apikeys|passwords|tokens|sshkeys)"
+        ),
+    ),
 )
 
 # Literal stems, one of which must occur (in the folded variant) before a family's full
 # pattern runs: the scanner's cheap first pass (see ``docs/mind.md`` "Scanner cost").
+# fmt: off
 _STEMS: dict[str, tuple[str, ...]] = {
     "ignore-instructions": (
         "ignor", "disregard", "forget", "overr", "bypass", "discard", "abandon", "neglect",
@@ -279,7 +307,9 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "</assistant", "<im_", "</im_", "<instruction", "</instruction", "<sys", "</sys", "###",
         "[system", "[admin", "[developer", "system", "assistant",
     ),
-    "reveal-prompt": ("prompt", "instructions"),
+    "reveal-prompt": (
+        "prompt", "instructions",
+    ),
     "ignore-instructions-de": (
         "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",
         "befolge", "du bist", "sie sind", "ab jetzt", "ab sofort", "neue anweisung",
@@ -289,38 +319,40 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "esquec", "desconsider", "eres", " e ", " es ", "nuevas instrucciones",
     ),
     "ignore-instructions-fr-it": (
-        "ignor", "oubli", "compte", "conto", "abstraction", "dimentic", "trascura", "considerare",
-        "tu es", "vous etes", "maintenant", "desormais", "doreavant", "sei ", "nouvelles",
-        "nuove",
+        "ignor", "oubli", "compte", "conto", "abstraction", "dimentic", "trascura",
+        "considerare", "tu es", "vous etes", "maintenant", "desormais", "doreavant", "sei ",
+        "nouvelles", "nuove",
     ),
     "hide-from-user": (
-        "user", "human", "operator", "owner", "secretly", "covertly", "silently",
-        "stealthily", "discreetly",
+        "user", "human", "operator", "owner", "secretly", "covertly", "silently", "stealthily",
+        "discreetly",
     ),
-    "impersonate-user": ("the user",),
-    "fake-approval": ("the user",),
+    "impersonate-user": (
+        "the user",
+    ),
+    "fake-approval": (
+        "the user",
+    ),
     "exfiltrate": (
         "send", "upload", "post", "exfil", "transmit", "forward", "mail", "leak", "submit",
         "beam", "ship", "pipe", "curl", "wget", "cat", "type", "printenv", "env",
     ),
     "deception-multilingual": (
         "benutzer", "nutzer", "anwender", "usuario", "utilisateur", "utente", "sende",
-        "schicke", "lade ", "envia", "envoie", "envoyez", "invia", "manda", "пользовател",
-        "用户", "用戶", "使用者", "发送", "發送", "上传", "上傳", "发给", "發給",
+        "schicke", "lade ", "envia", "envoie", "envoyez", "invia", "manda", "пользовател", "用户",
+        "用戶", "使用者", "发送", "發送", "上传", "上傳", "发给", "發給",
     ),
     "ignore-instructions-ru": (
         "игнор", "проигнор", "забудь", "забудьте", "обращаи", "следуи", "отбрось", "теперь",
         "ты",
     ),
     "ignore-instructions-zh-ja": (
-        "忽", "无视", "無視", "不要", "无需", "無需", "忘", "抛开", "拋開", "跳过", "跳過", "你现在",
-        "你現在", "从现在", "從現在", "指示", "命令", "ルール", "新的", "新指", "系统提示", "系統提示",
+        "忽", "无视", "無視", "不要", "无需", "無需", "忘", "抛开", "拋開", "跳过",
+        "跳過", "你现在", "你現在", "从现在",
+        "從現在", "指示", "命令", "ルール", "新的", "新指", "系统提示", "系統提示",
     ),
 }
-NON_ASCII_ONLY = frozenset({"ignore-instructions-ru", "ignore-instructions-zh-ja"})
-"""Families that can only match text with non-ASCII letters (skipped for ASCII text)."""
-UNGATED_NON_ASCII = frozenset({"deception-multilingual"})
-"""Families whose stems are ASCII but that also match Cyrillic/CJK: no gate for such text."""
+# fmt: on
 VOCABULARY = frozenset(
     w for _, p in (*INJECTION, *DECEPTION) for w in re.findall(r"(?<!\\)[a-z]{2,}", p.pattern)
 )
@@ -360,7 +392,7 @@ def _index() -> tuple[dict[str, frozenset[str]], tuple[tuple[str, frozenset[str]
 _WORDS, _SYMBOL_FAMILIES = _index()
 _WORD_KEYS = frozenset(_WORDS)
 _SYMBOL_GATE = re.compile("|".join(re.escape(sym) for sym, _ in _SYMBOL_FAMILIES))
-_WORD_START = re.compile(r"\b[^\W\d_]{1,%d}" % _KEY)
+_WORD_START = re.compile(rf"\b[^\W\d_]{{1,{_KEY}}}")
 _ALL_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     [("prompt-injection", n, p) for n, p in INJECTION] + [("deception", n, p) for n, p in DECEPTION]
 )

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from persona_mind.mind._errors import UnsafeContent
 from persona_mind.mind._normalize import (
     deleet,
-    fold,
     hidden_characters,
     join_separated,
     plain,
@@ -52,9 +51,12 @@ class Finding:
 
 
 _ROT13_WORDS = frozenset(
-    "vtaber qvfertneq sbetrg bireevqr olcnff vafgehpgvbaf vafgehpgvba cerivbhf flfgrz cebzcg "
-    "lbh ner abj gryy hfre frpergf perqragvnyf cnffjbeq qrirybcre wnvyoernx gur naq lbhe fraq "
-    "gb nyy".split()
+    codecs.encode(
+        "ignore disregard forget override bypass instructions instruction previous system "
+        "prompt you are now tell user secrets credentials password developer jailbreak the "
+        "and your send to all",
+        "rot13",
+    ).split()
 )
 """rot13 of common English and trigger words: two of them make a text worth decoding."""
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
@@ -120,8 +122,8 @@ def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
     rules: tuple[Rule, ...] = SQUASHED
     for name, pattern in rules:
         if pattern.search(squashed):
-            category = "deception" if name in ("hide-from-user", "exfiltrate") else (
-                "prompt-injection"
+            category = (
+                "deception" if name in ("hide-from-user", "exfiltrate") else ("prompt-injection")
             )
             found[_finding(category, name)] = None
 

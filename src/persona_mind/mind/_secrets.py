@@ -21,23 +21,52 @@ _I = re.IGNORECASE
 # cut into tokens at whitespace, quotes and assignment punctuation; only tokens of 16+
 # characters whose first two characters fit are matched, so ordinary text costs one split.
 _TOKEN_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
-    ("aws-access-key", ("AK", "AS", "AB", "AC", "AG", "AI", "AR", "AN", "AP"), re.compile(
-        r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b")),
-    ("github-token", ("gh", "gi"), re.compile(
-        r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}")),
-    ("gitlab-token", ("gl", "GR"), re.compile(
-        r"gl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|agent)-[A-Za-z0-9_\-]{20,}|GR1348941[\w\-]{20}")),
-    ("stripe-key", ("sk", "rk", "wh"), re.compile(
-        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}")),
-    ("openai-style-key", ("sk",), re.compile(
-        r"sk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
-    ("slack-token", ("xo", "xa"), re.compile(
-        r"xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}")),
+    (
+        "aws-access-key",
+        ("AK", "AS", "AB", "AC", "AG", "AI", "AR", "AN", "AP"),
+        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b"),
+    ),
+    (
+        "github-token",
+        ("gh", "gi"),
+        re.compile(r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"),
+    ),
+    (
+        "gitlab-token",
+        ("gl", "GR"),
+        re.compile(
+            r"gl(?:pat|dt|rt|ptt|ft|cbt|oas|imt|soat|agent)-[A-Za-z0-9_\-]{20,}|GR1348941[\w\-]{20}"
+        ),
+    ),
+    (
+        "stripe-key",
+        ("sk", "rk", "wh"),
+        re.compile(r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"),
+    ),
+    (
+        "openai-style-key",
+        ("sk",),
+        re.compile(
+            r"sk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"
+        ),
+    ),
+    (
+        "slack-token",
+        ("xo", "xa"),
+        re.compile(r"xox[abposre]-[A-Za-z0-9\-]{10,}|xapp-\d-[A-Za-z0-9\-]{10,}"),
+    ),
     ("npm-token", ("np",), re.compile(r"npm_[A-Za-z0-9]{36}\b")),
     ("huggingface-token", ("hf", "ap"), re.compile(r"(?:hf|api_org)_[A-Za-z0-9]{30,}")),
-    ("google-api-key", ("AI", "GO", "ya"), re.compile(
-        r"AIza[0-9A-Za-z_\-]{35}|GOCSPX-[\w\-]{20,}|ya29\.[\w\-]{20,}")),
-    ("jwt", ("ey",), re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
+    (
+        "google-api-key",
+        ("AI", "GO", "ya"),
+        re.compile(r"AIza[0-9A-Za-z_\-]{35}|GOCSPX-[\w\-]{20,}|ya29\.[\w\-]{20,}"),
+    ),
+    (
+        "jwt",
+        ("ey",),
+        re.compile(r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ),
     ("sendgrid-key", ("SG",), re.compile(r"SG\.[\w\-]{16,}\.[\w\-]{16,}")),
     ("twilio-key", ("SK",), re.compile(r"SK[0-9a-f]{32}\b")),
     ("mailgun-key", ("ke",), re.compile(r"key-[0-9a-f]{32}\b")),
@@ -46,10 +75,15 @@ _TOKEN_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("pypi-token", ("py",), re.compile(r"pypi-AgE[A-Za-z0-9_\-]{40,}")),
     ("square-token", ("sq", "EA"), re.compile(r"sq0(?:atp|csp)-[\w\-]{22,}|EAAA[\w\-]{60,}")),
     ("vault-token", ("hv",), re.compile(r"hv[sb]\.[A-Za-z0-9_\-]{24,}")),
-    ("misc-service-token", ("da", "li", "PM", "gl", "NR", "fi", "AT", "dp", "AG", "xk"), re.compile(
-        r"dapi[a-f0-9]{32}|lin_api_[A-Za-z0-9]{40}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
-        r"|glsa_[A-Za-z0-9_]{32,}|NRAK-[A-Z0-9]{27}|figd_[\w\-]{30,}|ATATT3[\w\-=]{50,}"
-        r"|dp\.pt\.[A-Za-z0-9]{40,}|AGE-SECRET-KEY-1[0-9A-Z]{58}|xkeysib-[a-f0-9]{64}-\w{16}")),
+    (
+        "misc-service-token",
+        ("da", "li", "PM", "gl", "NR", "fi", "AT", "dp", "AG", "xk"),
+        re.compile(
+            r"dapi[a-f0-9]{32}|lin_api_[A-Za-z0-9]{40}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
+            r"|glsa_[A-Za-z0-9_]{32,}|NRAK-[A-Z0-9]{27}|figd_[\w\-]{30,}|ATATT3[\w\-=]{50,}"
+            r"|dp\.pt\.[A-Za-z0-9]{40,}|AGE-SECRET-KEY-1[0-9A-Z]{58}|xkeysib-[a-f0-9]{64}-\w{16}"
+        ),
+    ),
 )
 _BY_PREFIX: dict[str, tuple[tuple[str, re.Pattern[str]], ...]] = {}
 for _name, _prefixes, _pattern in _TOKEN_FORMATS:
@@ -61,26 +95,58 @@ _TOKEN_SEP = str.maketrans(dict.fromkeys("\"'`,;:=()[]{}<>|\\", " "))
 
 # Keyword formats: (rule, literal that must occur in the folded text, pattern on plain text).
 _KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
-    ("private-key", ("private key",), re.compile(
-        r"-----\s?BEGIN[ A-Z0-9_-]{0,30}PRIVATE KEY(?: BLOCK)?\s?-----", _I)),
-    ("private-key-body", ("mii",), re.compile(
-        r"MII[A-Za-z0-9+/]{40,}(?:\s?[A-Za-z0-9+/=]{40,}){1,}")),
-    ("gcp-service-account", ("service_account", "private_key"), re.compile(
-        r"\"type\"\s?:\s?\"service_account\"|\"private_key(?:_id)?\"\s?:\s?\"[^\"]{16,}", _I)),
-    ("slack-webhook", ("hooks.slack.com",), re.compile(
-        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{16,}", _I)),
-    ("discord-webhook", ("discord",), re.compile(
-        r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}", _I)),
-    ("azure-key", ("accountkey", "sharedaccesskey", "sharedsecret", "sig="), re.compile(
-        r"\b(?:AccountKey|SharedAccessKey|SharedSecret)\s?=\s?[A-Za-z0-9+/]{20,}={0,2}"
-        r"|[?&]sig=[A-Za-z0-9%+/]{30,}", _I)),
+    (
+        "private-key",
+        ("private key",),
+        re.compile(r"-----\s?BEGIN[ A-Z0-9_-]{0,30}PRIVATE KEY(?: BLOCK)?\s?-----", _I),
+    ),
+    (
+        "private-key-body",
+        ("mii",),
+        re.compile(r"MII[A-Za-z0-9+/]{40,}(?:\s?[A-Za-z0-9+/=]{40,}){1,}"),
+    ),
+    (
+        "gcp-service-account",
+        ("service_account", "private_key"),
+        re.compile(
+            r"\"type\"\s?:\s?\"service_account\"|\"private_key(?:_id)?\"\s?:\s?\"[^\"]{16,}", _I
+        ),
+    ),
+    (
+        "slack-webhook",
+        ("hooks.slack.com",),
+        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/_\-]{16,}", _I),
+    ),
+    (
+        "discord-webhook",
+        ("discord",),
+        re.compile(r"discord(?:app)?\.com/api/webhooks/\d+/[\w\-]{20,}", _I),
+    ),
+    (
+        "azure-key",
+        ("accountkey", "sharedaccesskey", "sharedsecret", "sig="),
+        re.compile(
+            r"\b(?:AccountKey|SharedAccessKey|SharedSecret)\s?=\s?[A-Za-z0-9+/]{20,}={0,2}"
+            r"|[?&]sig=[A-Za-z0-9%+/]{30,}",
+            _I,
+        ),
+    ),
     ("telegram-bot-token", (":aa",), re.compile(r"\b\d{8,10}:AA[0-9A-Za-z_\-]{33}\b")),
-    ("auth-header", ("authorization",), re.compile(
-        r"\b(?:authorization|proxy-authorization)\s?[:=]\s?[\"']?(?:basic|bearer|token|digest|"
-        r"apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}", _I)),
+    (
+        "auth-header",
+        ("authorization",),
+        re.compile(
+            r"\b(?:authorization|proxy-authorization)\s?[:=]\s?[\"']?(?:basic|bearer|token|digest|"
+            r"apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}",
+            _I,
+        ),
+    ),
     ("bearer-token", ("bearer",), re.compile(r"\bbearer\s[A-Za-z0-9_\-.=+/]{20,}", _I)),
-    ("api-key-header", ("x-api-", "x-auth-"), re.compile(
-        r"\bx-(?:api|auth)-(?:key|token)\s?:\s?[\"']?[\w\-.=+/]{16,}", _I)),
+    (
+        "api-key-header",
+        ("x-api-", "x-auth-"),
+        re.compile(r"\bx-(?:api|auth)-(?:key|token)\s?:\s?[\"']?[\w\-.=+/]{16,}", _I),
+    ),
 )
 
 _PLACEHOLDER = re.compile(
@@ -119,18 +185,22 @@ _PROSE_NAME = re.compile(
     r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key"
     r"|credential|kennwort|contrasena|mot de passe|senha|parola d'ordine"
 )
-_CJK_PROSE = re.compile(r"(?:密码|密碼|口令|令牌|密钥|秘钥|パスワード)\s?(?:是|为|為|:|：|は)\s?(?P<value>[\x21-\x7e]{4,})")
+_CJK_PROSE = re.compile(
+    r"(?:密码|密碼|口令|令牌|密钥|秘钥|パスワード)\s?(?:是|为|為|:|：|は)\s?(?P<value>[\x21-\x7e]{4,})"
+)
 _URL_CRED = re.compile(
     r"\b[a-z][a-z0-9+.\-]{1,20}://(?P<user>[^\s/:@\"'<>]{0,64}):(?P<value>[^\s/@\"'<>]{1,200})@"
-    r"[\w\-.\[\]]", _I
+    r"[\w\-.\[\]]",
+    _I,
 )
 _BASIC_USERINFO = re.compile(r"\b(?:https?|ftp)://(?P<value>[A-Za-z0-9_\-]{20,})@[\w\-]", _I)
 
 
 def _classes(value: str) -> int:
     lower = any(c.islower() for c in value)
-    upper = any(c.isupper() for c in value[1:]) or (value[:1].isupper() and not any(
-        c.islower() for c in value))
+    upper = any(c.isupper() for c in value[1:]) or (
+        value[:1].isupper() and not any(c.islower() for c in value)
+    )
     digit = any(c.isdigit() for c in value)
     symbol = any(not c.isalnum() and c not in "_-." for c in value)
     return lower + upper + digit + symbol
