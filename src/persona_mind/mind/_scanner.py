@@ -62,6 +62,10 @@ _ROT13_WORDS = frozenset(
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 _SHOUTED_ROLE = re.compile(r"(?:^|[\s.!?])(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN) ?: ?\S")
 _SEPARATORS = ".-*·•/|_"
+_SEPARATED_HINT = re.compile(
+    r"\b[^\W\d_][ .\-*·•/|_]{1,2}[^\W\d_][ .\-*·•/|_]|[^\W\d_][\-*·•][^\W\d_]"
+)
+"""Cheap first look for spaced or cut letters; :func:`_looks_separated` decides."""
 _SEPARATOR_SET = frozenset(_SEPARATORS)
 _STRIP_SEPARATORS = str.maketrans(dict.fromkeys(_SEPARATORS))
 
@@ -83,10 +87,10 @@ def _looks_separated(words: list[str]) -> bool:
     return False
 
 
-def _decoded_layers(text: str) -> list[str]:
-    """Printable text hidden in base64 runs of ``text`` (one layer)."""
+def _decoded_layers(long_words: list[str]) -> list[str]:
+    """Printable text hidden in base64 runs of the 16+ character words (one layer)."""
     out: list[str] = []
-    for word in LONG_WORD.findall(text):
+    for word in long_words:
         m = _B64_TOKEN.search(word)
         if m is None:
             continue
@@ -109,12 +113,11 @@ def _decoded_layers(text: str) -> list[str]:
     return out
 
 
-def _phrase_hits(variants: list[str], found: dict[Finding, None]) -> None:
-    """Each variant: only the families whose stems occur in it run their full pattern."""
-    for v in variants:
-        for category, name, pattern in candidate_rules(v):
-            if pattern.search(v):
-                found[_finding(category, name)] = None
+def _phrase_hits(variant: str, found: dict[Finding, None]) -> None:
+    """Only the families whose stems occur in ``variant`` run their full pattern."""
+    for category, name, pattern in candidate_rules(variant):
+        if pattern.search(variant):
+            found[_finding(category, name)] = None
 
 
 def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
@@ -129,32 +132,36 @@ def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
 
 
 def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
+    """Secrets and phrases on the folded form; only when that finds nothing, the costlier
+    variants (lookalikes, leetspeak, separated letters) and the decoded layers."""
     kept = plain(text)
     folded = kept.casefold()
-    for rule in secret_findings(kept, folded):
+    long_words = LONG_WORD.findall(kept)
+    for rule in secret_findings(kept, folded, long_words):
         found[_finding("secret", rule)] = None
     if ":" in kept and _SHOUTED_ROLE.search(kept):
         found[_finding("prompt-injection", "chat-template")] = None
-    variants = [folded]
-    look = skeleton(folded)
+    _phrase_hits(folded, found)
+    if found:
+        return
+    look = folded if folded.isascii() else skeleton(folded)
     if look != folded:
-        variants.append(look)
+        _phrase_hits(look, found)
     leet = deleet(look, VOCABULARY)
     if leet != look:
-        variants.append(leet)
+        _phrase_hits(leet, found)
     words = leet.split()
-    if _looks_separated(words):
+    if _SEPARATED_HINT.search(leet) and _looks_separated(words):
         joined = join_separated(leet)
         if joined != leet:
-            variants.append(joined)
+            _phrase_hits(joined, found)
             _squashed_hits(joined, found)
-    _phrase_hits(variants, found)
-    if depth >= MAX_DEPTH:
+    if found or depth >= MAX_DEPTH:
         return
     rot13_words = len(_ROT13_WORDS.intersection(words))
     if rot13_words >= 2 or (rot13_words and len(words) < 4):
         _scan_layer(codecs.encode(look, "rot13"), depth + 1, found)
-    for layer in _decoded_layers(kept):
+    for layer in _decoded_layers(long_words):
         _scan_layer(layer, depth + 1, found)
 
 
@@ -169,7 +176,12 @@ def _finding(category: str, rule: str) -> Finding:
 
 
 def scan(text: str) -> tuple[Finding, ...]:
-    """All findings for ``text`` (empty when safe); deterministic order."""
+    """Findings for ``text`` (empty when safe); deterministic order.
+
+    Hidden characters are always reported; secrets and phrases come from the first normal
+    form that has any (the folded text, else its lookalike/leetspeak/separated variants,
+    else the decoded layers), so an obvious hit costs no decoding.
+    """
     found: dict[Finding, None] = {}
     if hidden_characters(text):
         found[_finding("invisible-unicode", "format-or-control-character")] = None

@@ -165,6 +165,10 @@ _KEYWORD_END = re.compile(
     r"(?P<kw>passwd|password|passphrase|pass|pwd|pw|secret|token|credentials?|apikey|auth|"
     r"cookie|session[_\-]?id|key)[\"']?\s?$"
 )
+_KEYWORD_TAILS = (
+    "passwd", "password", "passphrase", "pass", "pwd", "pw", "secret", "token", "credential",
+    "credentials", "apikey", "auth", "cookie", "sessionid", "session_id", "session-id", "key",
+)  # fmt: skip
 _VALUE = re.compile(r"[=>]?\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{0,60}$")
 _STRONG_KEY = re.compile(
@@ -231,6 +235,8 @@ def _assignment(plain_text: str) -> bool:
         if at and plain_text[at - 1] in ":=!<>":
             continue  # the second character of an operator was handled with the first
         before = plain_text[max(0, at - 64) : at]
+        if not before.rstrip(" \"'").lower().endswith(_KEYWORD_TAILS):
+            continue
         kw_match = _KEYWORD_END.search(before.casefold())
         if kw_match is None:
             continue
@@ -247,9 +253,8 @@ def _assignment(plain_text: str) -> bool:
     return False
 
 
-_KEYWORD_GATE = re.compile(
-    "|".join(re.escape(lit) for _, lits, _ in _KEYWORD_FORMATS for lit in lits)
-)
+_KEYWORD_RULE = {lit: (name, pat) for name, lits, pat in _KEYWORD_FORMATS for lit in lits}
+_KEYWORD_GATE = re.compile("|".join(re.escape(lit) for lit in _KEYWORD_RULE))
 
 
 def _prose_matches(plain_text: str, folded: str) -> Iterator[re.Match[str]]:
@@ -263,36 +268,40 @@ def _prose_matches(plain_text: str, folded: str) -> Iterator[re.Match[str]]:
             yield m
 
 
-def secret_findings(plain_text: str, folded: str) -> Iterator[str]:
+def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list[str]:
     """Rule names of every secret rule that fires on ``plain_text`` (case kept; ``folded``
-    is its case-folded form, used for the cheap literal gates)."""
+    is its case-folded form, used for the cheap literal gates; ``long_words`` its
+    ``LONG_WORD`` runs)."""
     seen: set[str] = set()
-    for word in LONG_WORD.findall(plain_text):
+    for word in long_words:
         for token in word.translate(_TOKEN_SEP).split():
             for name, pattern in _BY_PREFIX.get(token[:2], ()):
                 if name not in seen and len(token) >= 16 and pattern.match(token):
                     seen.add(name)
-    if _KEYWORD_GATE.search(folded):
-        for name, literals, pattern in _KEYWORD_FORMATS:
-            if any(lit in folded for lit in literals) and pattern.search(plain_text):
-                seen.add(name)
-    yield from sorted(seen)
+    for lit in set(_KEYWORD_GATE.findall(folded)):
+        name, pattern = _KEYWORD_RULE[lit]
+        if name not in seen and pattern.search(plain_text):
+            seen.add(name)
+    found = sorted(seen)
     if not _GENERIC_GATE.search(folded):
-        return
+        return found
     if _assignment(plain_text):
-        yield "credential-assignment"
+        found.append("credential-assignment")
     for m in _prose_matches(plain_text, folded):
         if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
-            yield "credential-in-prose"
+            found.append("credential-in-prose")
             break
-    if not plain_text.isascii() and _CJK_PROSE.search(plain_text):
-        yield "credential-in-prose"
-    if "://" in plain_text:
-        for m in _URL_CRED.finditer(plain_text):
-            value = m["value"]
-            if not _PLACEHOLDER.match(value) or value.casefold() in ("pass", "password", "secret"):
-                yield "url-credentials"
-                break
-        else:
-            if _BASIC_USERINFO.search(plain_text):
-                yield "url-credentials"
+    else:
+        if not plain_text.isascii() and _CJK_PROSE.search(plain_text):
+            found.append("credential-in-prose")
+    if "://" in plain_text and _url_credentials(plain_text):
+        found.append("url-credentials")
+    return found
+
+
+def _url_credentials(plain_text: str) -> bool:
+    for m in _URL_CRED.finditer(plain_text):
+        value = m["value"]
+        if not _PLACEHOLDER.match(value) or value.casefold() in ("pass", "password", "secret"):
+            return True
+    return bool(_BASIC_USERINFO.search(plain_text))
