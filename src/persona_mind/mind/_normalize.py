@@ -89,7 +89,19 @@ _CONFUSABLE_SRC = {
     "y": "уүγ",
     "z": "ᴢ",
 }
-_SKELETON = {ord(ch): latin for latin, chars in _CONFUSABLE_SRC.items() for ch in chars}
+# Latin small capitals and other Latin-script lookalikes: no language writes words in them,
+# so they are mapped wherever they occur (Cyrillic/Greek only inside mixed-script words).
+_ALWAYS_SRC = {
+    "a": "ᴀɑ", "b": "ʙ", "c": "ᴄ", "d": "ᴅ", "e": "ᴇ", "f": "ꜰ", "g": "ɢɡ", "h": "ʜ", "i": "ɪı",
+    "j": "ᴊ", "k": "ᴋ", "l": "ʟ", "m": "ᴍ", "n": "ɴ", "o": "ᴏ", "p": "ᴘ", "q": "ǫ", "r": "ʀ",
+    "s": "ꜱ", "t": "ᴛ", "u": "ᴜ", "v": "ᴠ", "w": "ᴡ", "y": "ʏ", "z": "ᴢ",
+}  # fmt: skip
+_ALWAYS = {ord(ch): latin for latin, chars in _ALWAYS_SRC.items() for ch in chars}
+_SKELETON = {
+    **{ord(ch): latin for latin, chars in _CONFUSABLE_SRC.items() for ch in chars},
+    **_ALWAYS,
+}
+_ALWAYS_RE = re.compile("[" + "".join(sorted(map(chr, _ALWAYS))) + "]")
 _LOOKALIKES = "".join(sorted(map(chr, _SKELETON)))
 _MIXED_SCRIPT = re.compile(f"[a-z][{_LOOKALIKES}]|[{_LOOKALIKES}][a-z]")
 
@@ -143,9 +155,13 @@ def skeleton(folded: str) -> str:
     Only text where a lookalike touches a Latin letter inside a word is mapped: that is
     how a spoofed trigger word looks, while Russian or Greek prose stays as it is.
     """
-    if folded.isascii() or not _MIXED_SCRIPT.search(folded):
+    if folded.isascii():
         return folded
-    return folded.translate(_SKELETON)
+    if _MIXED_SCRIPT.search(folded):
+        return folded.translate(_SKELETON)
+    if _ALWAYS_RE.search(folded):
+        return folded.translate(_ALWAYS)
+    return folded
 
 
 def deleet(folded: str, vocabulary: frozenset[str]) -> str:
@@ -209,6 +225,11 @@ def _joining_letter(ch: str) -> bool:
     return ord(ch) >= _JOINING_SCRIPT_MIN and unicodedata.category(ch)[0] in "LM"
 
 
+def _no_space_letter(ch: str) -> bool:
+    """A letter or mark of a script written without spaces (Thai onwards, CJK)."""
+    return bool(ch) and ord(ch) >= 0x0E00 and unicodedata.category(ch)[0] in "LM"
+
+
 def _allowed(text: str, i: int) -> bool:
     """Whether the suspect character at ``i`` is an ordinary part of the text."""
     ch = text[i]
@@ -219,8 +240,12 @@ def _allowed(text: str, i: int) -> bool:
         if prev and nxt and _emojiish(prev) and _emojiish(nxt):
             return True
         return bool(prev and nxt and _joining_letter(prev) and _joining_letter(nxt))
-    if 0xFE00 <= cp <= 0xFE0F:  # variation selectors: after symbols/emoji/digits, not letters
-        return bool(prev) and not prev.isalpha() and not prev.isspace()
+    if 0xFE00 <= cp <= 0xFE0F:  # variation selectors: after symbols/emoji, not inside words
+        return bool(prev) and not prev.isspace() and not (prev.isalpha() and ord(prev) < 0x2000)
+    if cp == 0x00AD:  # soft hyphen: a hyphenation hint between letters (German, Dutch …)
+        return bool(prev) and prev.isalpha() and nxt.isalpha()
+    if cp == 0x200B:  # zero-width space: the word separator of Thai, Lao, Khmer, Myanmar …
+        return _no_space_letter(prev) and _no_space_letter(nxt)
     if 0xE0100 <= cp <= 0xE01EF:  # ideographic variation selectors after Han
         return bool(prev) and unicodedata.name(prev, "").startswith("CJK")
     if 0xE0020 <= cp <= 0xE007F:  # emoji tag sequences (subdivision flags) only

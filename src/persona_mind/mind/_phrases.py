@@ -14,7 +14,16 @@ import re
 
 from persona_mind.mind._normalize import strip_marks
 
-__all__ = ("DECEPTION", "INJECTION", "SQUASHED", "Rule")
+__all__ = (
+    "DECEPTION",
+    "DE_VERBS",
+    "ES_PT_VERBS",
+    "FR_IT_VERBS",
+    "INJECTION",
+    "SQUASHED",
+    "VOCABULARY",
+    "Rule",
+)
 
 Rule = tuple[str, re.Pattern[str]]
 
@@ -27,35 +36,102 @@ def _c(src: str) -> re.Pattern[str]:
 _W = r"(?:[\w'\-]+ )"  # one filler word
 _EN_VERB = (
     r"(?:ignore|ignoring|disregard|disregarding|forget|forgetting|override|overrule|bypass|"
-    r"discard|abandon|neglect|set aside|put aside|throw away|pay no (?:attention|heed|mind) to|"
-    r"(?:do not|don't|dont|never|stop|no longer) (?:follow|obey|heed|listen to|adhere to|"
-    r"comply with|apply|respect)(?:ing)?|stop following|forego|skip)"
+    r"discard|abandon|neglect|set aside|put aside|throw away|throw out|never mind|"
+    r"pay no (?:attention|heed|mind) to|(?:do not|don't|dont|never|stop|no longer) (?:follow|"
+    r"obey|heed|listen to|adhere to|comply with|apply|respect)(?:ing)?|stop following|forego|skip"
+    r"|disobey)"
 )
 _EN_AUTH = (
     r"(?:previous|previously|prior|above|earlier|preceding|foregoing|former|original|initial|"
-    r"system|safety|developer|built-in|default|hidden|internal|existing|old|given|your|all|"
-    r"every|any|whole|entire)"
+    r"system|safety|developer|built-in|hidden|internal|pre-?set|standing)"
 )
 _EN_NOUN = (
     r"(?:instructions?|rules?|prompts?|guidelines?|directives?|messages?|context|guidance|"
     r"constraints?|commands?|orders?|polic(?:y|ies)|restrictions?|programming|training|"
-    r"filters?|safeguards?|guardrails?|limitations?|directions?|conditioning|"
+    r"filters?|safeguards?|guardrails?|limitations?|directions?|conditioning|text|"
     r"system prompt|configuration|ethics|principles)"
+)
+_EN_AFTER = (
+    r"(?:above|(?:before|earlier|previously)(?: this(?: message| line| point)?)?(?=[.,;:!?]|$)"
+    r"|so far|until now|up to now|you were given|you've been given|you have been given|"
+    r"you received|you got|given (?:to you |earlier |before )?(?:before|earlier|previously|"
+    r"above)|(?:stated|written|provided|listed|given) above)"
 )
 _EN_THAT = (
     r"(?:everything|anything|all|whatever|what)(?: (?:that )?(?:you (?:were|have been|'ve been|"
-    r"got) (?:told|given|instructed|taught)|(?:i|we|they|he|she) (?:told|said|wrote|gave) you|"
-    r"(?:was|were|has been) (?:said|written|stated|given)|above|before(?: this)?|prior|so far|"
-    r"until now|up to now|earlier|previously|said above|stated above|written above))"
+    r"got) (?:told|given|instructed|taught)|(?:i|we|they|he|she|the system|the developer|your "
+    r"developer|your creators?|the operator) (?:told|said|wrote|gave) you|(?:was|were|has been) "
+    r"(?:said|written|stated|given)|above|before(?: this)?|prior|so far|until now|up to now|"
+    r"earlier|previously|said above|stated above|written above))"
+)
+
+
+def _family(verbs: str, before: str, nouns: str, after: str) -> str:
+    """VERB … (qualifier … NOUN | NOUN … qualifier): a directive aimed at standing orders.
+
+    The qualifier ("previous", "your", "all", "above" …) is what separates "ignore all
+    previous instructions" from "ignore the lint rules for generated files".
+    """
+    return (
+        rf"\b(?:{verbs}) (?:[\w'\-]+ ){{0,3}}?(?:(?:{before})\w* (?:[\w'\-]+ ){{0,2}}?"
+        rf"(?:{nouns})\w*|(?:{nouns})\w*(?: [\w'\-]+){{0,3}}? (?:{after})\w*)"
+    )
+
+
+DE_VERBS = (
+    r"ignorier\w*|vergiss|vergesst|vergessen sie|missachte\w*|übergeh\w*|beachte|befolge|"
+    r"hör auf,? \w+ zu befolgen|folge nicht"
+)
+_DE = _family(
+    DE_VERBS,
+    r"vorherig|bisherig|obig|vorangegangen|vorig|früher|ursprünglich|system|deine|ihre|alle|"
+    r"sämtlich",
+    r"anweisung|instruktion|regel|vorgabe|richtlinie|befehl|anordnung|systemprompt|prompt",
+    r"oben|zuvor|bisher|vorher|davor",
+)
+ES_PT_VERBS = (
+    r"ignora|ignore|ignorar|ignoren|olvida|olvide|olviden|olvidar|descarta|omite|desobedece|"
+    r"haz caso omiso (?:a|de)|no hagas caso (?:a|de)|pasa por alto|no sigas|deja de seguir|"
+    r"esqueça|esqueca|esquece|desconsidere|desconsidera|não siga|nao siga|desobedeça"
+)
+_ES_PT = _family(
+    ES_PT_VERBS,
+    r"anterior|previa|previo|tus|sus|todas|todos|original|inicial|del sistema|suas|tuas|"
+    r"as suas|antigas",
+    r"instrucciones|reglas|indicaciones|órdenes|directrices|normas|instruções|regras|"
+    r"diretrizes|orientações|ordens",
+    r"anterior|previa|previo|de arriba|del sistema|originales|iniciales|de antes|acima|"
+    r"do sistema|originais",
+)
+FR_IT_VERBS = (
+    r"ignore|ignorez|ignorer|oublie|oubliez|ne tiens pas compte|ne tenez pas compte|"
+    r"fais abstraction|faites abstraction|ne suis plus|ne suivez plus|ne suis pas|"
+    r"arrête de suivre|ignora|ignorate|ignorare|dimentica|dimenticate|trascura|"
+    r"non considerare|non tenere conto|non seguire|smetti di seguire"
+)
+_FR_IT = _family(
+    FR_IT_VERBS,
+    r"toutes|tous|tes|vos|tutte|tutti|tue|sue|vostre|precedent|antérieur",
+    r"instructions|règles|consignes|directives|indications|istruzioni|regole|indicazioni|"
+    r"direttive|ordini",
+    r"précédent|ci-dessus|antérieur|du système|initial|originale|d'origine|precedent|sopra|"
+    r"del sistema|iniziali|originali|di prima",
 )
 
 INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions",
         _c(
-            rf"\b{_EN_VERB} (?:{_W}{{0,3}}{_EN_AUTH} {_W}{{0,3}}{_EN_NOUN}\b|(?:the )?above\b"
+            rf"\b{_EN_VERB} (?:{_W}{{0,2}}?(?:all |your |the |of |these |those |any )*{_EN_AUTH} "
+            rf"{_W}{{0,2}}{_EN_NOUN}\b|(?:all|your|any) (?:of )?(?:the |your |my )?{_EN_NOUN}\b"
+            rf"|{_W}{{0,2}}{_EN_NOUN}\b(?: {_W}{{0,2}}?)? ?{_EN_AFTER}|(?:the )?above\b"
             rf"|{_EN_THAT}|(?:what|everything|anything) you (?:were|have been|'ve been) "
-            rf"(?:told|given|programmed)|your (?:{_W}{{0,2}}){_EN_NOUN}\b)"
+            rf"(?:told|given|programmed)|(?:all |your |the |any )?(?:safety|ethical|ethics|"
+            rf"content) ?(?:rules|guidelines|filters|policies|policy|training|protocols)?"
+            rf"(?:[.,;!]|$))"
+            r"|\b(?:your|the) (?:previous|prior|original|earlier|system|old|initial) "
+            r"(?:instructions|rules|prompt|guidelines|directives) (?:are|is) (?:now )?(?:void|"
+            r"invalid|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply))"
         ),
     ),
     (
@@ -75,7 +151,14 @@ INJECTION: tuple[Rule, ...] = (
     (
         "role-hijack",
         _c(
-            r"\byou are now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|dan|jailbroke"
+            r"\b(?:you(?:'re| are|re) (?:now|from now on)|as|be|become|act as) dan\b"
+            r"|\b(?:an? )?(?:ai|assistant|model|chatbot|bot|llm)(?: \w+)? (?:without|with no|"
+            r"free of|"
+            r"that has no|having no|with zero) (?:any )?(?:restrictions|rules|limits|limitations|"
+            r"filters|guidelines|boundaries|censorship|safety)\b"
+            r"|\byou(?:'re|re) now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|"
+            r"jailbroken|evil)\b"
+            r"|\byou are now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|dan|jailbroke"
             r"n|"
             r"evil|called|named|going to|[a-z]+gpt)\b|\byou(?: are|'re) no longer (?:an? |bound|"
             r"restricted|limited|claude|chatgpt|gpt|the assistant|an assistant|required)"
@@ -104,6 +187,7 @@ INJECTION: tuple[Rule, ...] = (
             r"|(?:^|\s)### ?(?:instruction|system|response)s? ?:|\b(?:system|assistant)"
             r" ?: ?(?:you|ignore|disregard|from now|new|the user|do not|don't|never|always|forget"
             r"|override|sure|ok|okay|certainly|of course|i will|i'll|understood)\b"
+            r"|\bsystem (?:prompt|message|instructions?|note|override) ?: ?\S"
             r"|\b(?:human|user) ?: .{0,200}\bassistant ?: |\[(?:system|admin|developer)"
             r"(?: message| note| override| prompt)?\]"
         ),
@@ -121,59 +205,46 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions-de",
         _c(
-            r"\b(?:ignorier\w*|vergiss|vergesst|vergessen sie|missachte\w*|übergeh\w*|"
-            r"beachte \w+ nicht|befolge \w+ nicht) (?:\w+ ){0,4}(?:anweisung|instruktion|regel|"
-            r"vorgabe|richtlinie|befehl|anordnung|systemprompt|prompt)\w*|\bvergiss (?:einfach )?"
-            r"(?:alles|all das)\b|\b(?:du bist|sie sind) (?:jetzt|nun|ab sofort|ab jetzt) "
-            r"(?:ein|eine|der|die|das|dan|kein|frei|nicht mehr)\b|\bab (?:jetzt|sofort) bist du\b"
-            r"|\bneue anweisungen ?:"
+            _DE + r"|\bvergiss (?:einfach )?(?:alles|all das)\b|\b(?:du bist|sie sind) (?:jetzt|"
+            r"nun|ab sofort|ab jetzt) (?:ein|eine|der|die|das|dan|kein|frei|nicht mehr)\b"
+            r"|\bab (?:jetzt|sofort) bist du\b|\bneue anweisungen ?:"
         ),
     ),
     (
         "ignore-instructions-es-pt",
         _c(
-            r"\b(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olviden|olvidar|descarta|omite|"
-            r"haz caso omiso (?:a|de)|no hagas caso (?:a|de)|pasa por alto|esqueça|esqueca|"
-            r"desconsidere|desconsidera) (?:\w+ ){0,4}(?:instrucciones|reglas|indicaciones|"
-            r"órdenes|directrices|normas|instruções|regras|diretrizes|orientações)\b|\bolvida "
-            r"todo lo (?:anterior|que)|\besqueça tudo\b|\b(?:ahora|a partir de ahora|desde ahora)"
-            r",? (?:tu )?eres (?:un|una|el|la|dan|libre)\b|\b(?:agora|a partir de agora),? (?:tu |"
-            r"você )?(?:é|es|és) (?:um|uma|o|a|dan|livre)\b|\bnuevas instrucciones ?:"
+            _ES_PT + r"|\bolvida todo lo (?:anterior|que)|\besqueça tudo\b|\b(?:ahora|a partir "
+            r"de ahora|desde ahora),? (?:tu )?eres (?:un|una|el|la|dan|libre)\b|\b(?:agora|a "
+            r"partir de agora),? (?:tu |você )?(?:é|es|és) (?:um|uma|o|a|dan|livre)\b"
+            r"|\bnuevas instrucciones ?:"
         ),
     ),
     (
         "ignore-instructions-fr-it",
         _c(
-            r"\b(?:ignore|ignorez|ignorer|oublie|oubliez|ne tiens pas compte d\w*|ne tenez pas "
-            r"compte d\w*|fais abstraction d\w*|faites abstraction d\w*|ignora|ignorate|ignorare|"
-            r"dimentica|dimenticate|trascura|non considerare|non tenere conto d\w*) (?:(?:toutes|t"
-            r"ous|"
-            r"les|tes|vos|des|ces|la|le|l'|ton|votre|mes|nos|tutte|tutti|gli|i|tue|sue|queste|"
-            r"quelle|del|della|delle|dei|di|de|du|d'|precedenti|precedentes|ci-dessus) ?){0,4}"
-            r"(?:instructions|règles|consignes|directives|indications|istruzioni|regole|"
-            r"indicazioni|direttive)\b|\boublie(?:z)? tout\b|\bdimentica(?:te)? tutto\b"
-            r"|\b(?:tu es|vous êtes) (?:maintenant|désormais|dorénavant) (?:un|une|le|la|dan|"
-            r"libre)\b|\b(?:à partir de maintenant|désormais),? tu es\b|\b(?:ora|adesso|da ora in "
-            r"poi),? (?:tu )?sei (?:un|una|il|lo|la|dan|libero)\b|\bnouvelles instructions ?:"
-            r"|\bnuove istruzioni ?:"
+            _FR_IT + r"|\boublie(?:z)? tout\b|\bdimentica(?:te)? tutto\b|\b(?:tu es|vous êtes) "
+            r"(?:maintenant|désormais|dorénavant) (?:un|une|le|la|dan|libre)\b|\b(?:à partir de "
+            r"maintenant|désormais),? tu es\b|\b(?:ora|adesso|da ora in poi),? (?:tu )?sei (?:un|"
+            r"una|il|lo|la|dan|libero)\b|\bnouvelles instructions ?:|\bnuove istruzioni ?:"
         ),
     ),
     (
         "ignore-instructions-ru",
         _c(
             r"(?:игнорируй|игнорируйте|проигнорируй|забудь|забудьте|не обращай внимания на|"
-            r"не обращайте внимания на|не следуй|отбрось) (?:[\w-]+ ){0,4}(?:инструкци|правил|"
-            r"указани|команд|промпт|системн)\w*|\bзабудь(?:те)? вс[её]\b|\b(?:теперь ты|ты теперь)"
-            r" (?:—\s)?(?:не |дэн|dan|свободн|без)"
+            r"не обращайте внимания на|не следуй|перестань следовать|отбрось) (?:[\w-]+ ){0,4}"
+            r"(?:инструкци|правил|указани|команд|промпт|системн)\w*|\bзабудь(?:те)? вс[её]\b"
+            r"|\b(?:теперь ты|ты теперь|отныне ты)(?: —)? (?:не |дэн|dan|свободн|без)"
         ),
     ),
     (
         "ignore-instructions-zh-ja",
         _c(
-            r"(?:忽略|无视|無視|忽视|忽視|不要理会|不要理會|不要遵守|无需遵守|無需遵守|忘记|忘記|忘掉|抛开|拋開|跳过|跳過)"
-            r"[^。！？\n]{0,12}(?:指令|指示|规则|規則|提示|说明|說明|命令|设定|設定|要求|限制)"
+            r"(?:忽略|无视|無視|忽视|忽視|不要理会|不要理會|不要遵守|无需遵守|無需遵守|忘记|忘記|忘掉|抛开|拋開|"
+            r"跳过|跳過)[^。！？\n]{0,12}(?:指令|指示|规则|規則|提示|说明|說明|命令|设定|設定|要求|限制|内容|內容)"
+            r"|(?:忽略|无视|無視|忽视|忽視)(?:以上|上面|上述|之前|先前|前面)"
             r"|你现在是|你現在是|从现在(?:开始|起)[，,]?你(?:是|将|要扮演)|從現在(?:開始|起)[，,]?你"
-            r"|(?:以前|前|上記|これまで)の(?:指示|命令|ルール)を(?:すべて|全て)?(?:無視|忘れ)"
+            r"|(?:指示|命令|ルール|プロンプト)[をは]?(?:すべて|全て)?(?:無視|忘れ)"
             r"|(?:新的|新)(?:指令|指示)[:：]|(?:输出|輸出|显示|顯示|泄露|洩露)(?:你的)?系统提示"
         ),
     ),
@@ -183,6 +254,13 @@ DECEPTION: tuple[Rule, ...] = (
     (
         "hide-from-user",
         _c(
+            r"\b(?:the|your) (?:user|human|operator|owner)(?: \w+){0,2}? (?:doesn't|does not|"
+            r"don't|do not|needn't|need not|must not|mustn't|should not|shouldn't|will not|won't|"
+            r"must never|should never|will never|never) (?:need to |have to |ever )?(?:know|find "
+            r"out|finds out|learn|notice|see|be told|hear)\b"
+            r"|\b(?:tell|assure|inform|report to) (?:the|your) (?:user|human)(?: that)? (?:\w+ )?"
+            r"(?:is|are|was|were|went) (?:fine|ok|okay|green|passing|successful|good)\b.{0,40}?"
+            r"\b(?:even if|regardless|no matter|whatever|despite)|"
             r"\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|avoid|without) "
             r"(?:\w+ ){0,2}(?:tell|telling|inform|informing|mention|mentioning|reveal|revealing|"
             r"disclose|disclosing|notify|notifying|alert|alerting|admit|admitting|report|reporting|"
@@ -213,10 +291,12 @@ DECEPTION: tuple[Rule, ...] = (
             r"\b(?:send|sending|upload|uploading|post|posting|exfiltrate|exfiltrating|transmit|"
             r"forward|email|e-mail|mail|leak|leaking|submit|beam|ship|pipe) (?:\w+ |a copy of ){0,"
             r"3}"
-            r"(?:(?:the |all |your |my |our )?(?:contents of |content of )?(?:the )?(?:\.env\b"
+            r"(?:(?:the |all |your |my |our )?(?:contents of |content of )?(?:the )?"
+            r"(?:~?/?(?:[\w.\-]+/)*)?(?:\.env\b"
             r"|env file|dotenv|environment variables|secrets\b|credentials\b|api keys\b|private ke"
             r"ys?"
-            r"\b|ssh keys?\b|tokens\b|passwords\b|id_rsa|~?/?\.ssh\b|/etc/passwd|/etc/shadow|"
+            r"\b|ssh keys?\b|(?:api|access|auth|github|session|secret) tokens\b|passwords\b"
+            r"|id_rsa|~?/?\.ssh\b|/etc/passwd|/etc/shadow|"
             r"\.aws\b|aws credentials|\.npmrc|\.netrc|cookies\b|keychain|wallet)|(?:the )?(?:secre"
             r"t|"
             r"credential|token|password|key)s? (?:file|store|vault)\b)|\b(?:cat|type|get-content)"
@@ -284,135 +364,7 @@ SQUASHED: tuple[Rule, ...] = (
     ),
 )
 
-# Literal stems, one of which must occur (in the folded variant) before a family's full
-# pattern runs: the scanner's cheap first pass (see ``docs/mind.md`` "Scanner cost").
-# fmt: off
-_STEMS: dict[str, tuple[str, ...]] = {
-    "ignore-instructions": (
-        "ignor", "disregard", "forget", "overr", "bypass", "discard", "abandon", "neglect",
-        "aside", "throw away", "no attention", "no heed", "no mind", "follow", "obey", "heed",
-        "listen to", "adhere", "comply", "apply", "respect", "forego", "skip",
-    ),
-    "new-instructions": (
-        "instruction", "directive", "order", "rule", "task", "goal", "objective", "role",
-        "purpose", "message", "system prompt",
-    ),
-    "role-hijack": (
-        "you", "pretend", "mode", "anything", "jailbreak", "creator", "developer",
-        "administrator", "admin", "owner", "operator", "maker", "override", "character",
-        "unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue", "dan",
-    ),
-    "chat-template": (
-        "<|", "[inst", "[/inst", "<<", "<start", "<end", "<system", "</system", "<assistant",
-        "</assistant", "<im_", "</im_", "<instruction", "</instruction", "<sys", "</sys", "###",
-        "[system", "[admin", "[developer", "system", "assistant",
-    ),
-    "reveal-prompt": (
-        "prompt", "instructions",
-    ),
-    "ignore-instructions-de": (
-        "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",
-        "befolge", "du bist", "sie sind", "ab jetzt", "ab sofort", "neue anweisung",
-    ),
-    "ignore-instructions-es-pt": (
-        "ignor", "olvid", "omite", "descarta", "caso omiso", "no hagas caso", "pasa por alto",
-        "esquec", "desconsider", "eres", " e ", " es ", "nuevas instrucciones",
-    ),
-    "ignore-instructions-fr-it": (
-        "ignor", "oubli", "compte", "conto", "abstraction", "dimentic", "trascura",
-        "considerare", "tu es", "vous etes", "maintenant", "desormais", "doreavant", "sei ",
-        "nouvelles", "nuove",
-    ),
-    "hide-from-user": (
-        "user", "human", "operator", "owner", "secretly", "covertly", "silently", "stealthily",
-        "discreetly",
-    ),
-    "impersonate-user": (
-        "the user",
-    ),
-    "fake-approval": (
-        "the user",
-    ),
-    "exfiltrate": (
-        "send", "upload", "post", "exfil", "transmit", "forward", "mail", "leak", "submit",
-        "beam", "ship", "pipe", "curl", "wget", "cat", "type", "printenv", "env",
-    ),
-    "deception-multilingual": (
-        "benutzer", "nutzer", "anwender", "usuario", "utilisateur", "utente", "sende",
-        "schicke", "lade ", "envia", "envoie", "envoyez", "invia", "manda", "пользовател", "用户",
-        "用戶", "使用者", "发送", "發送", "上传", "上傳", "发给", "發給",
-    ),
-    "ignore-instructions-ru": (
-        "игнор", "проигнор", "забудь", "забудьте", "обращаи", "следуи", "отбрось", "теперь",
-        "ты",
-    ),
-    "ignore-instructions-zh-ja": (
-        "忽", "无视", "無視", "不要", "无需", "無需", "忘", "抛开", "拋開", "跳过",
-        "跳過", "你现在", "你現在", "从现在",
-        "從現在", "指示", "命令", "ルール", "新的", "新指", "系统提示", "系統提示",
-    ),
-}
-# fmt: on
 VOCABULARY = frozenset(
     w for _, p in (*INJECTION, *DECEPTION) for w in re.findall(r"(?<!\\)[a-z]{2,}", p.pattern)
 )
 """Words the phrase rules are made of; leetspeak ``1`` becomes ``l`` when that makes one."""
-
-
-_PUNCT = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", " "))
-
-
-def _is_word(stem: str) -> bool:
-    """Alphabetic stems of space-separated scripts are looked up by word start; CJK stems
-    and symbols by substring."""
-    letters = stem.replace(" ", "").replace("'", "")
-    return letters.isalpha() and all(ord(ch) < 0x2E80 for ch in letters)
-
-
-_KEY = 4
-"""Stems are looked up by their first four letters (shorter stems: the whole word)."""
-
-
-def _index() -> tuple[dict[str, frozenset[str]], tuple[tuple[str, frozenset[str]], ...]]:
-    words: dict[str, set[str]] = {}
-    symbols: dict[str, set[str]] = {}
-    for family, stems in _STEMS.items():
-        for stem in stems:
-            if not _is_word(stem.strip()):
-                symbols.setdefault(stem, set()).add(family)
-                continue
-            first = stem.split()[0].split("'")[0]
-            words.setdefault(first[:_KEY], set()).add(family)
-    return (
-        {k: frozenset(v) for k, v in words.items()},
-        tuple((k, frozenset(v)) for k, v in symbols.items()),
-    )
-
-
-_WORDS, _SYMBOL_FAMILIES = _index()
-_WORD_KEYS = frozenset(_WORDS)
-_SYMBOL_GATE = re.compile("|".join(re.escape(sym) for sym, _ in _SYMBOL_FAMILIES))
-_WORD_START = re.compile(rf"\b[^\W\d_]{{1,{_KEY}}}")
-_ALL_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
-    [("prompt-injection", n, p) for n, p in INJECTION] + [("deception", n, p) for n, p in DECEPTION]
-)
-_ORDER = {name: i for i, (_, name, _) in enumerate(_ALL_RULES)}
-_ASCII_RULES = tuple((c, n, re.compile(p.pattern, re.ASCII)) for c, n, p in _ALL_RULES)
-"""The same rules compiled for ASCII-only text (\\b and \\w without Unicode tables: faster)."""
-
-
-def candidate_rules(folded: str) -> list[tuple[str, str, re.Pattern[str]]]:
-    """The families whose stems occur in ``folded`` (word prefixes, a few symbols), in rule
-    order; families that need non-ASCII letters are included only for such text."""
-    families: set[str] = set()
-    words = _WORDS
-    for start in _WORD_KEYS.intersection(_WORD_START.findall(folded)):
-        families |= words[start]
-    if _SYMBOL_GATE.search(folded):
-        for sym, fams in _SYMBOL_FAMILIES:
-            if sym in folded:
-                families |= fams
-    if not families:
-        return []
-    rules = _ASCII_RULES if folded.isascii() else _ALL_RULES
-    return [rules[i] for i in sorted(_ORDER[f] for f in families)]

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from persona_mind.mind._errors import UnsafeContent
+from persona_mind.mind._gates import candidate_rules
 from persona_mind.mind._normalize import (
     deleet,
     hidden_characters,
@@ -32,7 +33,6 @@ from persona_mind.mind._phrases import (
     SQUASHED,
     VOCABULARY,
     Rule,
-    candidate_rules,
 )
 from persona_mind.mind._secrets import LONG_WORD, secret_findings
 
@@ -63,7 +63,7 @@ _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 _SHOUTED_ROLE = re.compile(r"(?:^|[\s.!?])(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN) ?: ?\S")
 _SEPARATORS = ".-*·•/|_"
 _SEPARATED_HINT = re.compile(
-    r"\b[^\W\d_][ .\-*·•/|_]{1,2}[^\W\d_][ .\-*·•/|_]|[^\W\d_][\-*·•][^\W\d_]"
+    r"[ .\-*·•/|_][^\W\d_][ .\-*·•/|_][^\W\d_][ .\-*·•/|_]|-[^\W\d_]{1,2}\b"
 )
 """Cheap first look for spaced or cut letters; :func:`_looks_separated` decides."""
 _SEPARATOR_SET = frozenset(_SEPARATORS)
@@ -139,6 +139,11 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
     long_words = LONG_WORD.findall(kept)
     for rule in secret_findings(kept, folded, long_words):
         found[_finding("secret", rule)] = None
+    if not kept.isascii():  # lookalike letters in a secret's name (``pаssword=``)
+        kept_look = skeleton(kept)
+        if kept_look != kept:
+            for rule in secret_findings(kept_look, kept_look.casefold(), long_words):
+                found[_finding("secret", rule)] = None
     if ":" in kept and _SHOUTED_ROLE.search(kept):
         found[_finding("prompt-injection", "chat-template")] = None
     _phrase_hits(folded, found)

@@ -185,6 +185,20 @@ _PROSE = re.compile(
     r" (?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{4,200})(?P=q)",
     _I,
 )
+_XML_SECRET = re.compile(
+    r"<(?:[\w\-]+:)?(?:\w+[_\-])?(?:password|passwd|secret|token|api_?key|apikey|access_?key|"
+    r"secret_?key|private_?key|client_?secret)>\s?(?P<value>[^<\s]{6,200})\s?</",
+    _I,
+)
+_CLI_SECRET = re.compile(
+    r"\b(?:curl|wget|http|httpie)\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]+:"
+    r"(?P<value>[^\s'\"@]{4,200})"
+    r"|\b(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;]{0,80}?\s-p(?P<value2>[^\s'\"]{4,200})"
+    r"|\bsshpass\s+-p\s?['\"]?(?P<value3>[^\s'\"]{4,200})"
+    r"|--password[ =](?P<q>['\"]?)(?P<value4>[^\s'\"]{4,200})",
+    _I,
+)
+_CLI_GATE = re.compile(r"curl|wget|http|mysql|mariadb|sshpass|--password")
 _PROSE_NAME = re.compile(
     r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key"
     r"|credential|kennwort|contrasena|mot de passe|senha|parola d'ordine"
@@ -223,7 +237,8 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
 
 
 _GENERIC_GATE = re.compile(
-    r"pass|pw|secret|token|credential|key|auth|cookie|session|пароль|contras|mot de passe|senha"
+    r"pass|pw|secret|token|credential|key|auth|cookie|session|curl|wget|mysql|mariadb"
+    r"|пароль|contras|mot de passe|senha"
     r"|kennwort|://|密|口令|令牌|パスワード"
 )
 
@@ -296,6 +311,14 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
             found.append("credential-in-prose")
     if "://" in plain_text and _url_credentials(plain_text):
         found.append("url-credentials")
+    xml = _XML_SECRET.search(plain_text) if "<" in plain_text else None
+    if xml and _looks_secret(xml["value"], quoted=True, strict=False):
+        found.append("credential-assignment")
+    for m in _CLI_SECRET.finditer(plain_text) if _CLI_GATE.search(folded) else ():
+        value = m["value"] or m["value2"] or m["value3"] or m["value4"] or ""
+        if _looks_secret(value, quoted=True, strict=False):
+            found.append("cli-credentials")
+            break
     return found
 
 
