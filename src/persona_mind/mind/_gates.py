@@ -19,7 +19,9 @@ __all__ = ("candidate_rules",)
 # pattern runs: the scanner's cheap first pass (see ``docs/mind.md`` "Scanner cost").
 # fmt: off
 _STEMS: dict[str, tuple[str, ...]] = {
+    "ignore-instructions-nl-pl": ("negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "stosuj"),
     "ignore-instructions": (
+        "irrelevant", "obsolete", "apply", "everything", "anything", "whatever",
         "void", "invalid", "cancelled", "canceled", "revoked", "overridden", "longer", "never",
         "disobey",
         "ignor", "disregard", "forget", "overr", "bypass", "discard", "abandon", "neglect",

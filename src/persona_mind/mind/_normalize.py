@@ -48,6 +48,7 @@ _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x200B, 0x200F),
     (0x202A, 0x202E),
     (0x2060, 0x206F),
+    (0x2800, 0x2800),
     (0x3164, 0x3164),
     (0xFE00, 0xFE0F),
     (0xFEFF, 0xFEFF),
@@ -225,6 +226,10 @@ def _joining_letter(ch: str) -> bool:
     return ord(ch) >= _JOINING_SCRIPT_MIN and unicodedata.category(ch)[0] in "LM"
 
 
+def _braille(ch: str) -> bool:
+    return bool(ch) and 0x2801 <= ord(ch) <= 0x28FF
+
+
 def _no_space_letter(ch: str) -> bool:
     """A letter or mark of a script written without spaces (Thai onwards, CJK)."""
     return bool(ch) and ord(ch) >= 0x0E00 and unicodedata.category(ch)[0] in "LM"
@@ -244,6 +249,8 @@ def _allowed(text: str, i: int) -> bool:
         return bool(prev) and not prev.isspace() and not (prev.isalpha() and ord(prev) < 0x2000)
     if cp == 0x00AD:  # soft hyphen: a hyphenation hint between letters (German, Dutch …)
         return bool(prev) and prev.isalpha() and nxt.isalpha()
+    if cp == 0x2800:  # braille blank: a space inside braille text, a hidden gap elsewhere
+        return _braille(prev) or _braille(nxt)
     if cp == 0x200B:  # zero-width space: the word separator of Thai, Lao, Khmer, Myanmar …
         return _no_space_letter(prev) and _no_space_letter(nxt)
     if 0xE0100 <= cp <= 0xE01EF:  # ideographic variation selectors after Han

@@ -129,9 +129,14 @@ INJECTION: tuple[Rule, ...] = (
             rf"(?:told|given|programmed)|(?:all |your |the |any )?(?:safety|ethical|ethics|"
             rf"content) ?(?:rules|guidelines|filters|policies|policy|training|protocols)?"
             rf"(?:[.,;!]|$))"
+            r"|\b(?:everything|anything|all|the text|whatever (?:was|is) (?:written|said)) "
+            r"(?:above|before (?:this|here)(?: \w+)?|so far|prior to this(?: \w+)?) "
+            r"(?:is|are|was|were) "
+            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|a test|null|to be ignored)"
             r"|\b(?:your|the) (?:previous|prior|original|earlier|system|old|initial) "
-            r"(?:instructions|rules|prompt|guidelines|directives) (?:are|is) (?:now )?(?:void|"
-            r"invalid|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply))"
+            r"(?:instructions|rules|prompt|guidelines|directives) (?:(?:are|is) )?(?:now )?(?:void|"
+            r"invalid|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply)"
+            r"|do not apply|don't apply)"
         ),
     ),
     (
@@ -171,7 +176,8 @@ INJECTION: tuple[Rule, ...] = (
             r"guidelines)|\byou (?:have|has) no (?:restrictions|rules|limits|filters|guidelines|"
             r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on) (?:\w+ )?"
             r"(?:developer|god|debug|admin|sudo|jailbreak|dan|unrestricted|root) mode\b"
-            r"|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode (?:enabled|activated|on)\b"
+            r"|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode(?: is)? ?:? ?(?:enabled|"
+            r"activated|on)\b|\byou(?: are|'re) dan\b"
             r"|\bdo anything now\b|\bjailbreak(?:ed|ing)? (?:the )?(?:model|assistant|ai|you)\b"
             r"|\b(?:i am|i'm|this is|speaking as) (?:your|the) (?:developer|creator|administrator|"
             r"admin|owner|operator|system administrator|maker)\b|\b(?:system|admin|root|sudo|"
@@ -182,7 +188,7 @@ INJECTION: tuple[Rule, ...] = (
         "chat-template",
         _c(
             r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id"
-            r"|end_header_id|begin_of_text)\|>|\[/?inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>"
+            r"|end_header_id|begin_of_text)\|>|\[inst\].{0,400}\[/inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>"
             r"|</?(?:system|assistant|im_start|im_end|instructions?|system_prompt|sys)>"
             r"|(?:^|\s)### ?(?:instruction|system|response)s? ?:|\b(?:system|assistant)"
             r" ?: ?(?:you|ignore|disregard|from now|new|the user|do not|don't|never|always|forget"
@@ -250,10 +256,25 @@ INJECTION: tuple[Rule, ...] = (
     ),
 )
 
+INJECTION = (
+    *INJECTION,
+    (
+        "ignore-instructions-nl-pl",
+        _c(
+            r"\b(?:negeer|vergeet|zignoruj|ignoruj|zapomnij o|nie stosuj się do) (?:\w+ ){0,3}"
+            r"(?:vorige|eerdere|bovenstaande|voorgaande|oorspronkelijke|poprzedni|wcześniejsz|"
+            r"powyższ|wszystkie|alle|je|jouw|twoje)\w* (?:\w+ ){0,2}(?:instructies|regels|"
+            r"opdrachten|instrukcj|polece|zasad|reguł)\w*"
+        ),
+    ),
+)
+
 DECEPTION: tuple[Rule, ...] = (
     (
         "hide-from-user",
         _c(
+            r"\b(?:lie|lying|lies) to (?:the|your) (?:user|human|operator)\b|\bmislead(?:ing)? "
+            r"(?:the|your) (?:user|human|operator)\b|"
             r"\b(?:the|your) (?:user|human|operator|owner)(?: \w+){0,2}? (?:doesn't|does not|"
             r"don't|do not|needn't|need not|must not|mustn't|should not|shouldn't|will not|won't|"
             r"must never|should never|will never|never) (?:need to |have to |ever )?(?:know|find "

@@ -120,8 +120,22 @@ def _phrase_hits(variant: str, found: dict[Finding, None]) -> None:
             found[_finding(category, name)] = None
 
 
+_SPLIT_KEYS = ("ignore", "disregard", "forget", "bypass", "override", "you are now", "jailbreak")
+
+
+def _split_word_hits(folded: str, found: dict[Finding, None]) -> None:
+    """Trigger words cut by spaces (``ig nore prev ious``): squashed matching, but only when
+    a trigger word appears squashed and not as a word (so ordinary text is never squashed)."""
+    squashed = folded.replace(" ", "")
+    if any(k.replace(" ", "") in squashed and k not in folded for k in _SPLIT_KEYS):
+        _squashed_hits(folded, found)
+
+
+_NOT_LETTERS = re.compile(r"[^a-z]+")
+
+
 def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
-    squashed = re.sub(r"[^a-z]+", "", text)
+    squashed = _NOT_LETTERS.sub("", text)
     rules: tuple[Rule, ...] = SQUASHED
     for name, pattern in rules:
         if pattern.search(squashed):
@@ -161,6 +175,8 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
         if joined != leet:
             _phrase_hits(joined, found)
             _squashed_hits(joined, found)
+    if not found:
+        _split_word_hits(leet, found)
     if found or depth >= MAX_DEPTH:
         return
     rot13_words = len(_ROT13_WORDS.intersection(words))

@@ -177,7 +177,7 @@ _STRONG_KEY = re.compile(
     r"[_\-.]?$"
 )
 _PROSE = re.compile(
-    r"\b(?P<name>password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|"
+    r"\b(?P<name>password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|key|"
     r"secret key|private key|credentials?|kennwort|contrasena|mot de passe|пароль|"
     r"senha|parola d'ordine)\b(?:(?: [\w.@/\-]+){0,6}?"
     r"(?: (?:is|was|are|reads|ist|lautet|war|es|est|e|era|é|это)| ?[:=])|(?=\s))"
@@ -190,17 +190,26 @@ _XML_SECRET = re.compile(
     r"secret_?key|private_?key|client_?secret)>\s?(?P<value>[^<\s]{6,200})\s?</",
     _I,
 )
-_CLI_SECRET = re.compile(
-    r"\b(?:curl|wget|http|httpie)\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]+:"
-    r"(?P<value>[^\s'\"@]{4,200})"
-    r"|\b(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;]{0,80}?\s-p(?P<value2>[^\s'\"]{4,200})"
-    r"|\bsshpass\s+-p\s?['\"]?(?P<value3>[^\s'\"]{4,200})"
-    r"|--password[ =](?P<q>['\"]?)(?P<value4>[^\s'\"]{4,200})",
-    _I,
-)
-_CLI_GATE = re.compile(r"curl|wget|http|mysql|mariadb|sshpass|--password")
+# Credentials on a command line or in "user / password" notes: (literal gate, pattern).
+_CLI_SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("curl", re.compile(
+        r"\bcurl\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]+:(?P<v>[^\s'\"@]{4,200})", _I)),
+    ("wget", re.compile(
+        r"\bwget\b[^\n|;]{0,80}?\s--(?:http-)?password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
+    ("mysql", re.compile(
+        r"\b(?:mysql|mysqldump|mysqladmin)\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
+    ("mariadb", re.compile(r"\bmariadb\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
+    ("sshpass", re.compile(r"\bsshpass\s+-p\s?['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
+    ("--password", re.compile(r"--password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
+    ("set", re.compile(
+        r"\b(?:set -[gux]+|setenv|set)\s+\w*?(?:pass|pwd|secret|token|key)\w*\s+['\"]?"
+        r"(?P<v>[^\s'\"]{4,200})", _I)),
+    ("/", re.compile(
+        r"\b(?:creds?|credentials|login|account)\b(?: \w+){0,2}?(?: is| are|:)? [\w.@\-]+ ?/ ?"
+        r"(?P<v>[^\s,;'\"]{6,200})", _I)),
+)  # fmt: skip
 _PROSE_NAME = re.compile(
-    r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key"
+    r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key|key"
     r"|credential|kennwort|contrasena|mot de passe|senha|parola d'ordine"
 )
 _CJK_PROSE = re.compile(
@@ -237,7 +246,7 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
 
 
 _GENERIC_GATE = re.compile(
-    r"pass|pw|secret|token|credential|key|auth|cookie|session|curl|wget|mysql|mariadb"
+    r"pass|pw|secret|token|cred|login|key|auth|cookie|session|curl|wget|mysql|mariadb"
     r"|пароль|contras|mot de passe|senha"
     r"|kennwort|://|密|口令|令牌|パスワード"
 )
@@ -303,6 +312,8 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
     if _assignment(plain_text):
         found.append("credential-assignment")
     for m in _prose_matches(plain_text, folded):
+        if m["name"].casefold() == "key" and len(m["value"]) < 16:
+            continue  # "key: Ctrl+C" — a bare "key" needs a key-length value
         if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
             found.append("credential-in-prose")
             break
@@ -314,11 +325,12 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
     xml = _XML_SECRET.search(plain_text) if "<" in plain_text else None
     if xml and _looks_secret(xml["value"], quoted=True, strict=False):
         found.append("credential-assignment")
-    for m in _CLI_SECRET.finditer(plain_text) if _CLI_GATE.search(folded) else ():
-        value = m["value"] or m["value2"] or m["value3"] or m["value4"] or ""
-        if _looks_secret(value, quoted=True, strict=False):
-            found.append("cli-credentials")
-            break
+    for literal, pattern in _CLI_SECRETS:
+        if literal in folded:
+            hit = pattern.search(plain_text)
+            if hit and _looks_secret(hit["v"], quoted=True, strict=literal == "/"):
+                found.append("cli-credentials")
+                break
     return found
 
 
