@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bench._report import Result, emit
 from persona_mind.mind import scan
-from persona_mind.mind._fence import LOOKALIKE_BRACKETS, escape_memory
+from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._text import collapse_ws
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "mind" / "scanner_corpus"
@@ -63,12 +63,22 @@ def load(corpus: Path) -> list[Row]:
     return rows
 
 
+_BRACKET_NAMES = ("LESS-THAN", "GREATER-THAN", "ANGLE BRACKET", "ANGLE QUOTATION", "CHEVRON")
+
+
+def _bracket_like(ch: str) -> bool:
+    """Judged from the Unicode name, independently of the fence's own list."""
+    name = unicodedata.name(ch, "")
+    return ch in "<>" or any(k in name for k in _BRACKET_NAMES) or "ARROWHEAD" in name
+
+
 def neutralised(text: str) -> bool:
     """Whether ``text`` rendered as a memory entry can neither close the fence nor open a
-    heading: no ``<``/``>`` (also after NFKC) or lookalike bracket, no heading ``#``."""
+    heading: no bracket-like character (by Unicode name, also after NFKC) and no ``#`` (or
+    lookalike) starting a word."""
     rendered = escape_memory(collapse_ws(text))
     folded = unicodedata.normalize("NFKC", rendered)
-    if "<" in folded or ">" in folded or any(ch in LOOKALIKE_BRACKETS for ch in rendered):
+    if any(_bracket_like(ch) for ch in rendered + folded):
         return False
     return not _OPENS_HEADING.search(folded)
 

@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from bench import scanner as bench_scanner
 from bench.scanner import CORPUS, load, neutralised, rates
 
 from persona_mind.mind import _scanner, scan
@@ -131,6 +132,18 @@ def test_nested_encodings_are_decoded_but_bounded(monkeypatch: pytest.MonkeyPatc
     assert max(depths) == _scanner.MAX_DEPTH  # decoding stops at the bound
 
 
-def test_fence_lookalikes_are_neutralised() -> None:
-    for closer in ("\uff1c/persona-mind-memory\uff1e", "\ufe64/x\ufe65", "## heading"):
-        assert neutralised(closer)
+def test_fence_lookalikes_are_neutralised(monkeypatch: pytest.MonkeyPatch) -> None:
+    closers = (
+        "\uff1c/persona-mind-memory\uff1e",
+        "\ufe64/x\ufe65",
+        "\u300a/x\u300b",
+        "\u02c2/x\u02c3",
+        "## heading",
+        "\uff03\uff03 heading",
+    )
+    for closer in closers:
+        assert neutralised(closer), closer
+    # the check itself can fail: without the fence, every one of them gets through
+    monkeypatch.setattr(bench_scanner, "escape_memory", lambda text: text)
+    for closer in closers:
+        assert not neutralised(closer), closer

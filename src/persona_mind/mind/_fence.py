@@ -14,13 +14,23 @@ import re
 
 __all__ = ("LOOKALIKE_BRACKETS", "escape_memory")
 
+_BRACKET_CLASS = (
+    "\u00ab\u00bb\u02c2-\u02c3\u02f1-\u02f2\u0f3a-\u0f3b\u1400\u1433\u1438\u2039-\u203a"
+    "\u2264-\u226b\u226e-\u2279\u22d6-\u22dd\u22e6-\u22e7\u2329-\u232a\u2343-\u2344\u2369"
+    "\u2746\u276c-\u2771\u27e8-\u27eb\u2976-\u2978\u2991-\u2996\u29c0-\u29c1\u29fc-\u29fd"
+    "\u2a79-\u2aa9\u2af7-\u2afa\u2b43\u3008-\u300b\ufe3d-\ufe40\ufe64-\ufe65\uff1c\uff1e"
+    "\U0001fbca"
+)
+"""Every character Unicode names a less-/greater-than sign, angle bracket, angle quotation
+mark or chevron (generated from the character names; see ``bench/scanner.py``), plus the
+modifier-letter, Canadian-syllabics and Tibetan angle shapes."""
 LOOKALIKE_BRACKETS = frozenset(
-    "\uff1c\uff1e\ufe64\ufe65\u2039\u203a\u2329\u232a\u3008\u3009\u27e8\u27e9\u276c\u276d"
-    "\u276e\u276f\u2770\u2771\u02c2\u02c3\u1438\u1433\u22d6\u22d7\u29fc\u29fd\u2aa1\u2aa2"
-    "\u227a\u227b\u02f1\u02f2\u2a7d\u2a7e\u1400\u0f3a\u0f3b\u2264\u2265\u226e\u226f"
+    chr(cp)
+    for lo, hi in re.findall(r"(.)(?:-(.))?", _BRACKET_CLASS)
+    for cp in range(ord(lo), ord(hi or lo) + 1)
 )
 _LOOKALIKE_HASHES = "\uff03\ufe5f"
-_SPECIAL = re.compile("[&<>" + "".join(sorted(LOOKALIKE_BRACKETS)) + _LOOKALIKE_HASHES + "]")
+_SPECIAL = re.compile("[&<>" + _BRACKET_CLASS + _LOOKALIKE_HASHES + "]")
 _HEADING = re.compile(r"(?:(?<=\s)|^)#(?=#{0,5}(?:\s|$))")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
