@@ -61,6 +61,12 @@ _INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
 _DROP: dict[int, None] = {cp: None for lo, hi in _INVISIBLE_RANGES for cp in range(lo, hi + 1)}
 _QUOTES = {0x2018: "'", 0x2019: "'", 0x02BC: "'", 0x2032: "'", 0x201C: '"', 0x201D: '"'}
 _DROP_AND_QUOTES: dict[int, str | None] = {**_DROP, **_QUOTES}
+_DROPPED = re.compile(
+    "["
+    + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _INVISIBLE_RANGES)
+    + "".join(map(chr, _QUOTES))
+    + "]"
+)
 
 # Lookalikes of Latin letters (TR39 confusables, restricted to what renders like a-z).
 _CONFUSABLE_SRC = {
@@ -142,7 +148,9 @@ def plain(text: str) -> str:
     """Case kept, compatibility forms and marks folded, invisibles dropped, spaces collapsed."""
     if text.isascii():
         return " ".join(text.split())
-    return " ".join(strip_marks(text.translate(_DROP_AND_QUOTES)).split())
+    if _DROPPED.search(text):
+        text = text.translate(_DROP_AND_QUOTES)
+    return " ".join(strip_marks(text).split())
 
 
 def fold(text: str) -> str:

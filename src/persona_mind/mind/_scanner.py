@@ -114,20 +114,25 @@ def _decoded_layers(long_words: list[str]) -> list[str]:
 
 
 def _phrase_hits(variant: str, found: dict[Finding, None]) -> None:
-    """Only the families whose stems occur in ``variant`` run their full pattern."""
+    """The first family that matches ``variant``; only families whose stems occur in it run
+    their full pattern."""
     for category, name, pattern in candidate_rules(variant):
         if pattern.search(variant):
             found[_finding(category, name)] = None
+            return
 
 
-_SPLIT_KEYS = ("ignore", "disregard", "forget", "bypass", "override", "you are now", "jailbreak")
+_SPLIT_KEYS = tuple(
+    (k.replace(" ", ""), k)
+    for k in ("ignore", "disregard", "forget", "bypass", "override", "you are now", "jailbreak")
+)
 
 
 def _split_word_hits(folded: str, found: dict[Finding, None]) -> None:
     """Trigger words cut by spaces (``ig nore prev ious``): squashed matching, but only when
     a trigger word appears squashed and not as a word (so ordinary text is never squashed)."""
     squashed = folded.replace(" ", "")
-    if any(k.replace(" ", "") in squashed and k not in folded for k in _SPLIT_KEYS):
+    if any(key in squashed and word not in folded for key, word in _SPLIT_KEYS):
         _squashed_hits(folded, found)
 
 
@@ -153,24 +158,25 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
     long_words = LONG_WORD.findall(kept)
     for rule in secret_findings(kept, folded, long_words):
         found[_finding("secret", rule)] = None
-    if not kept.isascii():  # lookalike letters in a secret's name (``pаssword=``)
+    if not found and not kept.isascii():  # lookalike letters in a secret's name (``pаssword=``)
         kept_look = skeleton(kept)
         if kept_look != kept:
             for rule in secret_findings(kept_look, kept_look.casefold(), long_words):
                 found[_finding("secret", rule)] = None
-    if ":" in kept and _SHOUTED_ROLE.search(kept):
+    if not found and ":" in kept and _SHOUTED_ROLE.search(kept):
         found[_finding("prompt-injection", "chat-template")] = None
-    _phrase_hits(folded, found)
+    if not found:
+        _phrase_hits(folded, found)
     if found:
         return
     look = folded if folded.isascii() else skeleton(folded)
     if look != folded:
         _phrase_hits(look, found)
     leet = deleet(look, VOCABULARY)
-    if leet != look:
+    if leet != look and not found:
         _phrase_hits(leet, found)
     words = leet.split()
-    if _SEPARATED_HINT.search(leet) and _looks_separated(words):
+    if not found and _SEPARATED_HINT.search(leet) and _looks_separated(words):
         joined = join_separated(leet)
         if joined != leet:
             _phrase_hits(joined, found)
@@ -197,15 +203,18 @@ def _finding(category: str, rule: str) -> Finding:
 
 
 def scan(text: str) -> tuple[Finding, ...]:
-    """Findings for ``text`` (empty when safe); deterministic order.
+    """Why ``text`` is unsafe (empty when it is safe); deterministic.
 
-    Hidden characters are always reported; secrets and phrases come from the first normal
-    form that has any (the folded text, else its lookalike/leetspeak/separated variants,
-    else the decoded layers), so an obvious hit costs no decoding.
+    The scan stops at the first rule group that fires — hidden characters, then token
+    formats, then generic secrets, then phrases on the folded text, then its lookalike,
+    leetspeak and separated-letter variants, then decoded layers — because a refusal needs
+    one reason and every caller only asks *whether* text is safe.  A text with a secret
+    *and* an injected instruction therefore reports the secret.
     """
     found: dict[Finding, None] = {}
     if hidden_characters(text):
         found[_finding("invisible-unicode", "format-or-control-character")] = None
+        return tuple(found)
     _scan_layer(text, 0, found)
     return tuple(found)
 

@@ -191,20 +191,20 @@ _XML_SECRET = re.compile(
     _I,
 )
 # Credentials on a command line or in "user / password" notes: (literal gate, pattern).
-_CLI_SECRETS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("curl", re.compile(
+_CLI_SECRETS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("curl",), re.compile(
         r"\bcurl\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]+:(?P<v>[^\s'\"@]{4,200})", _I)),
-    ("wget", re.compile(
+    (("wget",), re.compile(
         r"\bwget\b[^\n|;]{0,80}?\s--(?:http-)?password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
-    ("mysql", re.compile(
+    (("mysql",), re.compile(
         r"\b(?:mysql|mysqldump|mysqladmin)\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
-    ("mariadb", re.compile(r"\bmariadb\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
-    ("sshpass", re.compile(r"\bsshpass\s+-p\s?['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
-    ("--password", re.compile(r"--password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
-    ("set", re.compile(
+    (("mariadb",), re.compile(r"\bmariadb\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
+    (("sshpass",), re.compile(r"\bsshpass\s+-p\s?['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
+    (("--password",), re.compile(r"--password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
+    (("set -", "setenv"), re.compile(
         r"\b(?:set -[gux]+|setenv|set)\s+\w*?(?:pass|pwd|secret|token|key)\w*\s+['\"]?"
         r"(?P<v>[^\s'\"]{4,200})", _I)),
-    ("/", re.compile(
+    (("cred", "login", "account"), re.compile(
         r"\b(?:creds?|credentials|login|account)\b(?: \w+){0,2}?(?: is| are|:)? [\w.@\-]+ ?/ ?"
         r"(?P<v>[^\s,;'\"]{6,200})", _I)),
 )  # fmt: skip
@@ -293,9 +293,9 @@ def _prose_matches(plain_text: str, folded: str) -> Iterator[re.Match[str]]:
 
 
 def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list[str]:
-    """Rule names of every secret rule that fires on ``plain_text`` (case kept; ``folded``
-    is its case-folded form, used for the cheap literal gates; ``long_words`` its
-    ``LONG_WORD`` runs)."""
+    """Rule names of the first secret rule group that fires on ``plain_text`` (case kept;
+    ``folded`` is its case-folded form, used for the cheap literal gates; ``long_words``
+    its ``LONG_WORD`` runs): token formats, keyword formats, then the generic rules."""
     seen: set[str] = set()
     for word in long_words:
         for token in word.translate(_TOKEN_SEP).split():
@@ -306,32 +306,32 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
         name, pattern = _KEYWORD_RULE[lit]
         if name not in seen and pattern.search(plain_text):
             seen.add(name)
-    found = sorted(seen)
-    if not _GENERIC_GATE.search(folded):
-        return found
+    if seen or not _GENERIC_GATE.search(folded):
+        return sorted(seen)
     if _assignment(plain_text):
-        found.append("credential-assignment")
+        return ["credential-assignment"]
+    if _prose_secret(plain_text, folded):
+        return ["credential-in-prose"]
+    if "://" in plain_text and _url_credentials(plain_text):
+        return ["url-credentials"]
+    xml = _XML_SECRET.search(plain_text) if "<" in plain_text else None
+    if xml and _looks_secret(xml["value"], quoted=True, strict=False):
+        return ["credential-assignment"]
+    for literals, pattern in _CLI_SECRETS:
+        if any(lit in folded for lit in literals):
+            hit = pattern.search(plain_text)
+            if hit and _looks_secret(hit["v"], quoted=True, strict=literals[0] == "cred"):
+                return ["cli-credentials"]
+    return []
+
+
+def _prose_secret(plain_text: str, folded: str) -> bool:
     for m in _prose_matches(plain_text, folded):
         if m["name"].casefold() == "key" and len(m["value"]) < 16:
             continue  # "key: Ctrl+C" — a bare "key" needs a key-length value
         if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
-            found.append("credential-in-prose")
-            break
-    else:
-        if not plain_text.isascii() and _CJK_PROSE.search(plain_text):
-            found.append("credential-in-prose")
-    if "://" in plain_text and _url_credentials(plain_text):
-        found.append("url-credentials")
-    xml = _XML_SECRET.search(plain_text) if "<" in plain_text else None
-    if xml and _looks_secret(xml["value"], quoted=True, strict=False):
-        found.append("credential-assignment")
-    for literal, pattern in _CLI_SECRETS:
-        if literal in folded:
-            hit = pattern.search(plain_text)
-            if hit and _looks_secret(hit["v"], quoted=True, strict=literal == "/"):
-                found.append("cli-credentials")
-                break
-    return found
+            return True
+    return not plain_text.isascii() and bool(_CJK_PROSE.search(plain_text))
 
 
 def _url_credentials(plain_text: str) -> bool:
