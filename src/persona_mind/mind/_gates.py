@@ -19,6 +19,10 @@ __all__ = ("candidate_rules",)
 # pattern runs: the scanner's cheap first pass (see ``docs/mind.md`` "Scanner cost").
 # fmt: off
 _STEMS: dict[str, tuple[str, ...]] = {
+    "address-the-model": (
+        "note", "message", "attention", "instruction", "instructions", "reminder", "important",
+        "directive", "notice", "if", "ai", "llm",
+    ),
     "ignore-instructions-nl-pl": ("negeer", "vergeet", "zignoruj", "ignoruj", "zapomnij", "stosuj"),
     "ignore-instructions": (
         "irrelevant", "obsolete", "apply", "everything", "anything", "whatever",
@@ -61,6 +65,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "nouvelles", "nuove",
     ),
     "hide-from-user": (
+        "keep", "pretend",
         "user", "human", "operator", "owner", "secretly", "covertly", "silently", "stealthily",
         "discreetly",
     ),
@@ -71,6 +76,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "the user",
     ),
     "exfiltrate": (
+        "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat",
         "email", "sending", "uploading", "posting", "leaking", "exfiltrating",
         "send", "upload", "post", "exfil", "transmit", "forward", "mail", "leak", "submit",
         "beam", "ship", "pipe", "curl", "wget", "cat", "type", "printenv", "env",

@@ -185,7 +185,7 @@ def deleet(folded: str, vocabulary: frozenset[str]) -> str:
     changed = False
     out: list[str] = []
     for word in folded.split(" "):
-        core = word.strip(".,;:!?()[]\"'")
+        core = word.strip(".,;:?()[]\"'")
         new = word
         if 2 <= len(core) <= 16 and not core.isalpha() and not _LEET_SET.isdisjoint(core):
             for table in (_LEET, _LEET_L):

@@ -54,6 +54,7 @@ _EN_NOUN = (
 _EN_AFTER = (
     r"(?:above|(?:before|earlier|previously)(?: this(?: message| line| point)?)?(?=[.,;:!?]|$)"
     r"|so far|until now|up to now|you were given|you've been given|you have been given|"
+    r"you (?:were|have been|'ve been) told(?: before| earlier| previously)?|"
     r"you received|you got|given (?:to you |earlier |before )?(?:before|earlier|previously|"
     r"above)|(?:stated|written|provided|listed|given) above)"
 )
@@ -62,7 +63,8 @@ _EN_THAT = (
     r"got) (?:told|given|instructed|taught)|(?:i|we|they|he|she|the system|the developer|your "
     r"developer|your creators?|the operator) (?:told|said|wrote|gave) you|(?:was|were|has been) "
     r"(?:said|written|stated|given)|above|before(?: this)?|prior|so far|until now|up to now|"
-    r"earlier|previously|said above|stated above|written above))"
+    r"earlier|previously|said above|stated above|written above|came before|preceded this|"
+    r"precedes this|comes before this))"
 )
 
 
@@ -160,7 +162,8 @@ INJECTION: tuple[Rule, ...] = (
             r"|\b(?:an? )?(?:ai|assistant|model|chatbot|bot|llm)(?: \w+)? (?:without|with no|"
             r"free of|"
             r"that has no|having no|with zero) (?:any )?(?:restrictions|rules|limits|limitations|"
-            r"filters|guidelines|boundaries|censorship|safety)\b"
+            r"filters|guidelines|boundaries|censorship|safety|content polic(?:y|ies)|"
+            r"polic(?:y|ies)|ethics|morals)\b"
             r"|\byou(?:'re|re) now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|"
             r"jailbroken|evil)\b"
             r"|\byou are now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|dan|jailbroke"
@@ -219,7 +222,8 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions-es-pt",
         _c(
-            _ES_PT + r"|\bolvida todo lo (?:anterior|que)|\besqueça tudo\b|\b(?:ahora|a partir "
+            _ES_PT + r"|\b(?:ignora|ignore|olvida|olvide|descarta) todo lo (?:anterior|que|"
+            r"de arriba|dicho)|\besqueça tudo\b|\b(?:ahora|a partir "
             r"de ahora|desde ahora),? (?:tu )?eres (?:un|una|el|la|dan|libre)\b|\b(?:agora|a "
             r"partir de agora),? (?:tu |você )?(?:é|es|és) (?:um|uma|o|a|dan|livre)\b"
             r"|\bnuevas instrucciones ?:"
@@ -228,7 +232,8 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions-fr-it",
         _c(
-            _FR_IT + r"|\boublie(?:z)? tout\b|\bdimentica(?:te)? tutto\b|\b(?:tu es|vous êtes) "
+            _FR_IT + r"|\b(?:oublie|oubliez|ignore|ignorez) tout\b|\b(?:dimentica|dimenticate|"
+            r"ignora|ignorate) tutto\b|\b(?:tu es|vous êtes) "
             r"(?:maintenant|désormais|dorénavant) (?:un|une|le|la|dan|libre)\b|\b(?:à partir de "
             r"maintenant|désormais),? tu es\b|\b(?:ora|adesso|da ora in poi),? (?:tu )?sei (?:un|"
             r"una|il|lo|la|dan|libero)\b|\bnouvelles instructions ?:|\bnuove istruzioni ?:"
@@ -259,6 +264,17 @@ INJECTION: tuple[Rule, ...] = (
 INJECTION = (
     *INJECTION,
     (
+        "address-the-model",
+        _c(
+            r"\b(?:note|message|attention|instructions?|reminder|important(?: instructions?)?|"
+            r"directive|notice)s? (?:to|for) (?:the |any |all )?(?:ai|llm|assistant|model|agent|"
+            r"chatbot|language model|copilot|claude|gpt|chatgpt)s?\b(?! team)"
+            r"|\bif you(?: are|'re) an? (?:ai|llm|language model|ai assistant|assistant|ai agent|"
+            r"agent|bot|chatbot)\b|\b(?:ai|llm) (?:agents?|assistants?|models?) (?:reading|"
+            r"processing|parsing|that reads?) this\b"
+        ),
+    ),
+    (
         "ignore-instructions-nl-pl",
         _c(
             r"\b(?:negeer|vergeet|zignoruj|ignoruj|zapomnij o|nie stosuj się do) (?:\w+ ){0,3}"
@@ -273,6 +289,9 @@ DECEPTION: tuple[Rule, ...] = (
     (
         "hide-from-user",
         _c(
+            r"\bkeep (?:the|your) (?:user|human|operator) in the dark\b|\bpretend (?:that )?"
+            r"(?:the |all )?(?:tests?|build|ci|deploy\w*|checks?|everything|it)(?: \w+)? (?:passed|"
+            r"succeeded|worked|is fine|are fine|went fine|is green|are green)\b|"
             r"\b(?:lie|lying|lies) to (?:the|your) (?:user|human|operator)\b|\bmislead(?:ing)? "
             r"(?:the|your) (?:user|human|operator)\b|"
             r"\b(?:the|your) (?:user|human|operator|owner)(?: \w+){0,2}? (?:doesn't|does not|"
@@ -325,6 +344,10 @@ DECEPTION: tuple[Rule, ...] = (
             r"netcat|wget|socat)\b|\b(?:curl|wget)\b[^\n|]{0,80}(?:-d|--data(?:-binary)?|-f|"
             r"--upload-file|-t|--post-file)[ =]?@?\S*(?:\.env\b|id_rsa|\.ssh|credentials|"
             r"/etc/passwd)|\b(?:printenv|env|set) ?\| ?(?:curl|nc|ncat|wget)\b"
+            r"|\b(?:scp|rsync|sftp)\b[^\n|;]{0,60}?(?:id_rsa|id_ed25519|\.ssh/|\.env\b|\.aws/|"
+            r"credentials|/etc/passwd|/etc/shadow)[^\n|;]{0,40}?\s\S+@[\w.\-]+:"
+            r"|\b(?:nc|ncat|netcat|socat)\b[^\n|;]{0,60}?< ?\S*(?:\.env\b|id_rsa|credentials|"
+            r"passwd|shadow)"
         ),
     ),
     (

@@ -181,6 +181,8 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
         if joined != leet:
             _phrase_hits(joined, found)
             _squashed_hits(joined, found)
+    if not found and "_" in leet:  # snake_case_sentences
+        _phrase_hits(leet.replace("_", " "), found)
     if not found:
         _split_word_hits(leet, found)
     if found or depth >= MAX_DEPTH:

@@ -158,16 +158,18 @@ _PLACEHOLDER = re.compile(
     r"|env|process|os|settings|config|getenv|str|string|int|bytes)$",
     _I,
 )
-_EXPRESSION = re.compile(r"[()\[\]{}]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$|^[~./]|^\w+://|^-")
+_EXPRESSION = re.compile(r"[()\[\]{}]|^[~./]|^\w+://|^-")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 
 _OPERATOR = re.compile(r"[:=]")
 _KEYWORD_END = re.compile(
     r"(?P<kw>passwd|password|passphrase|pass|pwd|pw|secret|token|credentials?|apikey|auth|"
-    r"cookie|session[_\-]?id|key)[\"']?\s?$"
+    r"cookie|session[_\-]?id|key|passwort|kennwort|contrasena|senha|parola|пароль)[\"']?\s?$"
 )
 _KEYWORD_TAILS = (
     "passwd", "password", "passphrase", "pass", "pwd", "pw", "secret", "token", "credential",
     "credentials", "apikey", "auth", "cookie", "sessionid", "session_id", "session-id", "key",
+    "passwort", "kennwort", "contrasena", "senha", "parola", "пароль",
 )  # fmt: skip
 _VALUE = re.compile(r"[=>]?\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{0,60}$")
@@ -199,6 +201,10 @@ _CLI_SECRETS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("mysql",), re.compile(
         r"\b(?:mysql|mysqldump|mysqladmin)\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
     (("mariadb",), re.compile(r"\bmariadb\b[^\n|;]{0,80}?\s-p(?P<v>[^\s'\"]{4,200})", _I)),
+    (("redis-cli",), re.compile(r"\bredis-cli\b[^\n|;]{0,80}?\s-a\s+['\"]?(?P<v>[^\s'\"]{4,200})")),
+    (("login",), re.compile(
+        r"\b(?:docker|podman|helm|nerdctl|buildah|skopeo)(?: registry)? login\b[^\n|;]{0,80}?"
+        r"\s(?:-p|--password)[ =]?['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
     (("sshpass",), re.compile(r"\bsshpass\s+-p\s?['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
     (("--password",), re.compile(r"--password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
     (("set -", "setenv"), re.compile(
@@ -238,6 +244,8 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
     v = value.strip(".")
     if len(v) < 6 or _PLACEHOLDER.match(v) or _EXPRESSION.search(v):
         return False
+    if _DOTTED.match(v) and _classes(v) < 3:
+        return False  # self.password, settings.API_KEY — not "abcD.ef12GhIj"
     if v.isdigit():
         return len(v) >= 6 and not strict
     if v.isalpha() and v.islower():
@@ -246,8 +254,8 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
 
 
 _GENERIC_GATE = re.compile(
-    r"pass|pw|secret|token|cred|login|key|auth|cookie|session|curl|wget|mysql|mariadb"
-    r"|пароль|contras|mot de passe|senha"
+    r"pass|pw|secret|token|cred|login|key|auth|cookie|session|curl|wget|mysql|mariadb|redis"
+    r"|пароль|contras|mot de passe|senha|parola"
     r"|kennwort|://|密|口令|令牌|パスワード"
 )
 
@@ -327,8 +335,13 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
 
 def _prose_secret(plain_text: str, folded: str) -> bool:
     for m in _prose_matches(plain_text, folded):
-        if m["name"].casefold() == "key" and len(m["value"]) < 16:
-            continue  # "key: Ctrl+C" — a bare "key" needs a key-length value
+        value = m["value"]
+        if (
+            m["name"].casefold() == "key"
+            and len(value) < 16
+            and not (len(value) >= 10 and value.isalnum() and _classes(value) >= 3)
+        ):
+            continue  # "key: Ctrl+Shift+K" — a bare "key" needs a key-like value
         if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
             return True
     return not plain_text.isascii() and bool(_CJK_PROSE.search(plain_text))
