@@ -102,8 +102,11 @@ _KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ),
     (
         "private-key-body",
-        ("mii",),
-        re.compile(r"MII[A-Za-z0-9+/]{40,}(?:\s?[A-Za-z0-9+/=]{40,}){1,}"),
+        ("mii", "mhccaqee", "mig", "b3blbnnzac1rzxktdje", "putty-user-key"),
+        re.compile(
+            r"(?:MII|MHcCAQEE|MIG[2k]AgE|b3BlbnNzaC1rZXktdjE)(?:[A-Za-z0-9+/]{56,}"
+            r"|[A-Za-z0-9+/]{20,}(?:\s[A-Za-z0-9+/=]{20,}){2,})|PuTTY-User-Key-File-\d"
+        ),
     ),
     (
         "gcp-service-account",
@@ -152,7 +155,8 @@ _KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 _PLACEHOLDER = re.compile(
     r"^(?:\$\{?[\w.\-]*\}?|\{\{.*\}\}|\{[\w.\-]*\}|<[^>]*>?|%\(?[\w.]*\)?s?|\*+|x{3,}|\.{3,}|…"
     r"|your[\w\-]*|my[_\-][\w\-]*|(?:[\w\-]*[_\-])?(?:example|placeholder|redacted|changeme|"
-    r"change_me|dummy|sample|replace_?me|xxxx|not_?set|todo|fixme|here|secret|token|password)"
+    r"change_me|dummy|sample|replace_?me|xxxx|not_?set|todo|fixme|here|secret|token|password|"
+    r"hidden|masked|encrypted|hashed|unset|blank|disabled|enabled|test|testing|default)"
     r"(?:[_\-][\w\-]*)?"
     r"|password|passwd|secret|token|none|null|nil|true|false|undefined|empty|required|optional"
     r"|env|process|os|settings|config|getenv|str|string|int|bytes)$",
@@ -239,8 +243,12 @@ def _classes(value: str) -> int:
     return lower + upper + digit + symbol
 
 
-def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
-    """Whether an assigned or stated value is a credential rather than a word or expression."""
+def _looks_secret(value: str, *, quoted: bool, strict: bool, lenient: bool = False) -> bool:
+    """Whether an assigned or stated value is a credential rather than a word or expression.
+
+    ``lenient``: the name says it is a password/secret/token and the value stands alone (an
+    env or config line), so even a plain lower-case word of six letters counts.
+    """
     v = value.strip(".")
     if len(v) < 6 or _PLACEHOLDER.match(v) or _EXPRESSION.search(v):
         return False
@@ -249,7 +257,7 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool) -> bool:
     if v.isdigit():
         return len(v) >= 6 and not strict
     if v.isalpha() and v.islower():
-        return not strict and (len(v) >= 12 or (quoted and len(v) >= 8))
+        return lenient or (not strict and (len(v) >= 12 or (quoted and len(v) >= 8)))
     return _classes(v) >= 2 or len(v) >= 24
 
 
@@ -280,11 +288,23 @@ def _assignment(plain_text: str) -> bool:
         if kw == "key" and not _STRONG_KEY.search(name):
             continue  # primary_key=, sort_key=
         value = _VALUE.match(plain_text, op.end())
-        if value and _looks_secret(value["value"], quoted=bool(value["q"]), strict=False):
+        if value is None:
+            continue
+        rest = plain_text[value.end() :].lstrip()
+        lenient = kw in _LENIENT and (
+            before.rstrip(" \"'")[-len(kw) :].isupper()  # ENV_PASSWORD=word
+            or (op.group() == ":" and (not rest or rest[0] in ",;}]#"))  # yaml/json value
+        )
+        if _looks_secret(value["value"], quoted=bool(value["q"]), strict=False, lenient=lenient):
             return True
     return False
 
 
+_LENIENT = frozenset(
+    {"passwd", "password", "passphrase", "pass", "pwd", "pw", "secret", "token", "credential",
+     "credentials", "apikey", "passwort", "kennwort", "contrasena", "senha", "parola", "пароль"}
+)  # fmt: skip
+"""Names whose standalone values are secrets even when they are plain words."""
 _KEYWORD_RULE = {lit: (name, pat) for name, lits, pat in _KEYWORD_FORMATS for lit in lits}
 _KEYWORD_GATE = re.compile("|".join(re.escape(lit) for lit in _KEYWORD_RULE))
 
