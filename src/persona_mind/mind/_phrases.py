@@ -124,7 +124,8 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions",
         _c(
-            rf"\b{_EN_VERB} (?:{_W}{{0,2}}?(?:all |your |the |of |these |those |any )*{_EN_AUTH} "
+            rf"(?<!never )(?<!\bnot )(?<!n't )(?<!nt )\b{_EN_VERB} "
+            rf"(?:{_W}{{0,2}}?(?:all |your |the |of |these |those |any )*{_EN_AUTH} "
             rf"{_W}{{0,2}}{_EN_NOUN}\b|(?:all|your|any) (?:of )?(?:the |your |my )?{_EN_NOUN}\b"
             rf"|{_W}{{0,2}}{_EN_NOUN}\b(?: {_W}{{0,2}}?)? ?{_EN_AFTER}|(?:the )?above\b"
             rf"|{_EN_THAT}|(?:what|everything|anything) you (?:were|have been|'ve been) "
@@ -214,8 +215,9 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions-de",
         _c(
-            _DE + r"|\bvergiss (?:einfach )?(?:alles|all das)\b|\b(?:du bist|sie sind) (?:jetzt|"
-            r"nun|ab sofort|ab jetzt) (?:ein|eine|der|die|das|dan|kein|frei|nicht mehr)\b"
+            _DE + r"|\b(?:vergiss|vergesst|ignorier\w*) (?:einfach |bitte )?(?:alles|all das)\b"
+            r"|\b(?:du bist|sie sind) (?:jetzt|nun|ab sofort|ab jetzt) (?:ein|eine|der|die|das|"
+            r"dan|kein|frei|nicht mehr)\b"
             r"|\bab (?:jetzt|sofort) bist du\b|\bneue anweisungen ?:"
         ),
     ),

@@ -66,6 +66,8 @@ _SEPARATED_HINT = re.compile(
     r"[ .\-*·•/|_][^\W\d_][ .\-*·•/|_][^\W\d_][ .\-*·•/|_]|-[^\W\d_]{1,2}\b"
 )
 """Cheap first look for spaced or cut letters; :func:`_looks_separated` decides."""
+_INNER_HINT = re.compile(r"[^\W\d_][\-*][^\W\d_]")
+_INNER_SEP = re.compile(r"(?<=[^\W\d_])[\-*](?=[^\W\d_])")
 _SEPARATOR_SET = frozenset(_SEPARATORS)
 _STRIP_SEPARATORS = str.maketrans(dict.fromkeys(_SEPARATORS))
 
@@ -181,7 +183,9 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
         if joined != leet:
             _phrase_hits(joined, found)
             _squashed_hits(joined, found)
-    if not found and "_" in leet:  # snake_case_sentences
+    if not found and ("-" in leet or "*" in leet) and _INNER_HINT.search(leet):  # ign-ore
+        _phrase_hits(_INNER_SEP.sub("", leet), found)
+    if not found and leet.count("_") >= 2:  # snake_case_sentences
         _phrase_hits(leet.replace("_", " "), found)
     if not found:
         _split_word_hits(leet, found)

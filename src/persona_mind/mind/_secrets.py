@@ -184,7 +184,7 @@ _STRONG_KEY = re.compile(
 )
 _PROSE = re.compile(
     r"\b(?P<name>password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|key|"
-    r"secret key|private key|credentials?|kennwort|contrasena|mot de passe|пароль|"
+    r"secret key|private key|credentials?|kennwort|contrasena|clave|mot de passe|пароль|"
     r"senha|parola d'ordine)\b(?:(?: [\w.@/\-]+){0,6}?"
     r"(?: (?:is|was|are|reads|ist|lautet|war|es|est|e|era|é|это)| ?[:=])|(?=\s))"
     r"(?: (?:now|still|currently|jetzt|set to|changed to|ahora|maintenant|ora))?"
@@ -220,7 +220,7 @@ _CLI_SECRETS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
 )  # fmt: skip
 _PROSE_NAME = re.compile(
     r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key|key"
-    r"|credential|kennwort|contrasena|mot de passe|senha|parola d'ordine"
+    r"|credential|kennwort|contrasena|clave|mot de passe|senha|parola d'ordine"
 )
 _CJK_PROSE = re.compile(
     r"(?:密码|密碼|口令|令牌|密钥|秘钥|パスワード)\s?(?:是|为|為|:|：|は)\s?(?P<value>[\x21-\x7e]{4,})"
@@ -263,7 +263,7 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool, lenient: bool = Fal
 
 _GENERIC_GATE = re.compile(
     r"pass|pw|secret|token|cred|login|key|auth|cookie|session|curl|wget|mysql|mariadb|redis"
-    r"|пароль|contras|mot de passe|senha|parola"
+    r"|пароль|contras|clave|mot de passe|senha|parola"
     r"|kennwort|://|密|口令|令牌|パスワード"
 )
 
@@ -334,6 +334,8 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
         name, pattern = _KEYWORD_RULE[lit]
         if name not in seen and pattern.search(plain_text):
             seen.add(name)
+    if not seen and _pem_lines(long_words):
+        seen.add("private-key-body")
     if seen or not _GENERIC_GATE.search(folded):
         return sorted(seen)
     if _assignment(plain_text):
@@ -351,6 +353,14 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
             if hit and _looks_secret(hit["v"], quoted=True, strict=literals[0] == "cred"):
                 return ["cli-credentials"]
     return []
+
+
+_PEM_LINE = re.compile(r"[A-Za-z0-9+/]{60,76}={0,2}")
+
+
+def _pem_lines(long_words: list[str]) -> bool:
+    """Three or more base64 lines of PEM width: a key body pasted without its header."""
+    return sum(1 for w in long_words if len(w) >= 60 and _PEM_LINE.fullmatch(w)) >= 3
 
 
 def _prose_secret(plain_text: str, folded: str) -> bool:
