@@ -130,11 +130,15 @@ _SPLIT_KEYS = tuple(
 )
 
 
+_SPLIT_RE = re.compile("|".join(key for key, _ in _SPLIT_KEYS))
+
+
 def _split_word_hits(folded: str, found: dict[Finding, None]) -> None:
     """Trigger words cut by spaces (``ig nore prev ious``): squashed matching, but only when
     a trigger word appears squashed and not as a word (so ordinary text is never squashed)."""
     squashed = folded.replace(" ", "")
-    if any(key in squashed and word not in folded for key, word in _SPLIT_KEYS):
+    hit = _SPLIT_RE.search(squashed)
+    if hit and any(key in squashed and word not in folded for key, word in _SPLIT_KEYS):
         _squashed_hits(folded, found)
 
 

@@ -305,6 +305,7 @@ _LENIENT = frozenset(
      "credentials", "apikey", "passwort", "kennwort", "contrasena", "senha", "parola", "пароль"}
 )  # fmt: skip
 """Names whose standalone values are secrets even when they are plain words."""
+_CLI_ANY = re.compile("|".join(re.escape(lit) for lits, _ in _CLI_SECRETS for lit in lits))
 _KEYWORD_RULE = {lit: (name, pat) for name, lits, pat in _KEYWORD_FORMATS for lit in lits}
 _KEYWORD_GATE = re.compile("|".join(re.escape(lit) for lit in _KEYWORD_RULE))
 
@@ -347,6 +348,8 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
     xml = _XML_SECRET.search(plain_text) if "<" in plain_text else None
     if xml and _looks_secret(xml["value"], quoted=True, strict=False):
         return ["credential-assignment"]
+    if not _CLI_ANY.search(folded):
+        return []
     for literals, pattern in _CLI_SECRETS:
         if any(lit in folded for lit in literals):
             hit = pattern.search(plain_text)
