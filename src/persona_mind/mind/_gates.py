@@ -65,7 +65,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "nouvelles", "nuove",
     ),
     "hide-from-user": (
-        "keep", "pretend",
+        "keep", "pretend", "quietly",
         "user", "human", "operator", "owner", "secretly", "covertly", "silently", "stealthily",
         "discreetly",
     ),

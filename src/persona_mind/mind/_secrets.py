@@ -183,7 +183,7 @@ _STRONG_KEY = re.compile(
     r"[_\-.]?$"
 )
 _PROSE = re.compile(
-    r"\b(?P<name>password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|key|"
+    r"\b(?P<name>password|passwort|passwd|passphrase|pwd|pw|token|secret|api key|access key|key|"
     r"secret key|private key|credentials?|kennwort|contrasena|clave|mot de passe|пароль|"
     r"senha|parola d'ordine)\b(?:(?: [\w.@/\-]+){0,6}?"
     r"(?: (?:is|was|are|reads|ist|lautet|war|es|est|e|era|é|это)| ?[:=])|(?=\s))"
@@ -219,7 +219,7 @@ _CLI_SECRETS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
         r"(?P<v>[^\s,;'\"]{6,200})", _I)),
 )  # fmt: skip
 _PROSE_NAME = re.compile(
-    r"password|passwort|passwd|passphrase|pwd|token|secret|api key|access key|private key|key"
+    r"password|passwort|passwd|passphrase|pwd|pw|token|secret|api key|access key|private key|key"
     r"|credential|kennwort|contrasena|clave|mot de passe|senha|parola d'ordine"
 )
 _CJK_PROSE = re.compile(
