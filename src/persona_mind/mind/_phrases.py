@@ -120,6 +120,15 @@ _FR_IT = _family(
     r"del sistema|iniziali|originali|di prima",
 )
 
+_NEW_ROLE = (
+    r"(?:in (?:\w+ )?mode|dan|free|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|"
+    r"no longer|called|named|going to|[a-z]+gpt|a different|an? (?:\w+ )?(?:ai|assistant|model|"
+    r"chatbot|bot|character|persona|pirate|hacker|villain|criminal|agent of|entity)|my (?:\w+ )?"
+    r"(?:assistant|ai|slave|servant|puppet|accomplice)|the (?:\w+ )?(?:admin|administrator|root|"
+    r"superuser|sysadmin|operator|developer|system|master))\b"
+)
+"""What a hijack makes the model "now": a persona or a mode, not "the owner of X"."""
+
 INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions",
@@ -166,11 +175,7 @@ INJECTION: tuple[Rule, ...] = (
             r"that has no|having no|with zero) (?:any )?(?:restrictions|rules|limits|limitations|"
             r"filters|guidelines|boundaries|censorship|safety|content polic(?:y|ies)|"
             r"polic(?:y|ies)|ethics|morals)\b"
-            r"|\byou(?:'re|re) now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|"
-            r"jailbroken|evil)\b"
-            r"|\byou are now (?:a|an|the|in|my|no longer|free|unrestricted|unfiltered|dan|jailbroke"
-            r"n|"
-            r"evil|called|named|going to|[a-z]+gpt)\b|\byou(?: are|'re) no longer (?:an? |bound|"
+            rf"|\byou(?: are|'re|re) now {_NEW_ROLE}|\byou(?: are|'re) no longer (?:an? |bound|"
             r"restricted|limited|claude|chatgpt|gpt|the assistant|an assistant|required)"
             r"|\b(?:from now on|henceforth|starting now),? you (?:are|will be|will act as|act as)"
             r" (?:a|an|the|my|dan|unrestricted|unfiltered)\b|\b(?:act|acting|behave|respond|"
@@ -181,8 +186,9 @@ INJECTION: tuple[Rule, ...] = (
             r"guidelines)|\byou (?:have|has) no (?:restrictions|rules|limits|filters|guidelines|"
             r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on) (?:\w+ )?"
             r"(?:developer|god|debug|admin|sudo|jailbreak|dan|unrestricted|root) mode\b"
-            r"|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode(?: is)? ?:? ?(?:enabled|"
-            r"activated|on)\b|\byou(?: are|'re) dan\b"
+            r"|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode(?: is| =| ?:) ?(?:enabled|"
+            r"activated|on)\b|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode (?:enabled|"
+            r"activated)\b|\byou(?: are|'re) dan\b"
             r"|\bdo anything now\b|\bjailbreak(?:ed|ing)? (?:the )?(?:model|assistant|ai|you)\b"
             r"|\b(?:i am|i'm|this is|speaking as) (?:your|the) (?:developer|creator|administrator|"
             r"admin|owner|operator|system administrator|maker)\b|\b(?:system|admin|root|sudo|"
@@ -199,8 +205,11 @@ INJECTION: tuple[Rule, ...] = (
             r" ?: ?(?:you|ignore|disregard|from now|new|the user|do not|don't|never|always|forget"
             r"|override|sure|ok|okay|certainly|of course|i will|i'll|understood)\b"
             r"|\bsystem (?:prompt|message|instructions?|note|override) ?: ?\S"
-            r"|\b(?:human|user) ?: .{0,200}\bassistant ?: |\[(?:system|admin|developer)"
-            r"(?: message| note| override| prompt)?\]"
+            r"|\b(?:human|user) ?: .{0,200}\bassistant ?: |\[(?:system|admin|developer) "
+            r"(?:message|note|override|prompt)\]|\[(?:system|admin|developer)\] ?:? ?(?:you|ignore|"
+            r"disregard|new|from now|override|grant|all|the assistant|obey|always|never|do not|"
+            r"don't)\b"
+            r"|\[(?:system|admin|developer)\]\(#?[\w\-]*\)"
         ),
     ),
     (

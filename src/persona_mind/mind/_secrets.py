@@ -249,7 +249,9 @@ def _looks_secret(value: str, *, quoted: bool, strict: bool, lenient: bool = Fal
     ``lenient``: the name says it is a password/secret/token and the value stands alone (an
     env or config line), so even a plain lower-case word of six letters counts.
     """
-    v = value.strip(".")
+    if value.endswith(":"):
+        return False  # "password rules:" — a label, not a value
+    v = value.strip(".,!?)")
     if len(v) < 6 or _PLACEHOLDER.match(v) or _EXPRESSION.search(v):
         return False
     if _DOTTED.match(v) and _classes(v) < 3:
