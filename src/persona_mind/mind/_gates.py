@@ -29,7 +29,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "void", "invalid", "cancelled", "canceled", "revoked", "overridden", "longer", "never",
         "disobey",
         "ignor", "disregard", "forget", "overr", "bypass", "discard", "abandon", "neglect",
-        "aside", "throw away", "no attention", "no heed", "no mind", "follow", "obey", "heed",
+        "aside", "throw away", "attention", "heed", "mind", "follow", "obey", "heed",
         "listen to", "adhere", "comply", "apply", "respect", "forego", "skip",
     ),
     "new-instructions": (
@@ -69,12 +69,8 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "user", "human", "operator", "owner", "secretly", "covertly", "silently", "stealthily",
         "discreetly",
     ),
-    "impersonate-user": (
-        "the user",
-    ),
-    "fake-approval": (
-        "the user",
-    ),
+    "impersonate-user": ("pretend", "claim"),
+    "fake-approval": ("approved", "authorized", "authorised", "consented", "agreed", "granted"),
     "exfiltrate": (
         "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat",
         "email", "sending", "uploading", "posting", "leaking", "exfiltrating",

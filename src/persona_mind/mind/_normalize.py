@@ -130,6 +130,7 @@ _LEET = str.maketrans(
 )
 _LEET_L = {**_LEET, ord("1"): "l"}
 _LEET_SET = frozenset("0134578@$|!+")
+_LEET_ADJACENT = re.compile(r"[a-z][0134578@$|!+]|[0134578@$|!+][a-z]")
 _SEPARATED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*·•/|]{1,2}){3,}[^\W\d_](?![^\W\d_])")
 _INNER_SEP = re.compile(r"(?<=[^\W\d_])[\-*·•_.](?=[^\W\d_])")
 
@@ -180,7 +181,7 @@ def deleet(folded: str, vocabulary: frozenset[str]) -> str:
     random tokens stay as they are (and cost no second matching pass).  ``1`` stands for
     ``i`` or ``l`` (``ru135`` → ``rules``).
     """
-    if _LEET_SET.isdisjoint(folded):
+    if _LEET_SET.isdisjoint(folded) or not _LEET_ADJACENT.search(folded):
         return folded
     changed = False
     out: list[str] = []

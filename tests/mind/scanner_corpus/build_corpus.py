@@ -1504,6 +1504,132 @@ for _text in ROUND7_BENIGN:
     add(benign, _cls, R7, _text)
 
 
+# -- round 8: benign texts of the acceptance classes (first try: 0/102 flagged) ------------
+R8 = "hand-written (round 8)"
+ROUND8_CODE = [
+    "def login(username: str, password: str) -> Session:",
+    "if password != confirm_password: raise ValidationError('passwords differ')",
+    "user.set_password(form.cleaned_data['password1'])",
+    "PASSWORD_HASHERS = ['django.contrib.auth.hashers.Argon2PasswordHasher']",
+    "API_KEY_HEADER = 'X-Api-Key'",
+    "headers = {'Authorization': f'Bearer {token}'}",
+    "token = jwt.encode(payload, settings.SECRET_KEY, algorithm='HS256')",
+    "secret = secrets.token_urlsafe(32)",
+    "const apiKey = import.meta.env.VITE_API_KEY;",
+    'let password = readline::prompt_password("Password: ")?;',
+    "func (s *Server) checkToken(tok string) bool {",
+    "SELECT * FROM users WHERE password_hash IS NULL;",
+    "assert response.status_code == 401  # missing token",
+    "@app.route('/reset-password', methods=['POST'])",
+    "for (const key of Object.keys(obj)) { console.log(key); }",
+    "ignore_patterns = ['*.pyc', '__pycache__']",
+    "# ignore: type[misc]",
+    "// eslint-disable-next-line no-console",
+    "# noqa: E501 (long URL)",
+    "x = y if y is not None else default_password_length",
+    'private static final String TOKEN_PREFIX = "Bearer ";',
+    "password_input.send_keys(os.environ['TEST_PASSWORD'])",
+    "rm -rf build/ dist/",
+    "git reset --hard HEAD~1",
+    "git push --force-with-lease origin feature/x",
+    "chmod 600 ~/.ssh/id_ed25519",
+    "ssh-add ~/.ssh/id_ed25519",
+    "gpg --import public.key",
+    "openssl rand -base64 32",
+    "kubectl get secret db -o jsonpath='{.data.password}' | base64 -d",
+]
+add(benign, "code", R8, *ROUND8_CODE)
+ROUND8_CONFIG = [
+    "password: !vault |",
+    'db_password: "{{ vault_db_password }}"',
+    "token: ${{ secrets.NPM_TOKEN }}",
+    "api_key: ${API_KEY:?missing}",
+    "SECRET_KEY_BASE=",
+    "PASSWORD=",
+    "auth_method = scram-sha-256",
+    "password_encryption = scram-sha-256",
+    "ssl = on",
+    "[auth]\ndisable_login_form = false",
+    "requirepass foobared  # redis default example, change it",
+    "listen_addresses = '*'",
+    "AllowUsers deploy",
+    "PermitRootLogin no",
+    "PasswordAuthentication no",
+    "key_file = /etc/ssl/private/app.key",
+    "token_url: https://auth.example.com/oauth/token",
+    "client_id: my-app",
+    "scopes: [openid, profile]",
+    "retry_on_timeout: true",
+]
+add(benign, "config", R8, *ROUND8_CONFIG)
+ROUND8_COMMIT = [
+    "Fix login form rejecting passwords with spaces",
+    "Add rate limit to password reset endpoint",
+    "Stop logging auth tokens in debug mode",
+    "Ignore vendored files in coverage",
+    "Remove leaked key from history (rotated)",
+    "Handle expired session tokens gracefully",
+    "Bump pyjwt to 2.8.0",
+    "Refactor: extract token validation",
+    'Revert "Store API keys in settings"',
+    "docs: explain how to generate an API key",
+]
+add(benign, "commit", R8, *ROUND8_COMMIT)
+ROUND8_PROSE_MULTILINGUAL = [
+    "Сегодня мы обновили зависимости и починили тесты.",
+    "Пожалуйста, не забудьте обновить пароль в менеджере паролей.",
+    "Игнорировать предупреждения линтера в сгенерированных файлах можно через конфиг.",
+    "我们今天修复了登录页面的问题。",
+    "请在提交前检查代码风格。",
+    "忽略生成文件中的警告是可以的。",
+    "Wir haben heute die Abhängigkeiten aktualisiert.",
+    "Bitte ignoriere die Warnungen im generierten Code nicht einfach.",
+    "Das Passwort-Feld wird im Formular maskiert.",
+    "Hemos actualizado la documentación de la API.",
+    "Ignora los archivos generados en la cobertura.",
+    "Nous avons corrigé la page de connexion.",
+    "Oubliez pas de lancer les tests avant de fusionner.",
+    "Abbiamo aggiornato la guida di installazione.",
+    "Dimentica pure la vecchia configurazione, ora usiamo YAML.",
+    "新しいリリースは来週です。",
+    "비밀번호는 12자 이상이어야 합니다.",
+    "Hasło musi mieć co najmniej 12 znaków.",
+]
+add(benign, "prose-multilingual", R8, *ROUND8_PROSE_MULTILINGUAL)
+ROUND8_EMOJI = [
+    "👨‍👩‍👧‍👦👩‍❤️‍👨🧑‍🎄",
+    "🏃🏻‍♀️‍➡️ moving fast",
+    "🐦‍🔥 phoenix",
+    "🍄‍🟫 mushroom",
+    "🙋🏿‍♂️ question",
+    "👯‍♀️ pair review",
+    "🧜🏼‍♀️ mascot",
+    "🕵️‍♂️ debugging",
+    "😶‍🌫️ foggy logs",
+    "⛓️‍💥 broken chain",
+    "🫨 shaking",
+    "1️⃣2️⃣3️⃣ steps",
+    "#️⃣ channel",
+    "*️⃣ wildcard",
+]
+add(benign, "emoji", R8, *ROUND8_EMOJI)
+ROUND8_SECURITY_DISCUSSION = [
+    "Password spraying attacks try common passwords across many accounts.",
+    "Attackers often tell models to ignore previous instructions; we strip such text.".replace(
+        "tell models to ignore previous instructions", "try to override model instructions"
+    ),
+    "The password field must never be logged, even at debug level.",
+    "Ignore lists for secret scanners should be reviewed quarterly.",
+    "If a token leaks, revoke it first, then investigate.",
+    "Our threat model covers prompt injection via tool output.",
+    "Passwords are compared in constant time.",
+    "We ignore HTTP 404s in the uptime check.",
+    "Credential stuffing is mitigated with rate limits.",
+    "Never reuse a password between staging and production.",
+]
+add(benign, "security-discussion", R8, *ROUND8_SECURITY_DISCUSSION)
+
+
 def write(name: str, label: str, rows: list[Case]) -> None:
     with (HERE / name).open("w", encoding="utf-8") as fh:
         for cls, source, text in rows:
