@@ -59,8 +59,8 @@ _EN_AFTER = (
     r"above)|(?:stated|written|provided|listed|given) above)"
 )
 _EN_THAT = (
-    r"(?:everything|anything|all|whatever|what)(?: (?:that )?(?:you (?:were|have been|'ve been|"
-    r"got) (?:told|given|instructed|taught)|(?:i|we|they|he|she|the system|the developer|your "
+    r"(?:everything|anything|all|whatever|what)(?: (?:that )?(?:you(?: were| have been|'ve been|"
+    r" got) (?:told|given|instructed|taught)|(?:i|we|they|he|she|the system|the developer|your "
     r"developer|your creators?|the operator) (?:told|said|wrote|gave) you|(?:was|were|has been) "
     r"(?:said|written|stated|given)|above|before(?: this)?|prior|so far|until now|up to now|"
     r"earlier|previously|said above|stated above|written above|came before|preceded this|"
@@ -226,6 +226,8 @@ INJECTION: tuple[Rule, ...] = (
         "ignore-instructions-de",
         _c(
             _DE + r"|\b(?:vergiss|vergesst|ignorier\w*) (?:einfach |bitte )?(?:alles|all das)\b"
+            r"|\b(?:vergiss|vergesst|ignorier\w*),? (?:alles,? )?was (?:dir|ihnen|man dir) "
+            r"(?:\w+ ){0,3}(?:gesagt|befohlen|aufgetragen|vorgegeben)"
             r"|\b(?:du bist|sie sind) (?:jetzt|nun|ab sofort|ab jetzt) (?:ein|eine|der|die|das|"
             r"dan|kein|frei|nicht mehr)\b"
             r"|\bab (?:jetzt|sofort) bist du\b|\bneue anweisungen ?:"
@@ -235,8 +237,9 @@ INJECTION: tuple[Rule, ...] = (
         "ignore-instructions-es-pt",
         _c(
             _ES_PT + r"|\b(?:ignora|ignore|olvida|olvide|descarta) todo lo (?:anterior|que|"
-            r"de arriba|dicho)|\besqueça tudo\b|\b(?:ahora|a partir "
-            r"de ahora|desde ahora),? (?:tu )?eres (?:un|una|el|la|dan|libre)\b|\b(?:agora|a "
+            r"de arriba|dicho)|\b(?:ignora|ignore|olvida|olvide|descarta) (?:todo )?lo que (?:se )?"
+            r"te (?:dijeron|dijo|han dicho|ha dicho|indicaron|ordenaron|pidieron)"
+            r"|\besqueça tudo\b|\b(?:ahora|a partir de ahora|desde ahora),? (?:tu )?eres (?:un|una|el|la|dan|libre)\b|\b(?:agora|a "
             r"partir de agora),? (?:tu |você )?(?:é|es|és) (?:um|uma|o|a|dan|livre)\b"
             r"|\bnuevas instrucciones ?:"
         ),
@@ -245,7 +248,10 @@ INJECTION: tuple[Rule, ...] = (
         "ignore-instructions-fr-it",
         _c(
             _FR_IT + r"|\b(?:oublie|oubliez|ignore|ignorez) tout\b|\b(?:dimentica|dimenticate|"
-            r"ignora|ignorate) tutto\b|\b(?:tu es|vous êtes) "
+            r"ignora|ignorate) tutto\b|\b(?:ignore|ignorez|oublie|oubliez) (?:tout )?ce qu(?:'on "
+            r"t'a|'on vous a|e l'on t'a|i t'a été|i vous a été) (?:dit|demandé|ordonné)"
+            r"|\b(?:ignora|dimentica|ignorate|dimenticate) (?:tutto )?(?:quello|ciò) che ti "
+            r"(?:è|hanno) (?:stato )?(?:detto|chiesto|ordinato)|\b(?:tu es|vous êtes) "
             r"(?:maintenant|désormais|dorénavant) (?:un|une|le|la|dan|libre)\b|\b(?:à partir de "
             r"maintenant|désormais),? tu es\b|\b(?:ora|adesso|da ora in poi),? (?:tu )?sei (?:un|"
             r"una|il|lo|la|dan|libero)\b|\bnouvelles instructions ?:|\bnuove istruzioni ?:"
@@ -395,7 +401,9 @@ SQUASHED: tuple[Rule, ...] = (
         re.compile(
             r"(?:ignore|disregard|forget|override|bypass)(?:all|any|the|your|every|of)*"
             r"(?:previous|prior|above|earlier|system|original|safety)?(?:instructions|rules|"
-            r"prompts?|guidelines|directives)|ignoretheabove|forgeteverything"
+            r"prompts?|guidelines|directives)|(?:ignore|disregard|forget)(?:the|all|everything|"
+            r"anything|what(?:you(?:were|vebeen|havebeen))?told)*(?:above|before|prior|sofar)"
+            r"|forgeteverything"
         ),
     ),
     (

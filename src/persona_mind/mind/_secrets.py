@@ -186,7 +186,7 @@ _PROSE = re.compile(
     r"\b(?P<name>password|passwort|passwd|passphrase|pwd|pw|token|secret|api key|access key|key|"
     r"secret key|private key|credentials?|kennwort|contrasena|clave|mot de passe|пароль|"
     r"senha|parola d'ordine)\b(?:(?: [\w.@/\-]+){0,6}?"
-    r"(?: (?:is|was|are|reads|ist|lautet|war|es|est|e|era|é|это)| ?[:=])|(?=\s))"
+    r"(?: (?:is|was|are|reads|ist|lautet|war|es|est|e|era|é|это)| ?[:=]| ?(?:->|=>|—|–))|(?=\s))"
     r"(?: (?:now|still|currently|jetzt|set to|changed to|ahora|maintenant|ora))?"
     r" (?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{4,200})(?P=q)",
     _I,
