@@ -239,7 +239,8 @@ INJECTION: tuple[Rule, ...] = (
             _ES_PT + r"|\b(?:ignora|ignore|olvida|olvide|descarta) todo lo (?:anterior|que|"
             r"de arriba|dicho)|\b(?:ignora|ignore|olvida|olvide|descarta) (?:todo )?lo que (?:se )?"
             r"te (?:dijeron|dijo|han dicho|ha dicho|indicaron|ordenaron|pidieron)"
-            r"|\besqueça tudo\b|\b(?:ahora|a partir de ahora|desde ahora),? (?:tu )?eres (?:un|una|el|la|dan|libre)\b|\b(?:agora|a "
+            r"|\besqueça tudo\b|\b(?:ahora|a partir de ahora|desde ahora),? (?:tu )?eres "
+            r"(?:un|una|el|la|dan|libre)\b|\b(?:agora|a "
             r"partir de agora),? (?:tu |você )?(?:é|es|és) (?:um|uma|o|a|dan|livre)\b"
             r"|\bnuevas instrucciones ?:"
         ),
