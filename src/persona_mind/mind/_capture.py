@@ -7,6 +7,11 @@ capture requests.  Strong cues must open a sentence; the remainder after the cue
 fact.  Modes (M-CAPTURE-3): ``auto`` captures strong cues and nudges casual ones,
 ``prompt`` turns strong cues into a nudge (the model asks, then uses the tool), ``off``
 does nothing.  Nudges can be switched off separately.  Cue lists are in ``docs/mind.md``.
+
+Nothing unsafe is captured (issue 14): when the text a cue would save carries a secret,
+an injected instruction or hidden characters, the decision is ``refuse`` with one line for
+the user saying why — in every mode and for casual cues too, so the model is never nudged
+to save it either.  Nothing is written.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Literal
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._facts import Draft, validate_draft
 from persona_mind.mind._model import Kind
+from persona_mind.mind._scanner import Finding, scan
 
 __all__ = (
     "CASUAL_CUES",
@@ -26,6 +32,7 @@ __all__ = (
     "CaptureMode",
     "decide_capture",
     "direct_user_text",
+    "refusal_line",
 )
 
 CaptureMode = Literal["auto", "prompt", "off"]
@@ -71,9 +78,10 @@ _RULE = re.compile(r"\b(?:always|never|must|must not|do not|don't)\b")
 
 @dataclass(frozen=True, slots=True)
 class CaptureDecision:
-    """What to do with one input: ``capture`` (with a draft), ``nudge`` (a hint) or ``none``."""
+    """What to do with one input: ``capture`` (with a draft), ``nudge`` (a hint for the
+    model), ``refuse`` (``hint`` is the one line for the user) or ``none``."""
 
-    action: Literal["capture", "nudge", "none"]
+    action: Literal["capture", "nudge", "refuse", "none"]
     cue: str | None = None
     draft: Draft | None = None
     hint: str | None = None
@@ -115,6 +123,25 @@ def _casual(text: str) -> str | None:
     return None
 
 
+_WHY = {
+    "secret": (
+        "it looks like a credential; keep secrets in a secret manager or an environment "
+        "variable and remember where they live instead"
+    ),
+    "prompt-injection": "it reads like instructions to the model, and memory is reference data",
+    "deception": "it asks the model to hide things from you or send data away",
+    "invisible-unicode": "it contains hidden or control characters",
+}
+
+
+def refusal_line(hits: tuple[Finding, ...]) -> str:
+    """One line for the user: why nothing was saved (rule names, never the matched text)."""
+    first = hits[0]
+    rules = ", ".join(dict.fromkeys(f"{h.category}/{h.rule}" for h in hits))
+    why = _WHY.get(first.category, "the content scanner refused it")
+    return f"nothing was saved: {why} ({rules})."
+
+
 def decide_capture(
     text: str, *, direct: bool, mode: CaptureMode = "auto", nudge: bool = True
 ) -> CaptureDecision:
@@ -125,6 +152,9 @@ def decide_capture(
     strong = _strong(own)
     if strong is not None:
         cue, body = strong
+        hits = scan(body)
+        if hits:
+            return CaptureDecision("refuse", cue, None, refusal_line(hits))
         if mode == "auto":
             try:
                 draft = validate_draft(_kind_for(body, cue), body)
@@ -144,6 +174,10 @@ def decide_capture(
             )
         return CaptureDecision("none", cue)
     cue2 = _casual(own)
+    if cue2 is not None:
+        hits = scan(own)
+        if hits:
+            return CaptureDecision("refuse", cue2, None, refusal_line(hits))
     if cue2 is not None and nudge:
         return CaptureDecision(
             "nudge",

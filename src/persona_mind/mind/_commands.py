@@ -18,6 +18,7 @@ from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._model import Tier
 from persona_mind.mind._notes import NotesLedger
+from persona_mind.mind._scanner import scan
 from persona_mind.mind._service import MemoryService
 from persona_mind.mind._settings import MindSettings
 from persona_mind.storage.port import StoreTarget
@@ -130,6 +131,18 @@ async def _doctor(ctx: MindCommandContext) -> CommandResult:
             lines.append(f"{name}: PROBLEM {exc}")
             continue
         lines.append(f"{name}: {'missing (empty)' if snap is None else 'ok'} {target.path}")
+        withheld = _withheld(snap.entries if snap is not None else ())
+        if withheld:
+            bad += 1
+            shown = withheld[:_WITHHELD_SHOWN] + (
+                [f"+{len(withheld) - _WITHHELD_SHOWN} more"]
+                if len(withheld) > _WITHHELD_SHOWN
+                else []
+            )
+            lines.append(
+                f"{name}: {len(withheld)} entr(ies) withheld from injection by the content "
+                "scanner (kept on disk; remove with /mind forget <id>): " + ", ".join(shown)
+            )
     if ctx.ledger is not None and ctx.ledger.closed:
         bad += 1
         lines.append(f"session notes: closed ({ctx.ledger.closed})")
@@ -141,6 +154,25 @@ async def _doctor(ctx: MindCommandContext) -> CommandResult:
     )
     title = "Mind doctor: ok" if not bad else f"Mind doctor: {bad} problem(s)"
     return _result(Card(title, tuple(lines)), "info" if not bad else "warning")
+
+
+_WITHHELD_SHOWN = 10
+
+
+def _withheld(entries: tuple[Any, ...]) -> list[str]:
+    """Stored entries a (possibly newer) scanner rule set finds unsafe: ``id (rules)``.
+
+    They stay on disk — never silently deleted — and are withheld from injection, recall
+    and reads; the rule names are shown, the matched text never is.
+    """
+    out: list[str] = []
+    for entry in entries:
+        texts = (entry.text, getattr(entry, "source", None) or "", *entry.tags)
+        hits = [h for t in texts for h in scan(t)]
+        if hits:
+            rules = ", ".join(dict.fromkeys(f"{h.category}/{h.rule}" for h in hits))
+            out.append(f"{entry.id} ({rules})")
+    return out
 
 
 def _capture(ctx: MindCommandContext, rest: list[str]) -> CommandResult:

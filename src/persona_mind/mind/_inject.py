@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._fusion import Fusion, explain, task_scores
 from persona_mind.mind._model import BacklogItem, Fact, Tier
 from persona_mind.mind._ranker import LEXICAL, RankerStatus, Semantic
@@ -145,10 +146,8 @@ _PLAIN = re.compile(r"\S+(?: \S+)*")
 
 
 def escape(text: str) -> str:
-    """Reference data cannot close the fence or forge markup: ``& < >`` become entities."""
-    if "&" not in text and "<" not in text and ">" not in text:
-        return text
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Reference data cannot close the fence or forge a heading (see ``_fence``)."""
+    return escape_memory(text)
 
 
 def _excerpt(text: str) -> tuple[str, bool]:

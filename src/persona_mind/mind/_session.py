@@ -219,6 +219,8 @@ class MindSession:
         decision = decide_capture(
             event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
         )
+        if decision.action == "refuse":  # unsafe content: one line to the user, no write
+            return InputOutcome(refused=decision.hint)
         if decision.action == "nudge":
             self._nudge = decision.hint
             return InputOutcome(nudge=decision.hint)
