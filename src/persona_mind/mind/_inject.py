@@ -286,6 +286,19 @@ def _notice(omitted: Mapping[str, int], clipped: int, unsafe: int) -> str:
 _NOTICE_RESERVE = _nbytes(_notice(dict.fromkeys(_LABEL, 99_999), 99_999, 99_999))
 
 
+def _lean_objectives(data: InjectionInput) -> FactIndex | None:
+    """A leg's project section: the project's objectives only (M-LEG-3, M-INJECT-12).
+
+    Objectives default to project LTM, so a lean block that read only persona and shared
+    LTM would hand a leg no objective at all; the rest of project LTM stays out (lean)."""
+    index = data.indexes.get("project")
+    if index is None:
+        return None
+    live = [index.facts[slot] for slot in index.slot_of.values()]
+    objectives = [f for f in live if f.kind == "objective"]
+    return FactIndex.build(objectives) if objectives else None
+
+
 def plan_injection(data: InjectionInput) -> InjectionPlan:
     """Plan the memory block for ``data.prompt`` (pure, deterministic)."""
     caps = data.caps
@@ -313,7 +326,14 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
     ltm = _ordered(present, data.prompt, caps["ltm"] + 4)
     if present:
         sections.append(_Section("ltm", "Persona and shared memory", ltm, caps["ltm"], ltm_total))
-    if not data.lean:
+    if data.lean:
+        objectives = _lean_objectives(data)
+        if objectives is not None:
+            cands = _ordered([("project", objectives)], data.prompt, caps["project"] + 4)
+            sections.append(
+                _Section("project", "Project objectives", cands, caps["project"], len(objectives))
+            )
+    else:
         tiers: tuple[tuple[Tier, str, str], ...] = (
             ("project", "project", "Project memory"),
             ("stm", "stm", "Working memory (STM, expires)"),

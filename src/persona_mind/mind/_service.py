@@ -373,7 +373,8 @@ class MemoryService:
     ) -> InjectionPlan:
         """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`)."""
         now = self.now()
-        tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared")]
+        # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
+        tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared", "project")]
         indexes = {t: await self.index(t, now) for t in tiers}
         backlog: tuple[BacklogItem, ...] = ()
         if not lean and self.scope.project is not None:
