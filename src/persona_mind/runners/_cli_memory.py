@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -60,6 +61,16 @@ class DirectStore:
             expect_fingerprint=expect_fingerprint,
             purpose="persona-mind memory",
         )
+
+    async def transact(
+        self,
+        steps: Sequence[tuple[StoreTarget[Any], Mutation[Any]]],
+        *,
+        generation: int | None = None,
+        purpose: str = "memory transaction",
+    ) -> Sequence[object]:
+        """Several mutations under the memory transaction lock (promote, M-STORE-13)."""
+        return self.engine.transact(steps, generation=generation, purpose=purpose)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
