@@ -108,6 +108,8 @@ class ChildrenFeature:
             team_from_snapshot,
         )
 
+        if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
+            return ToolResult(text=f"persona_consult: {self.persona.backend_error}", is_error=True)
         snapshot = await self.persona.team()
         if snapshot is None:
             return ToolResult(
@@ -155,6 +157,10 @@ class ChildrenFeature:
             return CommandResult(
                 text="A round-table is already running; see /persona-roundtable status",
                 level="warning",
+            )
+        if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
+            return CommandResult(
+                text=f"/persona-roundtable: {self.persona.backend_error}", level="error"
             )
         snapshot = await self.persona.team()
         if snapshot is None:

@@ -56,6 +56,8 @@ class PersonaFeature:
         self.ctx: SessionContext | None = None
         self.handoff: str | None = None
         self.reload_pending = False
+        self.backend_error: str | None = None
+        """Why this session's backend setting is invalid (P-CHILD-6/7); children refuse."""
 
     @property
     def service(self) -> PersonaService:
@@ -112,8 +114,14 @@ class PersonaFeature:
                 problem = await self.runtime.offload(
                     functools.partial(backend_problem, Workspace(Path(event.cwd)))
                 )
-                if problem is not None:  # P-CHILD: an invalid backend setting is a start error
-                    await self.runtime.host.notify(f"persona: {problem}", "error")
+                # P-CHILD-6/7: an invalid backend setting is a start-up error, and no child
+                # runs on a backend the user did not choose until it is fixed.
+                self.backend_error = problem
+                if problem is not None:
+                    await self.runtime.host.notify(
+                        f"persona: {problem} Consults and round-tables are off until then.",
+                        "error",
+                    )
                 await self.service.open(
                     self.ctx,
                     reason=event.reason,

@@ -153,6 +153,11 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
 
     agent_dir = _agent_dir(args.agent_dir)
     workspace = Path(args.cwd or os.getcwd()).resolve()
+    from persona_mind.persona import Workspace, backend_problem  # noqa: PLC0415
+
+    problem = backend_problem(Workspace(workspace))
+    if problem is not None:  # P-CHILD-6/7: a start-up error, never another backend
+        return problem
     team = load_team(args.team, agent_dir, workspace)
     env: dict[str, str] = {}
     if args.fake:
