@@ -81,7 +81,7 @@ class MindFeature:
         self._session: MindSession | None = None
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
-        self._bound: tuple[str | None, str | None, int] | None = None
+        self._bound: tuple[str | None, str | None, int, str | None] | None = None
 
     @property
     def session(self) -> MindSession:
@@ -136,8 +136,11 @@ class MindFeature:
         from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
         from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
 
-        key = (owner.session_id, owner.active_persona, owner.generation)
-        if self._bound is not None and self._bound[:2] == key[:2]:
+        # Any owner change rebinds — a generation-only bump (team switch) or a working-directory
+        # change too: the old service would stamp writes with a stale generation (refused as
+        # session.changed) or keep the old project scope (M-SCOPE-3, M-SCOPE-21).
+        key = (owner.session_id, owner.active_persona, owner.generation, owner.cwd)
+        if self._bound == key:
             return
         entries = tuple(await self.runtime.host.branch_entries())
         start = SessionStart(

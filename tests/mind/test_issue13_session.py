@@ -1,0 +1,84 @@
+"""Issue 13, Mind item 7: the Mind session in the running product (SimHost, real actors).
+
+Rebinding on every owner change (M-SCOPE-3/21), the settings contribution (M-SCOPE-11),
+the companion checks (M-COMPANION-4/7), STM attribution (M-FACT-3), one disclosure toast
+per turn and the hint inside the budget (M-UI-4), and the lifetime note budget after a
+resume (M-SESSION-NOTES-4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from persona_mind.messages.owner import SetWorkspace
+from persona_mind.testing import ManualClock
+from persona_mind.testing._simhost import SimHost
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "workspace"
+    (ws / ".git").mkdir(parents=True)
+    return ws
+
+
+@pytest_asyncio.fixture
+async def host(tmp_path: Path, workspace: Path) -> AsyncIterator[SimHost]:
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as sim:
+        await sim.start()
+        yield sim
+
+
+async def _persona(host: SimHost, name: str = "architect") -> None:
+    for command in (
+        "/persona pack install software-team",
+        "/persona team select software-team",
+        f"/persona use {name}",
+    ):
+        result = await host.command(command)
+        assert result.level == "info", result.text
+
+
+async def _remember(host: SimHost, text: str, **extra: str) -> str:
+    result = await host.call_tool(
+        "memory", {"action": "remember", "kind": "note", "text": text, **extra}
+    )
+    assert not result.is_error, result.text
+    return result.text
+
+
+@pytest.mark.asyncio
+async def test_workspace_change_rebinds_mind_M_SCOPE_3_21(host: SimHost, tmp_path: Path) -> None:
+    """A workspace change bumps the generation: writes go on, to the new project."""
+    await _persona(host)
+    await _remember(host, "the first repo uses make")
+    other = tmp_path / "other"
+    (other / ".git").mkdir(parents=True)
+    await host.runtime.owner_ref.ask(SetWorkspace(cwd=str(other)))
+    await _remember(host, "the second repo uses just")
+    listed = await host.call_tool("memory", {"action": "recall", "query": "repo uses"})
+    assert "the second repo uses just" in listed.text
+    assert "the first repo uses make" not in listed.text  # another project's STM
+
+
+@pytest.mark.asyncio
+async def test_generation_only_change_rebinds_mind_M_SCOPE_21(host: SimHost) -> None:
+    """An owner state that differs only by generation still rebinds Mind's service."""
+    import msgspec  # noqa: PLC0415
+
+    from persona_mind.features import MindFeature  # noqa: PLC0415
+
+    await _persona(host)
+    mind = host.runtime.feature("mind")
+    assert isinstance(mind, MindFeature)
+    owner = await host.runtime.owner()
+    assert mind.session.service is not None
+    assert mind.session.service.generation == owner.generation
+    newer = msgspec.structs.replace(owner, generation=owner.generation + 1)
+    await mind.on_owner(newer)
+    assert mind.session.service is not None
+    assert mind.session.service.generation == newer.generation
