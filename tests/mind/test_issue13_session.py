@@ -82,3 +82,13 @@ async def test_generation_only_change_rebinds_mind_M_SCOPE_21(host: SimHost) -> 
     await mind.on_owner(newer)
     assert mind.session.service is not None
     assert mind.session.service.generation == newer.generation
+
+
+@pytest.mark.asyncio
+async def test_injected_stm_lines_say_whose_observation_M_FACT_3(host: SimHost) -> None:
+    await _persona(host)
+    await _remember(host, "the staging database is read-only")
+    turn = await host.turn("what about the staging database?")
+    line = next(x for x in turn.system_prompt.splitlines() if "staging database" in x)
+    assert line.startswith("- [stm note ")
+    assert "observed by official/software-team/architect]" in line

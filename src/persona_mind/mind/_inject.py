@@ -220,6 +220,8 @@ class _Section:
 def _line(label: str, fact: Fact) -> tuple[str, bool]:
     excerpt, clipped = _excerpt(fact.text)
     tag = f"{label} {fact.id}" if label.startswith("backlog") else f"{label} {fact.kind} {fact.id}"
+    if label == "stm":  # STM is working memory with persona attribution (M-FACT-3)
+        tag += f", observed by {escape(fact.persona) if fact.persona else 'no persona'}"
     return f"- [{tag}] {excerpt}\n", clipped
 
 
