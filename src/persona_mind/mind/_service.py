@@ -21,7 +21,13 @@ from persona_mind.clock import Clock
 from persona_mind.mind import _backlog as bl
 from persona_mind.mind import _facts as fx
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, NotFound
-from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
+from persona_mind.mind._inject import (
+    TOTAL_TOKENS,
+    InjectionInput,
+    InjectionPlan,
+    NoteView,
+    plan_injection,
+)
 from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Kind, Tier
 from persona_mind.mind._promote import promote_in_store
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
@@ -346,9 +352,17 @@ class MemoryService:
         return index
 
     async def injection(
-        self, prompt: str, *, notes: Sequence[NoteView] = (), lean: bool = False
+        self,
+        prompt: str,
+        *,
+        notes: Sequence[NoteView] = (),
+        lean: bool = False,
+        reserve_tokens: int = 0,
     ) -> InjectionPlan:
-        """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`)."""
+        """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`).
+
+        ``reserve_tokens`` is taken off the 2,400-token budget for text injected beside the
+        block (the capture hint), so the two together stay inside it (M-UI-4)."""
         now = self.now()
         # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
         tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared", "project")]
@@ -365,6 +379,7 @@ class MemoryService:
                 notes=() if lean else tuple(notes),
                 lean=lean,
                 persona=self.scope.persona,
+                total_tokens=TOTAL_TOKENS - max(0, reserve_tokens),
             )
         )
 

@@ -26,6 +26,7 @@ reminders              ``await reminder_items()`` → ArmReminders(items=...)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,20 @@ def companion_refusal(answers: Sequence[CompanionAnswer]) -> str | None:
     if not answer.ready:
         return "the Persona companion is not ready yet"
     return None
+
+
+MAX_DISCLOSURE_CHARS = 200
+"""One short toast line per turn (M-UI-4); the block's "Not shown" section has the detail."""
+
+
+def one_disclosure(parts: Sequence[str]) -> tuple[str, ...]:
+    """The plan's disclosures as at most one short line (the host toasts each one)."""
+    if not parts:
+        return ()
+    line = "persona-mind memory: " + "; ".join(parts)
+    if len(line) > MAX_DISCLOSURE_CHARS:
+        line = line[: MAX_DISCLOSURE_CHARS - 1] + "…"
+    return (line,)
 
 
 def is_leg(env: Mapping[str, str]) -> bool:
@@ -236,9 +251,14 @@ class MindSession:
         if service is None:
             return PromptInjection()
         notes = self.ledger.views() if self.ledger is not None else ()
+        # The capture hint counts against the block's 2,400-token budget (M-UI-4).
+        hint = f"persona-mind hint: {self._nudge}" if self._nudge and not self.leg else ""
+        reserve = math.ceil(len(hint.encode("utf-8")) / 3)
         try:
             plan = await with_deadline(
-                lambda: service.injection(event.prompt, notes=notes, lean=self.leg),
+                lambda: service.injection(
+                    event.prompt, notes=notes, lean=self.leg, reserve_tokens=reserve
+                ),
                 self.clock,
                 INJECTION_DEADLINE,
             )
@@ -246,15 +266,15 @@ class MindSession:
             return PromptInjection(disclosures=(f"persona-mind: memory skipped ({exc})",))
         if self.service is not service:  # M-UI-5: the session/scope changed meanwhile
             return PromptInjection()
-        nudge, self._nudge = self._nudge, None
-        extra = (f"persona-mind hint: {nudge}",) if nudge and not self.leg else ()
+        self._nudge = None
+        extra = (hint,) if hint else ()
         if plan is None:
             return PromptInjection(
                 sections=extra,
                 disclosures=("persona-mind: memory skipped (not ready within 750 ms)",),
             )
         sections = ((plan.text,) if plan.text else ()) + extra
-        return PromptInjection(sections=sections, disclosures=plan.disclosures)
+        return PromptInjection(sections=sections, disclosures=one_disclosure(plan.disclosures))
 
     def on_tree(self, event: SessionTree) -> None:
         """The active branch moved: replay its notes (the lifetime budget keeps counting)."""
