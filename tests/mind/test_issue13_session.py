@@ -92,3 +92,66 @@ async def test_injected_stm_lines_say_whose_observation_M_FACT_3(host: SimHost) 
     line = next(x for x in turn.system_prompt.splitlines() if "staging database" in x)
     assert line.startswith("- [stm note ")
     assert "observed by official/software-team/architect]" in line
+
+
+@pytest.mark.asyncio
+async def test_lifetime_budget_counts_every_branch_after_resume_M_SESSION_NOTES_4(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """4 note events, 3 on the branch resumed in a new process: the budget counts 4."""
+    import dataclasses  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    from persona_mind.features import MindFeature  # noqa: PLC0415
+    from persona_mind.mind._notes import NOTE_ENTRY_TYPE  # noqa: PLC0415
+
+    agent = tmp_path / "agent"
+    async with SimHost(agent_dir=agent, cwd=workspace, clock=ManualClock()) as first:
+        await first.start()
+        await _persona(first)
+        for i in range(4):
+            await _remember(first, f"session note {i}", tier="session")
+        session = first.session
+    notes = [e for e in session.branch if e.custom_type == NOTE_ENTRY_TYPE]
+    assert len(notes) == 4
+    path = Path(session.session_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = [{"type": "session", "id": session.session_id}]
+    lines += [
+        {"type": "custom", "customType": e.custom_type, "data": e.data, "id": f"e{i}"}
+        for i, e in enumerate(session.branch)
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    cut = session.branch.index(notes[-1])  # the 4th note lives on a branch left behind
+    async with SimHost(agent_dir=agent, cwd=workspace, clock=ManualClock()) as second:
+        second.session = dataclasses.replace(session, branch=session.branch[:cut])
+        second.sessions = {session.session_id: second.session}
+        await second.start("resume")
+        result = await second.command("/persona use architect")
+        assert result.level == "info", result.text
+        mind = second.runtime.feature("mind")
+        assert isinstance(mind, MindFeature)
+        ledger = mind.session.ledger
+        assert ledger is not None
+        assert ledger.closed is None
+        assert len(ledger.notes) == 3  # the active branch's notes
+        assert ledger.lifetime_events == 4  # every event of the session
+
+
+@pytest.mark.asyncio
+async def test_damaged_session_file_closes_notes_M_SESSION_NOTES_14(
+    host: SimHost,
+) -> None:
+    """A note line that is not JSON (not the torn last line) fails closed, never counts 0."""
+    from persona_mind.mind._notes import NOTE_ENTRY_TYPE  # noqa: PLC0415
+
+    path = Path(host.session.session_file)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'{{"type": "custom", "customType": "{NOTE_ENTRY_TYPE}", oops\n{{}}\n')
+    await host.start("resume")
+    await _persona(host)
+    saved = await host.call_tool(
+        "memory", {"action": "remember", "kind": "note", "text": "x", "tier": "session"}
+    )
+    assert saved.is_error
+    assert "notes.session_file" in saved.text

@@ -162,7 +162,26 @@ class MindFeature:
             settings=settings,
         )
         self._bound = key
+        await self._count_session_file(start.session_file)
         await self._arm_reminders(owner.generation)
+
+    async def _count_session_file(self, path: str | None) -> None:
+        """Every note event of the session file counts toward the lifetime budget
+        (M-SESSION-NOTES-4): the host port only hands Mind the active branch."""
+        session = self.session
+        if path is None or session.ledger is None or session.leg:
+            return
+        import functools  # noqa: PLC0415
+
+        from persona_mind.errors import MindError  # noqa: PLC0415
+        from persona_mind.mind._sessionfile import session_note_entries  # noqa: PLC0415
+
+        try:
+            entries = await self.runtime.offload(functools.partial(session_note_entries, path))
+        except MindError as exc:
+            session.count_whole_session(problem=str(exc))
+            return
+        session.count_whole_session(entries)
 
     async def _arm_reminders(self, generation: int) -> None:
         from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind

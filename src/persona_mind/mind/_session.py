@@ -39,6 +39,7 @@ from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
     CommandSpec,
+    CustomEntry,
     Input,
     PromptInjection,
     SessionStart,
@@ -275,6 +276,22 @@ class MindSession:
             )
         sections = ((plan.text,) if plan.text else ()) + extra
         return PromptInjection(sections=sections, disclosures=one_disclosure(plan.disclosures))
+
+    def count_whole_session(
+        self, entries: Sequence[CustomEntry] = (), *, problem: str | None = None
+    ) -> None:
+        """Count every note event of the session, all branches, toward the lifetime budget.
+
+        ``entries`` come from the session file (``_sessionfile``); ``problem`` says why it
+        could not be read, which closes the ledger (fail closed, M-SESSION-NOTES-4/14)."""
+        ledger = self.ledger
+        if ledger is None or self.leg:
+            return
+        if problem is not None:
+            ledger.closed = problem
+            ledger.notes = {}
+            return
+        ledger.replay(entries, all_entries=True)
 
     def on_tree(self, event: SessionTree) -> None:
         """The active branch moved: replay its notes (the lifetime budget keeps counting)."""
