@@ -155,3 +155,45 @@ async def test_damaged_session_file_closes_notes_M_SESSION_NOTES_14(
     )
     assert saved.is_error
     assert "notes.session_file" in saved.text
+
+
+@pytest.mark.asyncio
+async def test_mind_settings_are_collected_by_persona_status_M_SCOPE_11(host: SimHost) -> None:
+    await _persona(host)
+    await host.command("/mind capture off")
+    status = await host.command("/persona status")
+    assert "Companion settings:" in status.text
+    assert "mind.capture='off'" in status.text
+    assert "mind.nudge=True" in status.text
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [("version", "incompatible"), ("enabled", "disabled")],
+)
+async def test_companion_checks_can_fail_in_the_running_product_M_COMPANION_4_7(
+    tmp_path: Path, workspace: Path, change: str, reason: str
+) -> None:
+    """An old Persona contract, or a Persona half that could not open the session, refuses Mind."""
+    from persona_mind.features import PersonaFeature  # noqa: PLC0415
+
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as sim:
+        persona = sim.runtime.feature("persona")
+        assert isinstance(persona, PersonaFeature)
+        if change == "version":
+            persona.companion_version = (1, 17, 4)
+        else:
+            # the Persona half cannot open the session (e.g. its store stays locked)
+            from persona_mind.errors import PersonaError  # noqa: PLC0415
+
+            async def fail(*_a: object, **_k: object) -> None:
+                raise PersonaError("the pack store stayed locked by another process")
+
+            persona.service.open = fail  # type: ignore[method-assign,assignment]
+        await sim.start()
+        if change == "enabled":
+            assert persona.disabled is not None
+        assert "memory" not in [t.name for t in sim.tools]
+        status = await sim.command("/mind status")
+        assert reason in status.text

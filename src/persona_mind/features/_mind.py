@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from persona_mind.messages.host import (
     AgentSettled,
@@ -82,6 +82,15 @@ class MindFeature:
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
+        if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
+            persona.settings_sources.append(self.settings_contribution)
+
+    def settings_contribution(self) -> dict[str, Any]:
+        """Mind's effective preferences for the companion's settings collection."""
+        session = self._session
+        if session is None or not session.active:
+            return {}
+        return session.settings.contribution()
 
     @property
     def session(self) -> MindSession:
@@ -122,7 +131,17 @@ class MindFeature:
 
         if self.persona is None:
             return []
-        return [CompanionAnswer(provider="persona-mind/persona", ready=self.persona.ready)]
+        persona = self.persona
+        # Every field is the Persona half's live answer, so each check can fail in the
+        # running product (M-COMPANION-4/7), not only in unit tests.
+        return [
+            CompanionAnswer(
+                provider="persona-mind/persona",
+                version=persona.companion_version,
+                enabled=persona.enabled,
+                ready=persona.ready,
+            )
+        ]
 
     async def _bind(self, owner: OwnerState) -> None:
         """(Re)bind the Mind session to the current owner and persona."""

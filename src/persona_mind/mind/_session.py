@@ -74,7 +74,9 @@ __all__ = (
 INJECTION_DEADLINE = 0.75
 DEFERRED_INPUT_TYPE = "pi-persona-deferred-input"
 """The one custom type that replays direct user input (M-TRUST-2)."""
-MIN_COMPANION_VERSION = (1, 0)
+MIN_COMPANION_VERSION: tuple[int, ...] = (1, 17, 5)
+"""The oldest Persona contract Mind pairs with (M-COMPANION-4: Mind 0.8.7 needs Persona
+1.17.5); the Persona half answers with the version it implements."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,7 @@ class CompanionAnswer:
     """One provider's answer to the companion capability query (companion:v1)."""
 
     provider: str
-    version: tuple[int, int] = MIN_COMPANION_VERSION
+    version: tuple[int, ...] = MIN_COMPANION_VERSION
     enabled: bool = True
     ready: bool = True
 
@@ -98,7 +100,9 @@ def companion_refusal(answers: Sequence[CompanionAnswer]) -> str | None:
         return f"ambiguous: {len(answers)} Persona providers answered"
     answer = answers[0]
     if answer.version < MIN_COMPANION_VERSION:
-        return f"Persona companion {answer.provider} is incompatible (needs protocol ≥ 1.0)"
+        have = ".".join(map(str, answer.version))
+        need = ".".join(map(str, MIN_COMPANION_VERSION))
+        return f"Persona companion {answer.provider} {have} is incompatible (needs ≥ {need})"
     if not answer.enabled:
         return "the Persona companion is disabled"
     if not answer.ready:
