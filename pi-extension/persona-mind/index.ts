@@ -278,7 +278,20 @@ export default function personaMind(pi: ExtensionAPI): void {
       entries,
       model: modelName(ctx!.model),
       has_ui: Boolean(ctx!.hasUI),
+      other_commands: otherCommands(),
     };
+  }
+
+  // Other extensions' slash commands (P-ACTIVE-5): persona aliases must never shadow them.
+  function otherCommands(): string[] {
+    try {
+      const all = (pi as any).getCommands?.() ?? [];
+      return all
+        .map((c: any) => String(c?.name ?? ""))
+        .filter((n: string) => n && n !== RELOAD_COMMAND && !registeredCommands.has(n));
+    } catch {
+      return [];
+    }
   }
 
   async function launch(reason: string): Promise<void> {

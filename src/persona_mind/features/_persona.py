@@ -125,7 +125,11 @@ class PersonaFeature:
 
                 if self.ctx is not None and self.ctx.session_id != event.session_id:
                     self.service.close_session(self.ctx.session_id)
-                self.ctx = SessionContext(session_id=event.session_id, cwd=Path(event.cwd))
+                self.ctx = SessionContext(
+                    session_id=event.session_id,
+                    cwd=Path(event.cwd),
+                    other_commands=frozenset(event.other_commands),  # P-ACTIVE-5
+                )
                 problem = await self.runtime.offload(
                     functools.partial(backend_problem, Workspace(Path(event.cwd)))
                 )

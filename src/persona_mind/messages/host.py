@@ -80,6 +80,9 @@ class SessionStart(Ask["OwnerState"], frozen=True, kw_only=True):
     model: str | None = None
     has_ui: bool = False
     origin_session_id: str | None = None
+    other_commands: tuple[str, ...] = ()
+    """Slash commands other extensions registered (Pi's ``getCommands()`` minus ours):
+    persona aliases never shadow them (P-ACTIVE-5)."""
 
 
 class Input(Ask[None], frozen=True, kw_only=True):

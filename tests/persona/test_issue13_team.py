@@ -1,0 +1,49 @@
+"""Issue 13, Persona item 12: alias clashes, --team ambiguity, drafts by ref, snapshot GC."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+import pytest_asyncio
+
+from persona_mind.messages.host import SessionStart
+from persona_mind.testing import ManualClock
+from persona_mind.testing._simhost import SimHost
+
+
+@pytest_asyncio.fixture
+async def host(tmp_path: Path) -> AsyncIterator[SimHost]:
+    ws = tmp_path / "workspace"
+    (ws / ".git").mkdir(parents=True)
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=ws, clock=ManualClock()) as sim:
+        yield sim
+
+
+def _other_extension_commands(host: SimHost, names: tuple[str, ...]) -> None:
+    """Every SessionStart carries what Pi's getCommands() lists for other extensions."""
+    real = host.runtime.event
+
+    async def event(ev: Any) -> Any:
+        if isinstance(ev, SessionStart):
+            ev = msgspec.structs.replace(ev, other_commands=names)
+        return await real(ev)
+
+    host.runtime.event = event  # type: ignore[method-assign]
+
+
+@pytest.mark.asyncio
+async def test_alias_never_shadows_another_extensions_command_P_ACTIVE_5(host: SimHost) -> None:
+    _other_extension_commands(host, ("architect", "deploy"))
+    await host.start()
+    for command in ("/persona pack install software-team", "/persona team select software-team"):
+        result = await host.command(command)
+        assert result.level == "info", result.text
+    names = {c.name for c in host.commands}
+    assert "architect" not in names  # another extension owns /architect
+    assert "code-reviewer" in names  # a free name still gets its alias
+    used = await host.command("/persona use architect")  # the guaranteed route still works
+    assert used.level == "info", used.text
