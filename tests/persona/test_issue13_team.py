@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import pytest
 import pytest_asyncio
 
-from persona_mind.messages.host import SessionStart
+from persona_mind.messages.host import HostEvent, PromptInjection, SessionStart
 from persona_mind.testing import ManualClock
 from persona_mind.testing._simhost import SimHost
 
@@ -27,7 +26,7 @@ def _other_extension_commands(host: SimHost, names: tuple[str, ...]) -> None:
     """Every SessionStart carries what Pi's getCommands() lists for other extensions."""
     real = host.runtime.event
 
-    async def event(ev: Any) -> Any:
+    async def event(ev: HostEvent) -> PromptInjection | None:
         if isinstance(ev, SessionStart):
             ev = msgspec.structs.replace(ev, other_commands=names)
         return await real(ev)
