@@ -31,7 +31,7 @@ def _other_extension_commands(host: SimHost, names: tuple[str, ...]) -> None:
             ev = msgspec.structs.replace(ev, other_commands=names)
         return await real(ev)
 
-    host.runtime.event = event  # type: ignore[method-assign]
+    host.runtime.event = event  # type: ignore[method-assign,assignment]
 
 
 @pytest.mark.asyncio
