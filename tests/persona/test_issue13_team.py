@@ -46,3 +46,24 @@ async def test_alias_never_shadows_another_extensions_command_P_ACTIVE_5(host: S
     assert "code-reviewer" in names  # a free name still gets its alias
     used = await host.command("/persona use architect")  # the guaranteed route still works
     assert used.level == "info", used.text
+
+
+def test_roundtable_team_refuses_an_ambiguous_bare_name_P_PACK_5(tmp_path: Path) -> None:
+    """`roundtable --team software-team` with official/ and custom/ present is refused."""
+    from persona_mind.persona import AmbiguousPackName  # noqa: PLC0415
+    from persona_mind.runners._cli_children import load_team  # noqa: PLC0415
+    from persona_mind.testing._packs import write_pack  # noqa: PLC0415
+
+    agent = tmp_path / "agent"
+    write_pack(agent / "persona" / "official" / "demo", specialists=("alpha",))
+    write_pack(agent / "persona" / "custom" / "demo", specialists=("beta",))
+    with pytest.raises(AmbiguousPackName, match="official/demo"):
+        load_team("demo", agent, tmp_path)
+    assert {p.name for p in load_team("custom/demo", agent, tmp_path).personas} == {
+        "lead",
+        "beta",
+    }
+    assert {p.name for p in load_team("official/demo", agent, tmp_path).personas} == {
+        "lead",
+        "alpha",
+    }

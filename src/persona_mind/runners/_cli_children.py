@@ -79,18 +79,20 @@ def load_team(name: str, agent_dir: Path, workspace: Path) -> ChildTeam:
     """Resolve pack ``name`` (``source/name`` or bare) from the store, else the catalog."""
     from persona_mind.persona import (  # noqa: PLC0415 - keep CLI start-up light
         CATALOG_DIR,
+        AmbiguousPackName,
         Workspace,
         load_pack,
         resolve_team,
     )
 
     source, _, bare = name.rpartition("/")
-    sources = (source,) if source else ("custom", "official")
-    for src in sources:
-        root = agent_dir / "persona" / src / bare
-        if root.is_dir():
-            pack = load_pack(root, src)  # type: ignore[arg-type]
-            return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
+    sources = (source,) if source else ("official", "custom")
+    found = [src for src in sources if (agent_dir / "persona" / src / bare).is_dir()]
+    if len(found) > 1:  # P-PACK-5: a bare name matching both is refused, never guessed
+        raise AmbiguousPackName(name, tuple(f"{src}/{bare}" for src in found))
+    for src in found:
+        pack = load_pack(agent_dir / "persona" / src / bare, src)  # type: ignore[arg-type]
+        return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
     if source in ("", "official") and (CATALOG_DIR / bare).is_dir():
         pack = load_pack(CATALOG_DIR / bare, "official")
         return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
