@@ -67,3 +67,50 @@ def test_roundtable_team_refuses_an_ambiguous_bare_name_P_PACK_5(tmp_path: Path)
         "lead",
         "alpha",
     }
+
+
+def test_official_and_custom_drafts_of_one_name_coexist(agent_dir: Path, catalog: Path) -> None:
+    """Drafts are keyed by source/name: official/demo and custom/demo are edited at once."""
+    from persona_mind.persona import AmbiguousPackName, PackStore  # noqa: PLC0415
+    from persona_mind.persona._drafts import (  # noqa: PLC0415
+        prepare_apply,
+        prepare_create,
+        prepare_edit,
+        preview_draft,
+    )
+    from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
+
+    store = PackStore(agent_dir, catalog_dir=catalog)
+    prepare_install(store, "demo").execute()
+    prepare_edit(store, "official/demo").execute()
+    prepare_create(store, "demo").execute()  # custom/demo, while official/demo is in a draft
+    assert set(store.state().drafts) == {"official/demo", "custom/demo"}
+    assert (store.root / "drafts" / "official" / "demo" / "pack.yaml").is_file()
+    assert (store.root / "drafts" / "custom" / "demo" / "pack.yaml").is_file()
+    with pytest.raises(AmbiguousPackName):
+        preview_draft(store, "demo")  # a bare name matching both is refused, never guessed
+    assert "→ official/demo" in preview_draft(store, "official/demo")
+    prepare_apply(store, "custom/demo").execute()
+    assert "custom/demo" in store.installed_refs()
+    assert set(store.state().drafts) == {"official/demo"}
+    assert "→ official/demo" in preview_draft(store, "demo")  # unambiguous again
+
+
+def test_a_draft_staged_under_the_older_bare_key_still_works(
+    agent_dir: Path, catalog: Path
+) -> None:
+    """store.json written before source/name keys: drafts/<name> keeps working."""
+    import json  # noqa: PLC0415
+
+    from persona_mind.persona import PackStore  # noqa: PLC0415
+    from persona_mind.persona._drafts import prepare_cancel, preview_draft  # noqa: PLC0415
+    from persona_mind.testing._packs import write_pack  # noqa: PLC0415
+
+    store = PackStore(agent_dir, catalog_dir=catalog)
+    write_pack(store.root / "drafts" / "mine", name="mine")
+    draft = {"target": "custom/mine", "base_digest": "", "createdAt": "2026-01-01T00:00:00Z"}
+    store.state_path.write_text(json.dumps({"version": 1, "drafts": {"mine": draft}}))
+    assert "→ custom/mine" in preview_draft(store, "mine")
+    prepare_cancel(store, "custom/mine").execute()
+    assert not (store.root / "drafts" / "mine").exists()
+    assert store.state().drafts == {}
