@@ -114,3 +114,65 @@ def test_a_draft_staged_under_the_older_bare_key_still_works(
     prepare_cancel(store, "custom/mine").execute()
     assert not (store.root / "drafts" / "mine").exists()
     assert store.state().drafts == {}
+
+
+def test_ended_sessions_snapshots_are_collected_within_the_bound(
+    agent_dir: Path, catalog: Path
+) -> None:
+    """Every session copies its team; ended ones beyond 32 and older than 7 days go."""
+    import os  # noqa: PLC0415
+
+    from persona_mind.persona import PackStore  # noqa: PLC0415
+    from persona_mind.persona._binding import (  # noqa: PLC0415
+        KEEP_SECONDS,
+        KEEP_SESSIONS,
+        Bindings,
+        session_key,
+    )
+    from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
+
+    store = PackStore(agent_dir, catalog_dir=catalog)
+    prepare_install(store, "demo").execute()
+    bindings = Bindings(store)
+    now = 1_900_000_000.0
+    ids = [f"s{i:02d}" for i in range(KEEP_SESSIONS + 8)]
+    for age, sid in enumerate(ids):  # s00 newest … s39 oldest, all older than a week
+        bindings.bind(sid, "official/demo")
+        when = now - KEEP_SECONDS - 3600.0 * (age + 1)
+        os.utime(bindings.session_dir(sid) / "binding.json", (when, when))
+    recent = "recent-but-many"
+    bindings.bind(recent, "official/demo")  # used now: kept whatever the count
+    os.utime(bindings.session_dir(recent) / "binding.json", (now, now))
+    oldest_open = ids[-1]  # still open in this runtime: never collected
+    removed = bindings.collect({oldest_open}, now=now)
+    survivors = {p.name for p in bindings.root.iterdir()}
+    assert session_key(oldest_open) in survivors
+    assert session_key(recent) in survivors
+    # the newest 32 ended sessions are kept (recent counts among them), the rest go
+    kept_old = [sid for sid in ids if session_key(sid) in survivors and sid != oldest_open]
+    assert kept_old == ids[: KEEP_SESSIONS - 1]
+    assert sorted(removed) == sorted(session_key(s) for s in ids[KEEP_SESSIONS - 1 : -1])
+    assert bindings.read(ids[0]) is not None  # a kept session still resumes with its team
+    assert bindings.snapshot(bindings.read(ids[0])) is not None  # type: ignore[arg-type]
+
+
+def test_a_session_start_collects_stale_snapshots(agent_dir: Path, catalog: Path) -> None:
+    """The collection runs at session open in the product path (PersonaService)."""
+    import os  # noqa: PLC0415
+
+    from persona_mind.persona import PersonaService, SessionContext  # noqa: PLC0415
+    from persona_mind.persona._binding import KEEP_SESSIONS, session_key  # noqa: PLC0415
+
+    service = PersonaService(agent_dir, catalog_dir=catalog)
+    from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
+
+    prepare_install(service.store, "demo").execute()
+    stale = [f"old{i}" for i in range(KEEP_SESSIONS + 2)]
+    for i, sid in enumerate(stale):
+        service.bindings.bind(sid, "official/demo")
+        os.utime(service.bindings.session_dir(sid) / "binding.json", (1000.0 + i, 1000.0 + i))
+    service.open_session(SessionContext(session_id="fresh", cwd=agent_dir))
+    names = {p.name for p in service.bindings.root.iterdir()}
+    assert session_key("old0") not in names  # the two oldest ended sessions were collected
+    assert session_key("old1") not in names
+    assert session_key(stale[-1]) in names
