@@ -279,7 +279,32 @@ export default function personaMind(pi: ExtensionAPI): void {
       model: modelName(ctx!.model),
       has_ui: Boolean(ctx!.hasUI),
       other_commands: otherCommands(),
+      ...hostState(),
     };
+  }
+
+  // Live host state for children (P-CHILD-13): loaded skills (name, path) and available
+  // models; a persona's declared skills and model are resolved against them at launch.
+  function hostState(): { skills?: [string, string][]; models?: string[] } {
+    const out: { skills?: [string, string][]; models?: string[] } = {};
+    try {
+      const all = (pi as any).getCommands?.();
+      if (Array.isArray(all)) {
+        out.skills = all
+          .filter((c: any) => c?.source === "skill" && typeof c?.name === "string")
+          .map((c: any) => [String(c.name).replace(/^skill:/, ""), String(c?.sourceInfo?.path ?? "")] as [string, string])
+          .filter(([n, p]: [string, string]) => n && p);
+      }
+    } catch {
+      /* not reported: children discover skills themselves */
+    }
+    try {
+      const available = (ctx as any)?.modelRegistry?.getAvailable?.();
+      if (Array.isArray(available)) out.models = available.map((m: any) => `${m.provider}/${m.id}`);
+    } catch {
+      /* not reported */
+    }
+    return out;
   }
 
   // Other extensions' slash commands (P-ACTIVE-5): persona aliases must never shadow them.
