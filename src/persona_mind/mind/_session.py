@@ -197,7 +197,9 @@ class MindSession:
             self.ledger.seen.update(previous.seen)
         if not self.leg:
             self.ledger.replay(event.entries)
-            self.importer = LegacyImport(self.service, legacy_persona=self.legacy_persona)
+            self.importer = LegacyImport(
+                self.service, legacy_persona=self.legacy_persona, claim_persona=True
+            )
 
     def revoke(self) -> None:
         """The owner changed or the session ended: no later append, no late cards."""
@@ -313,9 +315,11 @@ class MindSession:
         importer = self.importer
         try:
             if importer is not None and not importer.done:
-                if await importer.step(max_files=1):
+                if not await importer.step(max_files=1):
+                    return None
+                if importer.report.worth_showing:
                     return f"persona-mind import: {importer.report.summary()}"
-                return None
+                # nothing was read: no toast (issue 13), and this turn's cleanup still runs
             await service.cleanup()
         except PersonaMindError as exc:  # maintenance is best effort; the next turn retries
             return f"persona-mind maintenance skipped: {exc}"
