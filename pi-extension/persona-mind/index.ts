@@ -462,7 +462,9 @@ export default function personaMind(pi: ExtensionAPI): void {
       notify(`persona-mind: memory was not injected (${err?.message ?? err})`, "warning");
       return;
     }
-    for (const d of injection?.disclosures ?? []) notify(String(d), "info");
+    // M-UI-4: at most one short toast per turn, whatever the halves disclosed.
+    const disclosed = (injection?.disclosures ?? []).map(String).filter(Boolean);
+    if (disclosed.length) notify(disclosed.join(" · ").slice(0, 300), "info");
     const text = (injection?.sections ?? []).map(String).filter(Boolean).join("\n\n");
     const sections = event?.systemPromptOptions?.sections;
     if (sections && typeof sections === "object") {
