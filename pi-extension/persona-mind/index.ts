@@ -321,7 +321,45 @@ export default function personaMind(pi: ExtensionAPI): void {
       entries,
       model: modelName(ctx!.model),
       has_ui: Boolean(ctx!.hasUI),
+      other_commands: otherCommands(),
+      ...hostState(),
     };
+  }
+
+  // Live host state for children (P-CHILD-13): loaded skills (name, path) and available
+  // models; a persona's declared skills and model are resolved against them at launch.
+  function hostState(): { skills?: [string, string][]; models?: string[] } {
+    const out: { skills?: [string, string][]; models?: string[] } = {};
+    try {
+      const all = (pi as any).getCommands?.();
+      if (Array.isArray(all)) {
+        out.skills = all
+          .filter((c: any) => c?.source === "skill" && typeof c?.name === "string")
+          .map((c: any) => [String(c.name).replace(/^skill:/, ""), String(c?.sourceInfo?.path ?? "")] as [string, string])
+          .filter(([n, p]: [string, string]) => n && p);
+      }
+    } catch {
+      /* not reported: children discover skills themselves */
+    }
+    try {
+      const available = (ctx as any)?.modelRegistry?.getAvailable?.();
+      if (Array.isArray(available)) out.models = available.map((m: any) => `${m.provider}/${m.id}`);
+    } catch {
+      /* not reported */
+    }
+    return out;
+  }
+
+  // Other extensions' slash commands (P-ACTIVE-5): persona aliases must never shadow them.
+  function otherCommands(): string[] {
+    try {
+      const all = (pi as any).getCommands?.() ?? [];
+      return all
+        .map((c: any) => String(c?.name ?? ""))
+        .filter((n: string) => n && n !== RELOAD_COMMAND && !registeredCommands.has(n));
+    } catch {
+      return [];
+    }
   }
 
   async function launch(reason: string): Promise<void> {
@@ -477,7 +515,9 @@ export default function personaMind(pi: ExtensionAPI): void {
       notify(`persona-mind: memory was not injected (${err?.message ?? err})`, "warning");
       return;
     }
-    for (const d of injection?.disclosures ?? []) notify(String(d), "info");
+    // M-UI-4: at most one short toast per turn, whatever the halves disclosed.
+    const disclosed = (injection?.disclosures ?? []).map(String).filter(Boolean);
+    if (disclosed.length) notify(disclosed.join(" · ").slice(0, 300), "info");
     const text = (injection?.sections ?? []).map(String).filter(Boolean).join("\n\n");
     const sections = event?.systemPromptOptions?.sections;
     if (sections && typeof sections === "object") {

@@ -45,7 +45,7 @@ def test_declarations() -> None:
             "architect",
             "not the active persona",
         ),
-        ({"consultant": "critic", "question": "q"}, None, "not the active persona"),
+        ({"consultant": "critic", "question": "q"}, None, "no persona is active"),
     ],
 )
 async def test_consult_tool_refusals_are_error_results(

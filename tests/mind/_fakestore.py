@@ -2,12 +2,14 @@
 
 It keeps the port's contract that matters to Mind: a mutation is a pure step over the
 current rows; if it raises, nothing changes; each write bumps ``sequence``; reads never
-write.  ``fail_next`` makes the next mutation of a path raise *after* the step ran, to
-prove ordering (promotion writes LTM before removing STM).
+write.  ``fail_next`` makes the next *write* of a path raise after the step ran, to prove
+ordering (promotion writes LTM before removing STM). ``transact`` runs steps in order, each
+committed before the next, like the real Store, and records each transaction's paths.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +27,7 @@ class FakeStore:
         self.reads = 0
         self.current_generation: int | None = None
         self.fail_next: set[Path] = set()
+        self.transactions: list[tuple[Path, ...]] = []
 
     async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
         self.reads += 1
@@ -47,11 +50,11 @@ class FakeStore:
         current = self.files.get(target.path)
         old: tuple[E, ...] = () if current is None else current.entries
         new = tuple(mutation(old))
+        if current is not None and new == old:
+            return current  # nothing to write (a check-only step never fails here)
         if target.path in self.fail_next:
             self.fail_next.discard(target.path)
             raise StorageError(f"injected failure writing {target.path}")
-        if current is not None and new == old:
-            return current
         snap: Snapshot[E] = Snapshot(
             version=target.version,
             sequence=1 if current is None else current.sequence + 1,
@@ -65,6 +68,16 @@ class FakeStore:
         self.files[target.path] = snap
         self.writes.append(target.path)
         return snap
+
+    async def transact(
+        self,
+        steps: Sequence[tuple[StoreTarget[Any], Mutation[Any]]],
+        *,
+        generation: int | None = None,
+        purpose: str = "memory transaction",
+    ) -> list[Snapshot[Any]]:
+        self.transactions.append(tuple(t.path for t, _ in steps))
+        return [await self.mutate(t, m, generation=generation) for t, m in steps]
 
     def rows(self, target: StoreTarget[E]) -> tuple[E, ...]:
         snap = self.files.get(target.path)

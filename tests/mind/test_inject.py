@@ -242,7 +242,7 @@ def test_total_budget_boundary_M_INJECT_2(slack: int, admitted: bool) -> None:
     limit = total * 3 - len(_inject._OPEN.encode()) - len(_inject._CLOSE.encode())
     limit -= len(_inject._notice({"stm": 1}, 1, 1).encode())  # the reserve for one section
     head = len(b"## STM (expires)\n")
-    prefix = len(b"- [m_0001] ")
+    prefix = len(b"- [m_0001, observed by no persona] ")
     room = limit - head - prefix - 1 - slack
     euros, rest = divmod(room, 3)
     text = "€" * euros + "a" * rest

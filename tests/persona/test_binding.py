@@ -44,7 +44,7 @@ def test_two_sessions_keep_their_own_snapshots_while_the_pack_is_edited(
     assert list(a.cwd.iterdir()) == []  # P-BINDING-7: nothing is copied into the project
 
     prepare_edit(service.store, "demo").execute()
-    draft = service.store.root / "drafts" / "demo" / "agents" / "alpha.md"
+    draft = service.store.root / "drafts" / "official" / "demo" / "agents" / "alpha.md"
     draft.write_text(draft.read_text().replace("You are alpha.", "You are alpha v2."))
     prepare_apply(service.store, "demo").execute()
 

@@ -31,8 +31,9 @@ def _template(agent_dir: Path, catalog: Path) -> str:
     prepare_fork(store, "demo", "mine").execute()
     old = store.load("custom/mine").digest
     prepare_edit(store, "mine").execute()
-    (store.root / "drafts" / "mine" / "references" / "added.md").write_text("new doc\n")
-    (store.root / "drafts" / "mine" / "references" / "alpha" / "notes.md").write_text("v2\n")
+    refs = store.root / "drafts" / "custom" / "mine" / "references"
+    (refs / "added.md").write_text("new doc\n")
+    (refs / "alpha" / "notes.md").write_text("v2\n")
     return old
 
 

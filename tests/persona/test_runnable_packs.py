@@ -225,7 +225,8 @@ def test_ordinary_names_near_device_names_are_fine(agent_dir: Path, catalog: Pat
     store = PackStore(agent_dir, catalog_dir=catalog)
     for name in ("console", "com10", "lpt", "nully", "my-con"):
         prepare_create(store, name).execute()
-    assert store.state().drafts.keys() == {"console", "com10", "lpt", "nully", "my-con"}
+    names = ("console", "com10", "lpt", "nully", "my-con")
+    assert store.state().drafts.keys() == {f"custom/{n}" for n in names}
 
 
 # ---- library/shared: one escaping symlink -----------------------------------------------

@@ -54,7 +54,7 @@ def test_store_layout_lives_under_agent_dir(store: PackStore, agent_dir: Path) -
     prepare_install(store, "demo").execute()
     prepare_create(store, "mine").execute()
     prepare_fork(store, "demo", "forked").execute()
-    for sub in ("official/demo", "custom/forked", "drafts/mine"):
+    for sub in ("official/demo", "custom/forked", "drafts/custom/mine"):
         assert (agent_dir / "persona" / sub / "pack.yaml").is_file()
 
 
@@ -183,7 +183,7 @@ def test_fork_renames_the_manifest_and_records_provenance(store: PackStore) -> N
 def test_create_edit_preview_apply_cancel(store: PackStore) -> None:
     """P-PACK-9..15: drafts stage on disk, preview diffs, apply swaps, cancel discards."""
     prepare_create(store, "mine").execute()
-    draft = store.root / "drafts" / "mine"
+    draft = store.root / "drafts" / "custom" / "mine"
     assert (draft / "pack.yaml").is_file()
     assert "custom/mine" not in store.installed_refs()  # nothing changes until apply
     (draft / "agents" / "critic.md").write_text(
@@ -210,7 +210,7 @@ def test_apply_refuses_an_invalid_draft_and_keeps_the_pack(store: PackStore) -> 
     """P-PACK-12: apply validates first; a refused draft changes nothing."""
     prepare_install(store, "demo").execute()
     prepare_edit(store, "demo").execute()
-    draft = store.root / "drafts" / "demo"
+    draft = store.root / "drafts" / "official" / "demo"
     (draft / "agents" / "lead2.md").write_text("---\nrole: generalist\n---\n", encoding="utf-8")
     assert "refuse" in preview_draft(store, "demo")
     before = store.load("official/demo").digest
@@ -232,18 +232,21 @@ def test_applied_edits_to_an_official_pack_count_as_local_edits(store: PackStore
     """P-PACK-16/29: official packs are user-owned; applied edits block update."""
     prepare_install(store, "demo").execute()
     prepare_edit(store, "demo").execute()
-    (store.root / "drafts" / "demo" / "references" / "mine.md").write_text("m", encoding="utf-8")
+    draft = store.root / "drafts" / "official" / "demo"
+    (draft / "references" / "mine.md").write_text("m", encoding="utf-8")
     prepare_apply(store, "demo").execute()
     assert store.locally_edited("official/demo")
 
 
-def test_one_draft_per_name(store: PackStore) -> None:
-    """A second draft of the same name refuses with its path."""
+def test_one_draft_per_pack(store: PackStore) -> None:
+    """A second draft of the same pack refuses with its path; drafts are keyed by source/name,
+    so a draft of official/demo never blocks a new custom/demo (issue 13)."""
     prepare_install(store, "demo").execute()
     prepare_edit(store, "demo").execute()
     with pytest.raises(DraftConflict, match="already staged"):
         prepare_edit(store, "demo")
-    with pytest.raises(DraftConflict):
+    prepare_create(store, "demo").execute()
+    with pytest.raises(DraftConflict, match="already staged"):
         prepare_create(store, "demo")
 
 
@@ -314,7 +317,7 @@ def test_preview_of_an_invalid_draft_never_shows_outside_content(
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-CONTENT\n")
     prepare_create(store, "mine").execute()
-    draft = store.root / "drafts" / "mine"
+    draft = store.root / "drafts" / "custom" / "mine"
     (draft / "references" / "leak.md").symlink_to(secret)
     os.mkfifo(draft / "references" / "pipe")
     text = preview_draft(store, "mine")

@@ -71,9 +71,10 @@ class PackStoreMachine(RuleBasedStateMachine):
     @rule(name=NAMES)
     def edit_and_touch(self, name: str) -> None:
         self._try(lambda: prepare_edit(self.store, name))
-        draft = self.store.root / "drafts" / name / "references"
-        if draft.is_dir():
-            (draft / "touched.md").write_text("edited\n")
+        for source in ("official", "custom"):
+            draft = self.store.root / "drafts" / source / name / "references"
+            if draft.is_dir():
+                (draft / "touched.md").write_text("edited\n")
 
     @rule(name=NAMES)
     def apply(self, name: str) -> None:
@@ -108,9 +109,14 @@ class PackStoreMachine(RuleBasedStateMachine):
                 assert state.packs[ref].origin == "catalog"
         assert state.default is None or state.default in refs
         drafts = self.store.root / "drafts"
-        on_disk = {p.name for p in drafts.iterdir()} if drafts.is_dir() else set()
-        assert {n for n in on_disk if not n.startswith(".")} == set(state.drafts)
-        for sub in ("official", "custom", "drafts"):
+        on_disk = {
+            f"{source}/{p.name}"
+            for source in ("official", "custom")
+            if (drafts / source).is_dir()
+            for p in (drafts / source).iterdir()
+        }
+        assert on_disk == set(state.drafts)  # keyed by source/name; no stage left behind
+        for sub in ("official", "custom", "drafts", "drafts/official", "drafts/custom"):
             folder = self.store.root / sub
             if folder.is_dir():
                 assert not [p for p in folder.iterdir() if p.name.startswith(".")]

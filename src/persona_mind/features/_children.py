@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
+    from persona_mind.runners._child_launch import HostState
     from persona_mind.runners.child import RoundtableProgress
     from persona_mind.runtime import Runtime
 
@@ -63,6 +64,7 @@ class ChildrenFeature:
         self.cwd: str | None = None
         self.progress: RoundtableProgress | None = None
         self.running = False
+        self.host_state: HostState | None = None
 
     @property
     def runner(self) -> ActorRef[Any]:
@@ -93,6 +95,10 @@ class ChildrenFeature:
             case SessionStart():
                 self.model = event.model or self.model
                 self.cwd = event.cwd
+                from persona_mind.runners._child_launch import HostState  # noqa: PLC0415
+
+                # live host state: declared skills/models resolve against it (P-CHILD-13)
+                self.host_state = HostState.reported(event.skills, event.models)
             case ModelSelect():
                 self.model = event.model
             case _:
@@ -108,6 +114,8 @@ class ChildrenFeature:
             team_from_snapshot,
         )
 
+        if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
+            return ToolResult(text=f"persona_consult: {self.persona.backend_error}", is_error=True)
         snapshot = await self.persona.team()
         if snapshot is None:
             return ToolResult(
@@ -116,7 +124,8 @@ class ChildrenFeature:
             )
         if self.model is None:
             return ToolResult(text="persona_consult: no model is selected yet", is_error=True)
-        team, model, active = team_from_snapshot(snapshot), self.model, self.persona.active_name()
+        team = team_from_snapshot(snapshot, self.host_state)
+        model, active = self.model, self.persona.active_name()
         injection = await self._lean(str(call.arguments.get("question", "")))
         runner = self.runner
 
@@ -156,6 +165,10 @@ class ChildrenFeature:
                 text="A round-table is already running; see /persona-roundtable status",
                 level="warning",
             )
+        if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
+            return CommandResult(
+                text=f"/persona-roundtable: {self.persona.backend_error}", level="error"
+            )
         snapshot = await self.persona.team()
         if snapshot is None:
             return CommandResult(
@@ -164,7 +177,7 @@ class ChildrenFeature:
             )
         if self.model is None:
             return CommandResult(text="/persona-roundtable: no model is selected", level="error")
-        team, model = team_from_snapshot(snapshot), self.model
+        team, model = team_from_snapshot(snapshot, self.host_state), self.model
         injection = await self._lean(query)
         runner = self.runner
         self.running = True

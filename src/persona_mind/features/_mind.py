@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from persona_mind.messages.host import (
     AgentSettled,
@@ -81,7 +81,16 @@ class MindFeature:
         self._session: MindSession | None = None
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
-        self._bound: tuple[str | None, str | None, int] | None = None
+        self._bound: tuple[str | None, str | None, int, str | None] | None = None
+        if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
+            persona.settings_sources.append(self.settings_contribution)
+
+    def settings_contribution(self) -> dict[str, Any]:
+        """Mind's effective preferences for the companion's settings collection."""
+        session = self._session
+        if session is None or not session.active:
+            return {}
+        return session.settings.contribution()
 
     @property
     def session(self) -> MindSession:
@@ -126,7 +135,17 @@ class MindFeature:
 
         if self.persona is None:
             return []
-        return [CompanionAnswer(provider="persona-mind/persona", ready=self.persona.ready)]
+        persona = self.persona
+        # Every field is the Persona half's live answer, so each check can fail in the
+        # running product (M-COMPANION-4/7), not only in unit tests.
+        return [
+            CompanionAnswer(
+                provider="persona-mind/persona",
+                version=persona.companion_version,
+                enabled=persona.enabled,
+                ready=persona.ready,
+            )
+        ]
 
     async def _bind(self, owner: OwnerState) -> None:
         """(Re)bind the Mind session to the current owner and persona."""
@@ -140,8 +159,11 @@ class MindFeature:
         from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
         from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
 
-        key = (owner.session_id, owner.active_persona, owner.generation)
-        if self._bound is not None and self._bound[:2] == key[:2]:
+        # Any owner change rebinds — a generation-only bump (team switch) or a working-directory
+        # change too: the old service would stamp writes with a stale generation (refused as
+        # session.changed) or keep the old project scope (M-SCOPE-3, M-SCOPE-21).
+        key = (owner.session_id, owner.active_persona, owner.generation, owner.cwd)
+        if self._bound == key:
             return
         entries = tuple(await self.runtime.host.branch_entries())
         start = SessionStart(
@@ -163,7 +185,26 @@ class MindFeature:
             settings=settings,
         )
         self._bound = key
+        await self._count_session_file(start.session_file)
         await self._arm_reminders(owner.generation)
+
+    async def _count_session_file(self, path: str | None) -> None:
+        """Every note event of the session file counts toward the lifetime budget
+        (M-SESSION-NOTES-4): the host port only hands Mind the active branch."""
+        session = self.session
+        if path is None or session.ledger is None or session.leg:
+            return
+        import functools  # noqa: PLC0415
+
+        from persona_mind.errors import MindError  # noqa: PLC0415
+        from persona_mind.mind._sessionfile import session_note_entries  # noqa: PLC0415
+
+        try:
+            entries = await self.runtime.offload(functools.partial(session_note_entries, path))
+        except MindError as exc:
+            session.count_whole_session(problem=str(exc))
+            return
+        session.count_whole_session(entries)
 
     async def _arm_reminders(self, generation: int) -> None:
         from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind

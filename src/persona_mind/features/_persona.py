@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -49,6 +53,8 @@ class PersonaFeature:
     """Adapts :class:`PersonaService` to the Companion's feature port."""
 
     name = "persona"
+    companion_version: tuple[int, ...] = (1, 17, 5)
+    """The Persona contract this half implements, answered to Mind (M-COMPANION-4/6)."""
 
     def __init__(self, runtime: Runtime, service: PersonaService | None = None) -> None:
         self.runtime = runtime
@@ -56,6 +62,12 @@ class PersonaFeature:
         self.ctx: SessionContext | None = None
         self.handoff: str | None = None
         self.reload_pending = False
+        self.settings_sources: list[Callable[[], Mapping[str, Any]]] = []
+        """Companions' effective-settings contributions (settings:collect:v1, M-SCOPE-11)."""
+        self.disabled: str | None = None
+        """Why the Persona half could not open this session (Mind then refuses, M-COMPANION-7)."""
+        self.backend_error: str | None = None
+        """Why this session's backend setting is invalid (P-CHILD-6/7); children refuse."""
 
     @property
     def service(self) -> PersonaService:
@@ -71,6 +83,11 @@ class PersonaFeature:
         return self._service
 
     # -- what the rest of the runtime reads --------------------------------------------
+    @property
+    def enabled(self) -> bool:
+        """False when this session could not be opened (its reason is in ``disabled``)."""
+        return self.disabled is None
+
     @property
     def ready(self) -> bool:
         """Loaded, enabled and bound to a session: the companion:v1 answer (M-COMPANION)."""
@@ -108,18 +125,34 @@ class PersonaFeature:
 
                 if self.ctx is not None and self.ctx.session_id != event.session_id:
                     self.service.close_session(self.ctx.session_id)
-                self.ctx = SessionContext(session_id=event.session_id, cwd=Path(event.cwd))
+                self.ctx = SessionContext(
+                    session_id=event.session_id,
+                    cwd=Path(event.cwd),
+                    other_commands=frozenset(event.other_commands),  # P-ACTIVE-5
+                )
                 problem = await self.runtime.offload(
                     functools.partial(backend_problem, Workspace(Path(event.cwd)))
                 )
-                if problem is not None:  # P-CHILD: an invalid backend setting is a start error
-                    await self.runtime.host.notify(f"persona: {problem}", "error")
-                await self.service.open(
-                    self.ctx,
-                    reason=event.reason,
-                    origin_session_id=event.origin_session_id,
-                    entries=event.entries,
-                )
+                # P-CHILD-6/7: an invalid backend setting is a start-up error, and no child
+                # runs on a backend the user did not choose until it is fixed.
+                self.backend_error = problem
+                if problem is not None:
+                    await self.runtime.host.notify(
+                        f"persona: {problem} Consults and round-tables are off until then.",
+                        "error",
+                    )
+                try:
+                    await self.service.open(
+                        self.ctx,
+                        reason=event.reason,
+                        origin_session_id=event.origin_session_id,
+                        entries=event.entries,
+                    )
+                except PersonaMindError as exc:  # answered to Mind as "disabled"
+                    self.disabled = str(exc)
+                    await self.runtime.host.notify(f"persona: {exc}", "error")
+                    return None
+                self.disabled = None
                 await self._publish_identity()
             case Input() if self.ctx is not None and event.source != "extension":
                 self.ctx.user_messages += 1
@@ -158,7 +191,28 @@ class PersonaFeature:
         if result.reload and effects.reload:  # the host reloads after the command itself
             effects = dataclasses.replace(effects, reload=False)
         await self._apply(effects)
+        if call.name == "persona" and call.args.split()[:1] == ["status"]:
+            collected = self.collect_settings()
+            if collected:
+                result = msgspec.structs.replace(result, text=f"{result.text}\n{collected}")
         return result
+
+    def collect_settings(self) -> str:
+        """One line of every companion's effective settings (settings:collect:v1).
+
+        Mind contributes its session snapshot (capture, nudge), M-SCOPE-11; a contribution
+        that fails is named, never silently dropped."""
+        parts: list[str] = []
+        for source in self.settings_sources:
+            try:
+                contribution = source()
+            except PersonaMindError as exc:
+                parts.append(f"(a companion's settings could not be collected: {exc})")
+                continue
+            for area, values in sorted(contribution.items()):
+                if isinstance(values, Mapping):
+                    parts += [f"{area}.{k}={v!r}" for k, v in sorted(values.items())]
+        return f"Companion settings: {', '.join(parts)}" if parts else ""
 
     # -- effects -------------------------------------------------------------------------
     async def _apply(self, effects: Effects) -> None:

@@ -80,6 +80,14 @@ class SessionStart(Ask["OwnerState"], frozen=True, kw_only=True):
     model: str | None = None
     has_ui: bool = False
     origin_session_id: str | None = None
+    other_commands: tuple[str, ...] = ()
+    """Slash commands other extensions registered (Pi's ``getCommands()`` minus ours):
+    persona aliases never shadow them (P-ACTIVE-5)."""
+    skills: tuple[tuple[str, str], ...] | None = None
+    """Skills loaded in this Pi as (name, file or directory); ``None``: not reported.
+    A persona's declared skills are resolved against them at child launch (P-CHILD-13)."""
+    models: tuple[str, ...] | None = None
+    """Available ``provider/id`` models; ``None``: not reported (P-CHILD-13)."""
 
 
 class Input(Ask[None], frozen=True, kw_only=True):

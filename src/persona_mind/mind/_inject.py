@@ -254,6 +254,8 @@ def _line(label: str, fact: Fact) -> tuple[str, bool]:
         if fact.kind != "note":
             parts.append(fact.kind)
         tag = " ".join([*parts, fact.id])
+    if label == "stm":  # STM is working memory with persona attribution (M-FACT-3)
+        tag += f", observed by {escape(fact.persona) if fact.persona else 'no persona'}"
     return f"- [{tag}] {excerpt}\n", clipped
 
 
@@ -326,6 +328,19 @@ def _reserve(sections: Sequence[_Section]) -> int:
     return _nbytes(_notice(totals, bound, bound))
 
 
+def _lean_objectives(data: InjectionInput) -> FactIndex | None:
+    """A leg's project section: the project's objectives only (M-LEG-3, M-INJECT-12).
+
+    Objectives default to project LTM, so a lean block that read only persona and shared
+    LTM would hand a leg no objective at all; the rest of project LTM stays out (lean)."""
+    index = data.indexes.get("project")
+    if index is None:
+        return None
+    live = [index.facts[slot] for slot in index.slot_of.values()]
+    objectives = [f for f in live if f.kind == "objective"]
+    return FactIndex.build(objectives) if objectives else None
+
+
 def plan_injection(data: InjectionInput) -> InjectionPlan:
     """Plan the memory block for ``data.prompt`` (pure, deterministic)."""
     caps = data.caps
@@ -352,7 +367,16 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
     ltm = _ordered(present, data.prompt, caps["ltm"] + 4, sem, fusion)
     if present:
         sections.append(_Section("ltm", "Persona/shared memory", ltm, caps["ltm"], ltm_total))
-    if not data.lean:
+    if data.lean:
+        objectives = _lean_objectives(data)
+        if objectives is not None:
+            cands = _ordered(
+                [("project", objectives)], data.prompt, caps["project"] + 4, sem, fusion
+            )
+            sections.append(
+                _Section("project", "Project objectives", cands, caps["project"], len(objectives))
+            )
+    else:
         tiers: tuple[tuple[Tier, str, str], ...] = (
             ("project", "project", "Project memory"),
             ("stm", "stm", "STM (expires)"),

@@ -4,11 +4,14 @@ Supported layout (documented in ``docs/mind.md``): the superseded root
 ``<agentDir>/pi-persona-mind/`` of pi-persona-mind ≤ 0.8.x —
 
 * ``memory/ltm/_shared.json``            → shared LTM
-* ``memory/ltm/<persona>.json``          → the active persona's LTM, only when the caller
-  names the legacy persona explicitly (legacy files had no pack, so guessing could merge
-  two personas, M-SCOPE-14)
+* ``memory/ltm/<persona>.json``          → a persona's LTM: named explicitly (CLI), or in a
+  session claimed once by the active persona of that bare name (legacy files had no pack,
+  so a file is never merged into two personas, M-SCOPE-14)
+* ``memory/project/<base>-<sha256[:24]>.json`` → this project's project LTM
 * ``memory/stm/<base>-<sha256[:24]>.json`` → this project's STM (legacy project slug)
 * ``backlog/<base>-<sha256[:24]>.json``    → this project's backlog
+* in those three directories, any other ``*-<sha256[:24]>.json`` of this project's digest
+  (a bounded directory scan: older builds slugged the basename differently)
 
 each ``{"version", "entries": [...]}``; a torn file falls back to its ``.bak`` sidecar.
 Originals are only read, never changed or removed (M-MIGRATE-3).  Rows are validated and
@@ -72,6 +75,8 @@ class ImportStamp(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     source: str
     size: int
     mtimeNs: int  # noqa: N815
+    owner: str | None = None
+    """The persona a legacy persona file was imported into (claimed once, never merged)."""
 
 
 @dataclass(slots=True)
@@ -87,6 +92,12 @@ class ImportReport:
     unsafe: int = 0
     expired: int = 0
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def worth_showing(self) -> bool:
+        """Only an import that read something (or has a warning) is announced (M-MIGRATE-9):
+        no "0 file(s) read" toast on the first turn of every session."""
+        return bool(self.files_scanned or self.warnings)
 
     def summary(self) -> str:
         return (
@@ -144,6 +155,32 @@ class _Job:
     path: Path
     kind: JobKind
     tier: Tier | None
+    claim: bool = False
+
+
+_PROJECT_DIRS: tuple[tuple[str, JobKind, Tier | None], ...] = (
+    ("memory/stm", "stm", "stm"),
+    ("memory/project", "ltm", "project"),
+    ("backlog", "backlog", None),
+)
+
+
+def _project_files(folder: Path, slug: str) -> list[Path]:
+    """This project's files in ``folder``: the exact ``<slug>.json`` and any other file whose
+    name ends in the same root digest (older builds slugged the basename differently), from a
+    bounded scan of the whole directory."""
+    digest = slug.rsplit("-", 1)[-1]
+    found = [folder / f"{slug}.json"] if (folder / f"{slug}.json").is_file() else []
+    try:
+        names = sorted(os.listdir(folder))[: MAX_IMPORT_FILES * 4]
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    for name in names:
+        if name == f"{slug}.json" or not name.endswith(".json"):
+            continue
+        if name == f"{digest}.json" or name.endswith(f"-{digest}.json"):
+            found.append(folder / name)
+    return found
 
 
 class LegacyImport:
@@ -155,12 +192,17 @@ class LegacyImport:
         *,
         legacy_root: Path | None = None,
         legacy_persona: str | None = None,
+        claim_persona: bool = False,
         run_blocking: RunBlocking | None = None,
     ) -> None:
+        """``claim_persona`` (a session): the active persona claims the legacy persona file
+        of its bare name once; a later persona of the same bare name (another pack) does not
+        import it again — legacy names carried no pack, so it is never merged twice."""
         self.service = service
         scope = service.scope
         self.root = legacy_root or scope.agent_dir / "pi-persona-mind"
         self.legacy_persona = legacy_persona
+        self.claim_persona = claim_persona
         self.report = ImportReport()
         self._run: RunBlocking = run_blocking or asyncio.to_thread
         self._jobs: list[_Job] | None = None
@@ -175,13 +217,19 @@ class LegacyImport:
     def _plan(self) -> list[_Job]:
         scope = self.service.scope
         jobs = [_Job(self.root / "memory" / "ltm" / "_shared.json", "ltm", "shared")]
+        ltm = self.root / "memory" / "ltm"
         if self.legacy_persona is not None and scope.persona is not None:
             stem = legacy_persona_file(self.legacy_persona)
-            jobs.append(_Job(self.root / "memory" / "ltm" / f"{stem}.json", "ltm", "persona"))
+            jobs.append(_Job(ltm / f"{stem}.json", "ltm", "persona"))
+        elif self.claim_persona and scope.persona is not None:
+            stem = legacy_persona_file(scope.persona.rsplit("/", 1)[-1])
+            jobs.append(_Job(ltm / f"{stem}.json", "ltm", "persona", claim=True))
         if scope.project is not None:
             slug = legacy_project_slug(scope.project.root)
-            jobs.append(_Job(self.root / "memory" / "stm" / f"{slug}.json", "stm", "stm"))
-            jobs.append(_Job(self.root / "backlog" / f"{slug}.json", "backlog", None))
+            for folder, kind, tier in _PROJECT_DIRS:
+                jobs += [
+                    _Job(path, kind, tier) for path in _project_files(self.root / folder, slug)
+                ]
         return [j for j in jobs if j.path.exists()][:MAX_IMPORT_FILES]
 
     async def step(self, max_files: int = 1) -> bool:
@@ -209,6 +257,11 @@ class LegacyImport:
         snap = await self.service.store.read(self.manifest)
         stamps = {s.source: s for s in (snap.entries if snap else ())}
         key = str(job.path)
+        owner = self.service.scope.persona if job.claim else None
+        claimed = stamps[key].owner if key in stamps else None
+        if job.claim and claimed is not None and claimed != owner:
+            self.report.files_skipped += 1  # imported into another persona already
+            return
         if key in stamps and (stamps[key].size, stamps[key].mtimeNs) == (size, mtime):
             self.report.files_skipped += 1
             return
@@ -226,7 +279,7 @@ class LegacyImport:
         else:
             assert job.tier is not None
             await self._merge_facts(job.tier, entries)
-        stamp = ImportStamp(source=key, size=size, mtimeNs=mtime)
+        stamp = ImportStamp(source=key, size=size, mtimeNs=mtime, owner=owner)
         await self.service.store.mutate(
             self.manifest, lambda rows: (*(r for r in rows if r.source != key), stamp)
         )

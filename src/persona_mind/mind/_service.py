@@ -23,10 +23,17 @@ from typing import Protocol, TypeVar
 from persona_mind.clock import Clock
 from persona_mind.mind import _backlog as bl
 from persona_mind.mind import _facts as fx
-from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
+from persona_mind.mind._errors import AccessRefused, InvalidArgument, NotFound
 from persona_mind.mind._fusion import explain, task_scores
-from persona_mind.mind._inject import InjectionInput, InjectionPlan, NoteView, plan_injection
+from persona_mind.mind._inject import (
+    TOTAL_TOKENS,
+    InjectionInput,
+    InjectionPlan,
+    NoteView,
+    plan_injection,
+)
 from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Kind, Tier
+from persona_mind.mind._promote import promote_in_store
 from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ranker_for
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
@@ -248,47 +255,23 @@ class MemoryService:
         return FoundFact(found.tier, retired), FoundFact(found.tier, new)
 
     async def promote(self, fact_id: str, *, to: Tier = "project") -> FoundFact:
-        """Copy an owned live STM row to ``to`` (LTM first), then remove exactly that row."""
+        """Copy an owned live STM row to ``to`` (LTM first), then remove exactly that row.
+
+        One Store transaction; see :mod:`persona_mind.mind._promote`."""
         if to not in ("project", "persona", "shared"):
             raise InvalidArgument(
                 "promote.destination", "promote to 'project', 'persona' or 'shared'"
             )
         found = await self.find(fact_id)
-        now = self.now()
-        src = found.fact
-        if found.tier != "stm" or not src.live(now):
+        if found.tier != "stm":
             raise InvalidArgument(
                 "promote.source", f"{fact_id} is not a live STM fact; only STM rows are promoted"
             )
-        if src.persona != self.scope.persona:
-            raise ForeignOwner(
-                "owner.foreign",
-                f"{fact_id} was observed by {src.persona or 'no persona'}; only its owner may "
-                "promote it (record your own fact instead)",
-            )
-        draft = fx.Draft(src.kind, src.text, src.tags, src.source)
-        out: list[Fact] = []
-
-        def write(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
-            new_rows, row, _ = fx.record(
-                rows,
-                to,
-                draft,
-                persona=self.scope.persona,
-                now=now,
-                derived_from=(src.id,),
-                recorded_at=src.recordedAt,
-            )
-            out.append(row)
-            return new_rows
-
-        await self._mutate(self.scope.fact_target(to), write)
-
-        def remove(rows: tuple[Fact, ...]) -> tuple[Fact, ...]:
-            return tuple(f for f in rows if f.id != src.id)
-
-        await self._mutate(self.scope.fact_target("stm"), remove)
-        return FoundFact(to, out[-1])
+        # Owner and liveness are checked again inside the locked step (M-FACT-17, M-STORE-13).
+        row = await promote_in_store(
+            self.store, self.scope, fact_id, to, now=self.now(), generation=self.generation
+        )
+        return FoundFact(to, row)
 
     # -- backlog tool --------------------------------------------------------------------
 
@@ -433,11 +416,20 @@ class MemoryService:
         return entry[2]
 
     async def injection(
-        self, prompt: str, *, notes: Sequence[NoteView] = (), lean: bool = False
+        self,
+        prompt: str,
+        *,
+        notes: Sequence[NoteView] = (),
+        lean: bool = False,
+        reserve_tokens: int = 0,
     ) -> InjectionPlan:
-        """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`)."""
+        """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`).
+
+        ``reserve_tokens`` is taken off the 2,400-token budget for text injected beside the
+        block (the capture hint), so the two together stay inside it (M-UI-4)."""
         now = self.now()
-        tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared")]
+        # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
+        tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared", "project")]
         indexes = {t: await self.index(t, now) for t in tiers}
         backlog: tuple[BacklogItem, ...] = ()
         if not lean and self.scope.project is not None:
@@ -454,6 +446,7 @@ class MemoryService:
                 persona=self.scope.persona,
                 semantic=semantic,
                 ranker=ranker,
+                total_tokens=TOTAL_TOKENS - max(0, reserve_tokens),
             )
         )
 

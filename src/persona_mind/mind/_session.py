@@ -26,6 +26,7 @@ reminders              ``await reminder_items()`` → ArmReminders(items=...)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
     CommandSpec,
+    CustomEntry,
     Input,
     PromptInjection,
     SessionStart,
@@ -73,7 +75,9 @@ __all__ = (
 INJECTION_DEADLINE = 0.75
 DEFERRED_INPUT_TYPE = "pi-persona-deferred-input"
 """The one custom type that replays direct user input (M-TRUST-2)."""
-MIN_COMPANION_VERSION = (1, 0)
+MIN_COMPANION_VERSION: tuple[int, ...] = (1, 17, 5)
+"""The oldest Persona contract Mind pairs with (M-COMPANION-4: Mind 0.8.7 needs Persona
+1.17.5); the Persona half answers with the version it implements."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,7 @@ class CompanionAnswer:
     """One provider's answer to the companion capability query (companion:v1)."""
 
     provider: str
-    version: tuple[int, int] = MIN_COMPANION_VERSION
+    version: tuple[int, ...] = MIN_COMPANION_VERSION
     enabled: bool = True
     ready: bool = True
 
@@ -97,12 +101,28 @@ def companion_refusal(answers: Sequence[CompanionAnswer]) -> str | None:
         return f"ambiguous: {len(answers)} Persona providers answered"
     answer = answers[0]
     if answer.version < MIN_COMPANION_VERSION:
-        return f"Persona companion {answer.provider} is incompatible (needs protocol ≥ 1.0)"
+        have = ".".join(map(str, answer.version))
+        need = ".".join(map(str, MIN_COMPANION_VERSION))
+        return f"Persona companion {answer.provider} {have} is incompatible (needs ≥ {need})"
     if not answer.enabled:
         return "the Persona companion is disabled"
     if not answer.ready:
         return "the Persona companion is not ready yet"
     return None
+
+
+MAX_DISCLOSURE_CHARS = 200
+"""One short toast line per turn (M-UI-4); the block's "Not shown" section has the detail."""
+
+
+def one_disclosure(parts: Sequence[str]) -> tuple[str, ...]:
+    """The plan's disclosures as at most one short line (the host toasts each one)."""
+    if not parts:
+        return ()
+    line = "persona-mind memory: " + "; ".join(parts)
+    if len(line) > MAX_DISCLOSURE_CHARS:
+        line = line[: MAX_DISCLOSURE_CHARS - 1] + "…"
+    return (line,)
 
 
 def is_leg(env: Mapping[str, str]) -> bool:
@@ -187,7 +207,9 @@ class MindSession:
             self.ledger.seen.update(previous.seen)
         if not self.leg:
             self.ledger.replay(event.entries)
-            self.importer = LegacyImport(self.service, legacy_persona=self.legacy_persona)
+            self.importer = LegacyImport(
+                self.service, legacy_persona=self.legacy_persona, claim_persona=True
+            )
 
     def revoke(self) -> None:
         """The owner changed or the session ended: no later append, no late cards."""
@@ -248,9 +270,14 @@ class MindSession:
         if service is None:
             return PromptInjection()
         notes = self.ledger.views() if self.ledger is not None else ()
+        # The capture hint counts against the block's 2,400-token budget (M-UI-4).
+        hint = f"persona-mind hint: {self._nudge}" if self._nudge and not self.leg else ""
+        reserve = math.ceil(len(hint.encode("utf-8")) / 3)
         try:
             plan = await with_deadline(
-                lambda: service.injection(event.prompt, notes=notes, lean=self.leg),
+                lambda: service.injection(
+                    event.prompt, notes=notes, lean=self.leg, reserve_tokens=reserve
+                ),
                 self.clock,
                 INJECTION_DEADLINE,
             )
@@ -258,15 +285,31 @@ class MindSession:
             return PromptInjection(disclosures=(f"persona-mind: memory skipped ({exc})",))
         if self.service is not service:  # M-UI-5: the session/scope changed meanwhile
             return PromptInjection()
-        nudge, self._nudge = self._nudge, None
-        extra = (f"persona-mind hint: {nudge}",) if nudge and not self.leg else ()
+        self._nudge = None
+        extra = (hint,) if hint else ()
         if plan is None:
             return PromptInjection(
                 sections=extra,
                 disclosures=("persona-mind: memory skipped (not ready within 750 ms)",),
             )
         sections = ((plan.text,) if plan.text else ()) + extra
-        return PromptInjection(sections=sections, disclosures=plan.disclosures)
+        return PromptInjection(sections=sections, disclosures=one_disclosure(plan.disclosures))
+
+    def count_whole_session(
+        self, entries: Sequence[CustomEntry] = (), *, problem: str | None = None
+    ) -> None:
+        """Count every note event of the session, all branches, toward the lifetime budget.
+
+        ``entries`` come from the session file (``_sessionfile``); ``problem`` says why it
+        could not be read, which closes the ledger (fail closed, M-SESSION-NOTES-4/14)."""
+        ledger = self.ledger
+        if ledger is None or self.leg:
+            return
+        if problem is not None:
+            ledger.closed = problem
+            ledger.notes = {}
+            return
+        ledger.replay(entries, all_entries=True)
 
     def on_tree(self, event: SessionTree) -> None:
         """The active branch moved: replay its notes (the lifetime budget keeps counting)."""
@@ -284,9 +327,11 @@ class MindSession:
         importer = self.importer
         try:
             if importer is not None and not importer.done:
-                if await importer.step(max_files=1):
+                if not await importer.step(max_files=1):
+                    return None
+                if importer.report.worth_showing:
                     return f"persona-mind import: {importer.report.summary()}"
-                return None
+                # nothing was read: no toast (issue 13), and this turn's cleanup still runs
             await service.cleanup()
         except PersonaMindError as exc:  # maintenance is best effort; the next turn retries
             return f"persona-mind maintenance skipped: {exc}"

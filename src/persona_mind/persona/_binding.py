@@ -9,9 +9,13 @@ snapshot is durable, so it is the commit point: a crash mid-copy leaves the old 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 import secrets
+import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -24,7 +28,19 @@ from persona_mind.persona._state import is_store_ref, now_iso
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import load_pack
 
-__all__ = ("BindingRecord", "BindingState", "Bindings", "session_key")
+__all__ = (
+    "KEEP_SECONDS",
+    "KEEP_SESSIONS",
+    "BindingRecord",
+    "BindingState",
+    "Bindings",
+    "session_key",
+)
+
+KEEP_SESSIONS = 32
+"""Ended sessions whose snapshot folders are always kept (the most recently used)."""
+KEEP_SECONDS = 7 * 24 * 3600.0
+"""An ended session used within this long keeps its snapshot whatever the count."""
 
 BindingState = Literal["bound", "none", "unbound"]
 """``bound`` to a team; ``none`` chosen explicitly; ``unbound``: evaluated, no team."""
@@ -180,6 +196,47 @@ class Bindings:
         )
         self._packs[path] = pack
         return pack
+
+    def touch(self, session_id: str) -> None:
+        """Mark the session's folder as used now (its binding's mtime is its last use)."""
+        path = self.session_dir(session_id) / "binding.json"
+        with contextlib.suppress(FileNotFoundError):
+            os.utime(path)
+
+    def collect(self, active: Iterable[str], *, now: float | None = None) -> list[str]:
+        """Remove ended sessions' folders beyond the retention bound; return their names.
+
+        A folder is collected only when all three hold: it is not an open session of this
+        runtime (``active``), it is not among the :data:`KEEP_SESSIONS` most recently used,
+        and it was last used more than :data:`KEEP_SECONDS` ago — so a session resumed
+        within a week (or one of the last 32) still finds its snapshot. A session of another
+        Pi process idle for longer may lose it; it then reports the team as missing and
+        `/persona team refresh` rebinds it (P-BINDING).
+        """
+        if FS.lstat(self.root) is None:
+            return []
+        keep = {session_key(s) for s in active}
+        now = time.time() if now is None else now
+        used: list[tuple[float, str]] = []
+        for name in FS.listdir(self.root):
+            if name.startswith(".") or name in keep:
+                continue
+            folder = self.root / name
+            stat = FS.lstat(folder / "binding.json") or FS.lstat(folder)
+            if stat is not None:
+                used.append((stat.st_mtime, name))
+        used.sort(reverse=True)
+        removed: list[str] = []
+        with self.store.mutation("collect ended sessions' snapshots"):
+            for mtime, name in used[KEEP_SESSIONS:]:
+                if now - mtime <= KEEP_SECONDS:
+                    continue
+                folder = self.root / name
+                for path in [p for p in self._packs if p.parent == folder]:
+                    del self._packs[path]
+                remove_tree(folder)
+                removed.append(name)
+        return removed
 
     def forget(self, session_id: str) -> None:
         """Drop cached snapshots of a session that ended (its files stay for resume)."""

@@ -17,6 +17,7 @@ from persona_mind.persona._migrate import GATED, migration_status
 from persona_mind.persona._resolver import Resolver
 from persona_mind.persona._scan import is_inside
 from persona_mind.persona._session import TeamScope
+from persona_mind.persona._state import draft_dir
 from persona_mind.persona._store import PackStore
 from persona_mind.persona._validate import load_pack
 from persona_mind.persona._workspace import Workspace
@@ -93,7 +94,7 @@ def _store_findings(store: PackStore) -> list[Finding]:
     for name, rec in state.drafts.items():
         try:
             load_pack(
-                store.dir_for(f"drafts/{name}"),
+                draft_dir(store.root, name),
                 "draft",
                 expected_name=rec.target.split("/")[1],
                 digest=False,

@@ -1,6 +1,7 @@
 """Draft-based authoring: create, edit, preview, apply, cancel (P-PACK-9..15, P-PACK-38).
 
-A draft is a plain pack tree under ``<store>/drafts/<name>`` that the user (or an
+A draft is a plain pack tree under ``<store>/drafts/<source>/<name>`` (keyed by the ref it
+targets, so ``official/x`` and ``custom/x`` can be edited at once) that the user (or an
 assisting Pi) edits directly. Nothing changes until ``apply``: it validates the draft,
 refuses when the active pack moved since the draft was staged (no silent overwrite of
 work), and swaps the new content in atomically. A draft never activates anything.
@@ -14,18 +15,31 @@ from pathlib import Path
 from msgspec.structs import replace as evolve
 
 from persona_mind.persona._change import Change, digest_of
-from persona_mind.persona._errors import DraftConflict, PackInvalid, PackNotFound
+from persona_mind.persona._errors import (
+    AmbiguousPackName,
+    DraftConflict,
+    PackInvalid,
+    PackNotFound,
+)
 from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, stage_path, swap_in
 from persona_mind.persona._lifecycle import install_tree, roster_line
 from persona_mind.persona._model import Pack
 from persona_mind.persona._names import is_valid_slug
 from persona_mind.persona._scan import scan_tree
-from persona_mind.persona._state import DraftRecord, PackRecord, now_iso
+from persona_mind.persona._state import (
+    DraftRecord,
+    PackRecord,
+    draft_dir,
+    draft_key,
+    is_store_ref,
+    now_iso,
+)
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import digest_files, load_pack
 
 __all__ = (
     "draft_existing",
+    "draft_for_target",
     "prepare_apply",
     "prepare_cancel",
     "prepare_create",
@@ -50,17 +64,39 @@ _TEMPLATE = {
 }
 
 
-def _draft_dir(store: PackStore, name: str) -> Path:
-    """``drafts/<name>`` for a valid name only: names from the user and from ``store.json``
-    alike never reach a path unchecked (issue 15 item 4)."""
+def _draft_dir(store: PackStore, key: str) -> Path:
+    """The folder of the draft keyed ``key`` (validated: keys from ``store.json`` are
+    untrusted, issue 15 item 4)."""
+    return draft_dir(store.root, key)
+
+
+def draft_for_target(store: PackStore, target: str) -> tuple[str, DraftRecord] | None:
+    """The staged draft (key, record) that will replace or create ``target``, if any."""
+    drafts = store.state().drafts
+    for key, rec in drafts.items():
+        if rec.target == target:
+            return key, rec
+    return None
+
+
+def draft_existing(store: PackStore, name: str) -> tuple[str, DraftRecord] | None:
+    """The draft the user means by ``name``: ``official/x``, ``custom/x`` or an unambiguous
+    bare ``x`` (both ``official/x`` and ``custom/x`` staged: refused, never guessed)."""
+    if "/" in name:
+        if not is_store_ref(name):
+            raise PackNotFound(
+                f"{name!r} is not a valid draft name; use official/<name>, custom/<name> "
+                "or a bare name"
+            )
+        return draft_for_target(store, name)
     if not is_valid_slug(name):
         raise PackNotFound(f"{name!r} is not a valid draft name (lowercase, digits, '.-_')")
-    return store.root / "drafts" / name
-
-
-def draft_existing(store: PackStore, name: str) -> DraftRecord | None:
-    """The draft record for ``drafts/<name>``, if one is staged."""
-    return store.state().drafts.get(name)
+    found = [
+        (key, rec) for key, rec in store.state().drafts.items() if split_ref(rec.target)[1] == name
+    ]
+    if len(found) > 1:
+        raise AmbiguousPackName(name, tuple(sorted(rec.target for _, rec in found)))
+    return found[0] if found else None
 
 
 def prepare_create(store: PackStore, name: str) -> Change:
@@ -68,90 +104,93 @@ def prepare_create(store: PackStore, name: str) -> Change:
     if not is_valid_slug(name):
         raise PackNotFound(f"{name!r} is not a valid pack name (lowercase, digits, '.-_')")
     target = f"custom/{name}"
+    key = draft_key(target)
     if target in store.installed_refs():
         raise DraftConflict(f"{target} already exists; use `/persona pack edit {target}`")
-    if (rec := draft_existing(store, name)) is not None:
+    if (staged := draft_for_target(store, target)) is not None:
         raise DraftConflict(
-            f"a draft {name!r} for {rec.target} is already staged at "
-            f"{_draft_dir(store, name)}; preview, apply or cancel it"
+            f"a draft for {target} is already staged at "
+            f"{_draft_dir(store, staged[0])}; preview, apply or cancel it"
         )
-    before = digest_of(
-        "create", target, target in store.installed_refs(), store.state().drafts.get(name)
-    )
+    before = digest_of("create", target, target in store.installed_refs(), staged)
 
     def execute() -> str:
-        draft = _draft_dir(store, name)
+        draft = _draft_dir(store, key)
         with store.mutation(f"create {name}") as state:
-            if name in state.drafts or target in store.installed_refs():
+            if any(r.target == target for r in state.drafts.values()) or (
+                target in store.installed_refs()
+            ):
                 raise DraftConflict(f"{target} or its draft appeared meanwhile")
             stage = stage_path(draft)
             stage.mkdir(parents=True)
             for rel, text in _TEMPLATE.items():
                 atomic_write(stage / rel.format(name=name), text.format(name=name).encode())
+            draft.parent.mkdir(parents=True, exist_ok=True)
             swap_in(stage, draft)
             rec = DraftRecord(target=target, base_digest="", createdAt=now_iso())
-            store.save(evolve(state, drafts={**state.drafts, name: rec}))
+            store.save(evolve(state, drafts={**state.drafts, key: rec}))
         return (
             f"Staged a draft for {target} at {draft}. Edit pack.yaml, agents/*.md and "
-            f"references/** there, then `/persona pack preview {name}` and "
-            f"`/persona pack apply {name}`."
+            f"references/** there, then `/persona pack preview {target}` and "
+            f"`/persona pack apply {target}`."
         )
 
     return Change(
         action="pack.create",
-        summary=f"Stage an inactive draft for a new pack {target} at {_draft_dir(store, name)}.",
+        summary=f"Stage an inactive draft for a new pack {target} at {_draft_dir(store, key)}.",
         digest=before,
         execute=execute,
-        details={"ref": target, "draft": str(_draft_dir(store, name))},
+        details={"ref": target, "draft": str(_draft_dir(store, key))},
     )
 
 
 def prepare_edit(store: PackStore, pack_name: str) -> Change:
     """Copy an installed pack into ``drafts/<name>`` for editing."""
     ref = store.resolve(pack_name)
-    name = split_ref(ref)[1]
-    if (rec := draft_existing(store, name)) is not None:
+    key = draft_key(ref)
+    if (staged := draft_for_target(store, ref)) is not None:
         raise DraftConflict(
-            f"a draft {name!r} for {rec.target} is already staged at {_draft_dir(store, name)}; "
+            f"a draft for {ref} is already staged at {_draft_dir(store, staged[0])}; "
             "keep editing it, or preview, apply or cancel it"
         )
     pack = store.load(ref)
-    before = digest_of("edit", ref, pack.digest, store.state().drafts.get(name))
+    before = digest_of("edit", ref, pack.digest, staged)
 
     def execute() -> str:
-        draft = _draft_dir(store, name)
+        draft = _draft_dir(store, key)
         with store.mutation(f"edit {ref}") as state:
             current = store.load(ref)
-            if digest_of("edit", ref, current.digest, state.drafts.get(name)) != before:
+            again = next(((k, r) for k, r in state.drafts.items() if r.target == ref), None)
+            if digest_of("edit", ref, current.digest, again) != before:
                 raise DraftConflict(f"{ref} or its draft changed meanwhile; try again")
             stage = stage_path(draft)
             copy_tree(current.root, stage, current.files)
+            draft.parent.mkdir(parents=True, exist_ok=True)
             swap_in(stage, draft)
             rec = DraftRecord(target=ref, base_digest=current.digest, createdAt=now_iso())
-            store.save(evolve(state, drafts={**state.drafts, name: rec}))
+            store.save(evolve(state, drafts={**state.drafts, key: rec}))
         return (
             f"Staged a draft of {ref} at {draft}. Nothing changes until "
-            f"`/persona pack apply {name}`."
+            f"`/persona pack apply {ref}`."
         )
 
     return Change(
         action="pack.edit",
-        summary=f"Copy {ref} into an inactive draft at {_draft_dir(store, name)} for editing.",
+        summary=f"Copy {ref} into an inactive draft at {_draft_dir(store, key)} for editing.",
         digest=before,
         execute=execute,
-        details={"ref": ref, "draft": str(_draft_dir(store, name))},
+        details={"ref": ref, "draft": str(_draft_dir(store, key))},
     )
 
 
-def _require_draft(store: PackStore, name: str) -> DraftRecord:
-    folder = _draft_dir(store, name)  # the name is checked before anything else
-    rec = draft_existing(store, name)
-    if rec is None or not folder.is_dir():
+def _require_draft(store: PackStore, name: str) -> tuple[str, DraftRecord]:
+    found = draft_existing(store, name)  # the name is checked before anything else
+    if found is None or not _draft_dir(store, found[0]).is_dir():
         raise DraftConflict(
             f"no draft {name!r} is staged; start one with `/persona pack edit {name}` "
             f"or `/persona pack create {name}`"
         )
-    return rec
+    return found
 
 
 def _diff(old: Pack | None, draft_root: Path, draft_files: list[str]) -> list[str]:
@@ -204,8 +243,8 @@ def file_changes(active: Pack | None, staged: Pack) -> str:
 
 def preview_draft(store: PackStore, name: str) -> str:
     """A diff of the draft against the active pack, and what ``apply`` would say (read-only)."""
-    rec = _require_draft(store, name)
-    draft = _draft_dir(store, name)
+    key, rec = _require_draft(store, name)
+    draft = _draft_dir(store, key)
     active = store.load(rec.target) if rec.target in store.installed_refs() else None
     try:
         staged = load_pack(
@@ -225,30 +264,32 @@ def preview_draft(store: PackStore, name: str) -> str:
     if len(diff) > MAX_PREVIEW_LINES:
         diff = [*diff[:MAX_PREVIEW_LINES], f"… {len(diff) - MAX_PREVIEW_LINES} more diff lines"]
     body = "\n".join(diff) if diff else "(no changes against the active pack)"
-    return f"Draft {name} → {rec.target}\n{verdict}\n\n{body}"
+    return f"Draft {draft} → {rec.target}\n{verdict}\n\n{body}"
 
 
 def prepare_apply(store: PackStore, name: str) -> Change:
     """Validate the draft and describe replacing (or creating) its target (P-PACK-12)."""
-    rec = _require_draft(store, name)
-    draft = _draft_dir(store, name)
+    key, rec = _require_draft(store, name)
+    draft = _draft_dir(store, key)
     bare = split_ref(rec.target)[1]
     staged = load_pack(draft, "draft", expected_name=bare, limits=store.limits)
     exists = rec.target in store.installed_refs()
     current = store.load(rec.target).digest if exists else ""
     if current != rec.base_digest:
         raise DraftConflict(
-            f"{rec.target} changed since draft {name!r} was staged; applying would discard "
-            f"those changes. Cancel the draft and `/persona pack edit {bare}` again"
+            f"{rec.target} changed since its draft was staged; applying would discard "
+            f"those changes. Cancel the draft and `/persona pack edit {rec.target}` again"
         )
-    before = digest_of("apply", name, rec, staged.digest, current)
+    before = digest_of("apply", key, rec, staged.digest, current)
 
     def execute() -> str:
-        with store.mutation(f"apply {name}") as state:
+        with store.mutation(f"apply {rec.target}") as state:
             now = load_pack(draft, "draft", expected_name=bare, limits=store.limits)
             cur = store.load(rec.target).digest if rec.target in store.installed_refs() else ""
-            if digest_of("apply", name, state.drafts.get(name), now.digest, cur) != before:
-                raise DraftConflict(f"draft {name!r} or {rec.target} changed since the preview")
+            if digest_of("apply", key, state.drafts.get(key), now.digest, cur) != before:
+                raise DraftConflict(
+                    f"the draft of {rec.target} or the pack changed since the preview"
+                )
             applied = install_tree(store, now, rec.target)
             remove_tree(draft)
             old = state.packs.get(rec.target)
@@ -272,11 +313,11 @@ def prepare_apply(store: PackStore, name: str) -> Change:
                 evolve(
                     state,
                     packs={**state.packs, rec.target: record},
-                    drafts={k: v for k, v in state.drafts.items() if k != name},
+                    drafts={k: v for k, v in state.drafts.items() if k != key},
                 )
             )
         return (
-            f"Applied draft {name} to {rec.target}. No session changed: bound sessions keep "
+            f"Applied the draft to {rec.target}. No session changed: bound sessions keep "
             "their snapshot until `/persona team refresh`."
         )
 
@@ -284,7 +325,7 @@ def prepare_apply(store: PackStore, name: str) -> Change:
     active = store.load(rec.target) if exists else None
     return Change(
         action="pack.apply",
-        summary=f"{verb} {rec.target} from draft {name} ({roster_line(staged)}); "
+        summary=f"{verb} {rec.target} from its draft ({roster_line(staged)}); "
         f"{file_changes(active, staged)}.",
         digest=before,
         execute=execute,
@@ -294,20 +335,20 @@ def prepare_apply(store: PackStore, name: str) -> Change:
 
 def prepare_cancel(store: PackStore, name: str) -> Change:
     """Discard a staged draft."""
-    rec = _require_draft(store, name)
-    draft = _draft_dir(store, name)
+    key, rec = _require_draft(store, name)
+    draft = _draft_dir(store, key)
     files = sorted(scan_tree(draft, store.limits).files)
-    before = digest_of("cancel", name, rec, digest_files(draft, tuple(files)))
+    before = digest_of("cancel", key, rec, digest_files(draft, tuple(files)))
 
     def execute() -> str:
-        with store.mutation(f"cancel {name}") as state:
+        with store.mutation(f"cancel {rec.target}") as state:
             remove_tree(draft)
-            store.save(evolve(state, drafts={k: v for k, v in state.drafts.items() if k != name}))
-        return f"Discarded draft {name}; {rec.target} is unchanged."
+            store.save(evolve(state, drafts={k: v for k, v in state.drafts.items() if k != key}))
+        return f"Discarded the draft of {rec.target}; {rec.target} is unchanged."
 
     return Change(
         action="pack.cancel",
-        summary=f"Discard draft {name} ({len(files)} files) for {rec.target}.",
+        summary=f"Discard the draft of {rec.target} ({len(files)} files).",
         digest=before,
         execute=execute,
         details={"ref": rec.target, "draft": str(draft)},

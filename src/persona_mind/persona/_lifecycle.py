@@ -17,7 +17,7 @@ from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, sta
 from persona_mind.persona._model import Pack, PackSource
 from persona_mind.persona._names import is_valid_slug
 from persona_mind.persona._render import dump_yaml
-from persona_mind.persona._state import PackRecord, StoreState, now_iso
+from persona_mind.persona._state import PackRecord, StoreState, draft_dir, now_iso
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import SEMVER_RE, load_pack
 
@@ -205,7 +205,7 @@ def _prepare_removal(store: PackStore, name: str, verb: str, source: str) -> Cha
                 raise DraftConflict(f"the store changed since {verb} was prepared; try again")
             remove_tree(store.dir_for(ref))
             for draft in drafts:
-                remove_tree(store.dir_for(f"drafts/{draft}"))
+                remove_tree(draft_dir(store.root, draft))
             store.save(
                 evolve(
                     st,
@@ -247,8 +247,8 @@ def prepare_fork(store: PackStore, source_name: str, new_name: str) -> Change:
     target = f"custom/{new_name}"
     if target in store.installed_refs():
         raise DraftConflict(f"{target} already exists; pick another name")
-    if new_name in store.state().drafts:
-        raise DraftConflict(f"a draft called {new_name!r} exists; apply or cancel it first")
+    if any(rec.target == target for rec in store.state().drafts.values()):
+        raise DraftConflict(f"a draft for {target} exists; apply or cancel it first")
     pack = store.load(ref)
     before = digest_of("fork", ref, pack.digest, target, target in store.installed_refs())
 

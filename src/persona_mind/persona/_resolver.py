@@ -127,7 +127,9 @@ class Resolver:
         persona = pack.persona(name)
         if persona is None:
             raise PersonaNotFound(
-                f"{pack.ref} has no persona {name!r}; `/persona-list` shows this session's team"
+                f"{pack.ref} has no persona {name!r} (it has "
+                f"{', '.join(p.name for p in pack.personas) or 'none'}); `/persona-list` or "
+                f"`persona-mind persona list {pack.ref}` shows the roster"
             )
         rels, resolved = self._assemble(pack, persona, workspace)
         if len(self._cache) >= MAX_CACHED:
@@ -178,7 +180,7 @@ class Resolver:
         pack_lines = self._pack_lines(pack, persona)
         if pack_lines:
             sections.append(
-                f"## Pack references\nRead these from this session's pack snapshot at "
+                f"## Pack references\nRead these from the pack's references at "
                 f"{pack.references}:\n" + "\n".join(pack_lines)
             )
         skills = tuple(dict.fromkeys((*(baseline.skills if baseline else ()), *persona.skills)))

@@ -9,6 +9,7 @@ are also usable directly by the CLI and tests.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -91,7 +92,16 @@ class PersonaService:
         state.active = restore_active(entries, scope)
         state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
         self.sessions[ctx.session_id] = state
+        self._collect_snapshots(ctx.session_id)
         return state
+
+    def _collect_snapshots(self, session_id: str) -> None:
+        """Every new session copies its team: ended sessions' copies are collected within
+        the documented bound (``Bindings.collect``). Best effort: a busy store or an IO
+        error leaves them for the next session start, and never stops this one."""
+        self.bindings.touch(session_id)
+        with contextlib.suppress(PersonaMindError, OSError):
+            self.bindings.collect(self.sessions)
 
     def close_session(self, session_id: str) -> None:
         """Forget a session's in-memory state and plans (its binding stays for resume)."""

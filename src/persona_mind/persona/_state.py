@@ -22,6 +22,8 @@ __all__ = (
     "PackRecord",
     "StoreState",
     "StoreStateCorrupt",
+    "draft_dir",
+    "draft_key",
     "is_store_ref",
     "now_iso",
     "read_state",
@@ -89,11 +91,30 @@ def _name_problems(state: StoreState) -> list[str]:
         bad.append(f"default {state.default!r}")
     bad += [f"pack record {ref!r}" for ref in state.packs if not is_store_ref(ref)]
     for name, rec in state.drafts.items():
-        if not is_valid_slug(name):
+        if not (is_valid_slug(name) or is_store_ref(name)):
             bad.append(f"draft {name!r}")
-        elif not is_store_ref(rec.target) or rec.target.partition("/")[2] != name:
+        elif not is_store_ref(rec.target) or (
+            draft_key(rec.target) != name and ("/" in name or rec.target.partition("/")[2] != name)
+        ):
             bad.append(f"draft {name!r} targeting {rec.target!r}")
     return bad
+
+
+def draft_key(target: str) -> str:
+    """A draft is keyed by its target ref, so ``official/x`` and ``custom/x`` can both be
+    edited at once (issue 13). Keys written before were the bare name; they still load."""
+    return target
+
+
+def draft_dir(root: Path, key: str) -> Path:
+    """``<store>/drafts/<source>/<name>`` for a ref key, ``<store>/drafts/<name>`` for a
+    bare (older) key. Keys are validated before use (they come from ``store.json`` too)."""
+    if is_store_ref(key):
+        source, _, name = key.partition("/")
+        return root / "drafts" / source / name
+    if is_valid_slug(key):
+        return root / "drafts" / key
+    raise StoreStateCorrupt(f"draft key {key!r} is not a pack name or reference")
 
 
 def now_iso() -> str:

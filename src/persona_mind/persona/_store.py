@@ -94,7 +94,8 @@ class PackStore:
     def mutation(self, purpose: str) -> Iterator[StoreState]:
         """Hold the store lock, repair interrupted swaps, and yield the current state."""
         with packs_lock(self.root, purpose, self.lock_timeout):
-            for sub in ("official", "custom", "drafts"):
+            # drafts live at drafts/<source>/<name> (older ones at drafts/<name>)
+            for sub in ("official", "custom", "drafts", "drafts/official", "drafts/custom"):
                 recover_swaps(self.root / sub)
             yield self.state()
 

@@ -11,6 +11,7 @@ from persona_mind.persona._lifecycle import roster_line
 from persona_mind.persona._model import Pack
 from persona_mind.persona._render import code, one_line
 from persona_mind.persona._session import RESERVED_COMMANDS, SessionState
+from persona_mind.persona._state import draft_dir
 from persona_mind.persona._store import PackStore
 
 __all__ = ("pack_list", "pack_status", "persona_list", "persona_status", "team_status")
@@ -50,7 +51,10 @@ def pack_list(store: PackStore) -> str:
         lines.append(f"    roster: {roster_line(pack)}")
     if state.drafts:
         lines.append("Drafts:")
-        lines.extend(f"  {name} → {rec.target}" for name, rec in sorted(state.drafts.items()))
+        lines.extend(
+            f"  {draft_dir(store.root, key)} → {rec.target}"
+            for key, rec in sorted(state.drafts.items())
+        )
     return "\n".join(lines)
 
 
@@ -84,7 +88,7 @@ def pack_status(store: PackStore, name: str | None) -> str:
         lines.append("  local edits: yes (update will refuse without --discard-edits)")
     draft = next((d for d, r in state.drafts.items() if r.target == ref), None)
     if draft:
-        lines.append(f"  draft staged: {store.root / 'drafts' / draft}")
+        lines.append(f"  draft staged: {draft_dir(store.root, draft)}")
     if state.default == ref:
         lines.append("  default for new sessions")
     return "\n".join(lines)

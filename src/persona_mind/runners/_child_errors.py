@@ -22,6 +22,7 @@ __all__ = (
     "PersonaNotInTeam",
     "RequesterNotActive",
     "RoundtableFailed",
+    "RoundtableQueryEmpty",
     "SelectionInvalid",
     "SelfConsult",
     "SynthesisIncomplete",
@@ -127,10 +128,17 @@ class RequesterNotActive(ConsultRefused):
     def __init__(self, requester: str, active: str | None) -> None:
         self.requester = requester
         self.active = active
-        super().__init__(
-            f"persona {requester!r} is not the active persona ({active or 'none'}); "
-            "activate it with /persona use before consulting"
-        )
+        if not requester and not active:
+            message = (
+                "no persona is active in this session; activate one with /persona use "
+                "before consulting"
+            )
+        else:
+            message = (
+                f"persona {requester or '(unnamed)'!r} is not the active persona "
+                f"({active or 'none'}); activate it with /persona use before consulting"
+            )
+        super().__init__(message)
 
 
 class SelfConsult(ConsultRefused):
@@ -189,4 +197,14 @@ class RoundtableFailed(ChildError):
         super().__init__(
             f"round-table {phase} failed at {persona}: {cause}; the other children were "
             "cancelled and no synthesis was produced"
+        )
+
+
+class RoundtableQueryEmpty(ChildError):
+    """A round-table was asked with an empty (or whitespace-only) query."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the round-table query is empty; ask a question, e.g. "
+            "/persona-roundtable how should we shard the index?"
         )

@@ -38,6 +38,7 @@ from persona_mind.runners._child_errors import (
     ChildSpawnFailed,
 )
 from persona_mind.runners._child_events import EventState
+from persona_mind.runners._child_launch import ChildUnavailable
 from persona_mind.runners._child_process import (
     DEFAULT_FRAME_LIMIT,
     DEFAULT_STDERR_LIMIT,
@@ -85,12 +86,23 @@ def pi_argv(
     argv = [*command, "--mode", mode]
     if mode == "json":
         argv.append("-p")
-    argv += ["--no-session", "-ne", "--no-skills", "--no-context-files", "--no-prompt-templates"]
+    persona = request.persona
+    argv += ["--no-session", "-ne"]
+    # Skills (P-RESOLVER-21, P-CHILD-13): exactly the persona's resolved skills; when the
+    # host did not report its skills, the child's own Pi discovers them (never a prompt
+    # listing skills on a child started with --no-skills).
+    worker = request.kind == "worker"
+    if worker or persona.skill_paths or not persona.skills:
+        argv.append("--no-skills")
+    if not worker:
+        for path in persona.skill_paths:
+            argv += ["--skill", path]
+    argv += ["--no-context-files", "--no-prompt-templates"]
     if prompt_path is not None:
         argv += ["--append-system-prompt", prompt_path]
-    tools = request.persona.tools if request.kind != "worker" else ()
+    tools = persona.tools if not worker else ()
     argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
-    argv += ["--model", request.model]
+    argv += ["--model", (persona.model if not worker else None) or request.model]
     return argv
 
 
@@ -172,7 +184,10 @@ class PiBackend:
 
     def check(self, request: ChildRequest) -> None:
         """Refuse, before anything is written or spawned, what no child should be given: a
-        prompt over the limit, or a tool name that would change the ``--tools a,b`` list."""
+        prompt over the limit, a tool name that would change the ``--tools a,b`` list, or a
+        persona whose declared skill or model this Pi does not have (P-CHILD-13)."""
+        if request.persona.unavailable is not None and request.kind != "worker":
+            raise ChildUnavailable(request.persona.name, request.persona.unavailable)
         bad = [t for t in request.persona.tools if not _TOOL_RE.fullmatch(t)]
         if bad:
             raise ChildSpawnFailed(

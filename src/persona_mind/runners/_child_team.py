@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from persona_mind.runners._child_launch import HostState, launch_problem, resolve_skills
 from persona_mind.runners._child_types import DEFAULT_CHILD_TOOLS, ChildPersona, ChildTeam
 
 if TYPE_CHECKING:
@@ -16,11 +17,14 @@ if TYPE_CHECKING:
 __all__ = ("team_from_snapshot",)
 
 
-def team_from_snapshot(snapshot: TeamSnapshot) -> ChildTeam:
-    """One :class:`ChildPersona` per member; declared tools, else the read-only default."""
-    return ChildTeam(
-        pack=snapshot.pack_ref,
-        personas=tuple(
+def team_from_snapshot(snapshot: TeamSnapshot, host: HostState | None = None) -> ChildTeam:
+    """One :class:`ChildPersona` per member: declared tools (else the read-only default),
+    declared model and skills resolved against ``host`` (P-RESOLVER-21, P-CHILD-13)."""
+    state = host or HostState()
+    personas: list[ChildPersona] = []
+    for m in snapshot.members:
+        paths, missing = resolve_skills(m.skills, state)
+        personas.append(
             ChildPersona(
                 name=m.name,
                 qualified_id=m.identity,
@@ -28,7 +32,10 @@ def team_from_snapshot(snapshot: TeamSnapshot) -> ChildTeam:
                 system_prompt=m.system_prompt,
                 description=m.description,
                 tools=tuple(m.tools) or DEFAULT_CHILD_TOOLS,
+                model=m.model or None,
+                skills=tuple(m.skills),
+                skill_paths=paths,
+                unavailable=launch_problem(m.model, missing, state),
             )
-            for m in snapshot.members
-        ),
-    )
+        )
+    return ChildTeam(pack=snapshot.pack_ref, personas=tuple(personas))

@@ -43,6 +43,14 @@ class ChildPersona(msgspec.Struct, frozen=True, kw_only=True):
     system_prompt: str
     description: str = ""
     tools: tuple[str, ...] = DEFAULT_CHILD_TOOLS
+    model: str | None = None
+    """The persona's declared model (P-RESOLVER-21); ``None``: the session's model."""
+    skills: tuple[str, ...] = ()
+    """Declared skills (its prompt lists them); loaded from ``skill_paths`` when resolved."""
+    skill_paths: tuple[str, ...] = ()
+    """Where the running Pi has those skills (``--skill``), resolved at launch."""
+    unavailable: str | None = None
+    """Why this persona cannot launch (a declared skill or model Pi does not have)."""
 
 
 class ChildTeam(msgspec.Struct, frozen=True, kw_only=True):

@@ -87,18 +87,20 @@ def load_team(name: str, agent_dir: Path, workspace: Path) -> ChildTeam:
     """Resolve pack ``name`` (``source/name`` or bare) from the store, else the catalog."""
     from persona_mind.persona import (  # noqa: PLC0415 - keep CLI start-up light
         CATALOG_DIR,
+        AmbiguousPackName,
         Workspace,
         load_pack,
         resolve_team,
     )
 
     source, _, bare = name.rpartition("/")
-    sources = (source,) if source else ("custom", "official")
-    for src in sources:
-        root = agent_dir / "persona" / src / bare
-        if root.is_dir():
-            pack = load_pack(root, src)  # type: ignore[arg-type]
-            return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
+    sources = (source,) if source else ("official", "custom")
+    found = [src for src in sources if (agent_dir / "persona" / src / bare).is_dir()]
+    if len(found) > 1:  # P-PACK-5: a bare name matching both is refused, never guessed
+        raise AmbiguousPackName(name, tuple(f"{src}/{bare}" for src in found))
+    for src in found:
+        pack = load_pack(agent_dir / "persona" / src / bare, src)  # type: ignore[arg-type]
+        return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
     if source in ("", "official") and (CATALOG_DIR / bare).is_dir():
         pack = load_pack(CATALOG_DIR / bare, "official")
         return team_from_snapshot(resolve_team(pack, Workspace(workspace)))
@@ -188,6 +190,11 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
 
     agent_dir = _agent_dir(args.agent_dir)
     workspace = Path(args.cwd or os.getcwd()).resolve()
+    from persona_mind.persona import Workspace, backend_problem  # noqa: PLC0415
+
+    problem = backend_problem(Workspace(workspace))
+    if problem is not None:  # P-CHILD-6/7: a start-up error, never another backend
+        return problem
     team = load_team(args.team, agent_dir, workspace)
     env: dict[str, str] = {}
     if args.fake:

@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -89,6 +90,16 @@ class DirectStore:
             expect_fingerprint=expect_fingerprint,
             purpose="persona-mind memory",
         )
+
+    async def transact(
+        self,
+        steps: Sequence[tuple[StoreTarget[Any], Mutation[Any]]],
+        *,
+        generation: int | None = None,
+        purpose: str = "memory transaction",
+    ) -> Sequence[object]:
+        """Several mutations under the memory transaction lock (promote, M-STORE-13)."""
+        return self.engine.transact(steps, generation=generation, purpose=purpose)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

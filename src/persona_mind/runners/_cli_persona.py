@@ -39,6 +39,21 @@ _VERBS: dict[str, tuple[str, ...]] = {
     "cancel": ("name",),
     "delete": ("name",),
 }
+_HELP: dict[str, str] = {
+    "list": "list the installed persona packs",
+    "status": "show a pack's state (or every pack's)",
+    "install": "install a pack from the catalog",
+    "update": "update an installed pack from the catalog",
+    "uninstall": "remove an installed pack",
+    "fork": "copy a pack to a new custom pack",
+    "create": "create a new custom pack",
+    "edit": "start (or continue) editing a draft of a pack",
+    "preview": "show what applying a pack's draft would change",
+    "apply": "apply a pack's draft",
+    "cancel": "discard a pack's draft",
+    "delete": "delete a custom pack",
+}
+"""One help line per verb: "status a persona pack" is not English (issue 13)."""
 _GATED = frozenset({"uninstall", "delete", "apply", "update"})
 
 
@@ -48,7 +63,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _add_pack_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     for verb, params in _VERBS.items():
-        v = sub.add_parser(verb, help=f"{verb} a persona pack")
+        v = sub.add_parser(verb, help=_HELP[verb])
         _common(v)
         for param in params:
             if param.endswith("?"):

@@ -17,6 +17,7 @@ from persona_mind.runners._child_errors import (
     RequesterNotActive,
     SelfConsult,
 )
+from persona_mind.runners._child_launch import ChildUnavailable
 from persona_mind.runners._child_types import (
     ChildPersona,
     ChildReply,
@@ -71,6 +72,8 @@ def resolve_consultant(
         raise PersonaNotInTeam(consultant, team.pack, _team_names(team))
     if target.qualified_id == asking.qualified_id:
         raise SelfConsult(asking.name)
+    if target.unavailable is not None:  # P-CHILD-13: checked before any child starts
+        raise ChildUnavailable(target.name, target.unavailable)
     return asking, target
 
 

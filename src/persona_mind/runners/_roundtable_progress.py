@@ -133,6 +133,9 @@ class RoundtableTracker:
 
     def child_done(self, persona: str, usage: ChildUsage, ok: bool) -> None:
         self.children_finished += 1
+        # A child that failed before its first event was still launched: never report
+        # more children finished than started ("1/0 children finished").
+        self.children_started = max(self.children_started, self.children_finished)
         self.usage = self.usage + usage
         state: State = "done" if ok else "failed"
         if persona == self.lead and self.phase in ("selection", "synthesis"):

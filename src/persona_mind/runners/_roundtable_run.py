@@ -18,6 +18,7 @@ from typing import Any
 from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.roundtable import PHASE_DEADLINE, RoundtableCoordinator
 from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
+from persona_mind.runners._child_errors import RoundtableQueryEmpty
 from persona_mind.runners._child_specs import ROUNDTABLE_COMMAND
 from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._roundtable_progress import RoundtableProgress, RoundtableResult
@@ -50,7 +51,11 @@ async def run_roundtable(
     cwd: str | None = None,
     run_id: str | None = None,
 ) -> RoundtableResult:
-    """One round-table on ``team`` with children on ``runner``; see the module docstring."""
+    """One round-table on ``team`` with children on ``runner``; see the module docstring.
+
+    An empty query is refused before any child starts (it would only spend tokens)."""
+    if not query.strip():
+        raise RoundtableQueryEmpty()
     rid = run_id or f"rt{next(_runs)}"
     last: list[tuple[object, ...]] = []
 
