@@ -34,6 +34,7 @@ from persona_mind.mind._optimize_inspect import (
 from persona_mind.mind._optimize_plans import (
     MAX_PLANS_PER_OWNER,
     PLAN_LIFETIME,
+    Plan,
     PlanRegistry,
     preview,
 )
@@ -263,7 +264,7 @@ def test_mixed_and_foreign_ownership_M_OPTIMIZE_MANUAL_17_23() -> None:
 
 
 def test_replacement_collisions_M_OPTIMIZE_MANUAL_24() -> None:
-    rows = (fact(1, "alpha"), fact(2, "beta"))
+    rows: tuple[Fact, ...] = (fact(1, "alpha"), fact(2, "beta"))
     existing = stage(rows, [{"sources": ["m_1"], "text": "gamma"}])[0].new
     rows = (*rows, existing)
     with pytest.raises(PlanConflict) as hit:
@@ -400,7 +401,7 @@ def test_undo_refusals_M_OPTIMIZE_HISTORY_14_15_16() -> None:
 # -- the plan registry -----------------------------------------------------------------------
 
 
-def _add(reg: PlanRegistry, owner: str = "s1", now: float = NOW) -> Any:
+def _add(reg: PlanRegistry, owner: str = "s1", now: float = NOW) -> Plan:
     reps = stage((fact(1),), [{"sources": ["m_1"], "text": "new"}])
     return reg.add(
         owner=owner,
