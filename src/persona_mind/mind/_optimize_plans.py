@@ -26,11 +26,11 @@ from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind._optimize_errors import PlanExpired
 from persona_mind.mind._optimize_stage import Replacement
 
-__all__ = ("MAX_PLANS_PER_OWNER", "PLAN_LIFETIME", "Plan", "PlanRegistry", "preview")
+__all__ = ("MAX_PLANS_PER_OWNER", "PLAN_LIFETIME", "Applied", "Plan", "PlanRegistry", "preview")
 
 MAX_PLANS_PER_OWNER = 4
 PLAN_LIFETIME = 600.0
-"""Ten minutes, in seconds of the injected monotonic clock."""
+"""Ten minutes, in wall seconds of the injected clock (rechecked inside the store lock)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,24 @@ class Plan:
         return tuple(r.new for r in self.replacements)
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A committed consolidation (or undo): its receipt and the rows before and after.
+
+    ``needs_recovery`` is true when the receipt could not be settled (the store write is
+    committed, the receipt stays prepared until reconciled, M-OPTIMIZE-HISTORY-10).
+    """
+
+    kind: str
+    tier: Tier
+    receipt: str
+    outcome: str
+    needs_recovery: bool
+    before: tuple[Fact, ...]
+    after: tuple[Fact, ...]
+    warnings: tuple[str, ...]
+
+
 def _fact_view(f: Fact) -> dict[str, Any]:
     return {
         "id": f.id,
@@ -75,7 +93,7 @@ def preview(plan: Plan) -> dict[str, Any]:
         "plan": plan.id,
         "tier": plan.tier,
         "fingerprint": plan.fingerprint,
-        "expiresIn": None,
+        "expiresAt": plan.expires,
         "operations": [
             {
                 "sources": [_fact_view(s) for s in r.sources],
@@ -102,6 +120,15 @@ class PlanRegistry:
         self._purge(now)
         return tuple(p for p in self._plans.values() if p.owner == owner)
 
+    def check_room(self, owner: str, now: float) -> None:
+        """Refuse when ``owner`` already has the maximum of live plans (-33)."""
+        if len(self.live(owner, now)) >= MAX_PLANS_PER_OWNER:
+            raise LimitExceeded(
+                "plan.too_many_plans",
+                f"{MAX_PLANS_PER_OWNER} plans are already staged; apply or discard one first "
+                "(plans expire ten minutes after staging)",
+            )
+
     def add(
         self,
         *,
@@ -114,12 +141,7 @@ class PlanRegistry:
         now: float,
     ) -> Plan:
         """Register a validated plan; refuses a fifth live plan of one owner."""
-        if len(self.live(owner, now)) >= MAX_PLANS_PER_OWNER:
-            raise LimitExceeded(
-                "plan.too_many_plans",
-                f"{MAX_PLANS_PER_OWNER} plans are already staged; apply or discard one first "
-                "(plans expire ten minutes after staging)",
-            )
+        self.check_room(owner, now)
         plan = Plan(
             id="plan_" + secrets.token_hex(6),
             owner=owner,

@@ -1,0 +1,159 @@
+"""The Optimizer actor: consolidation plans in memory, receipt-guarded writes on disk.
+
+It owns the plan registry (mailbox order, no locks) and one IO thread that runs the
+:class:`~persona_mind.actors._consolidator.Consolidator`: strict reads for inspection and
+staging, and every apply/undo through the receipt engine under the memory -> history ->
+store file locks, with the fingerprint CAS, plan lifetime, source expiry and the
+generation checked inside the locked mutation step (M-OPTIMIZE-MANUAL-36). The generation
+handed down is the one the kernel admitted the request under, so an owner change while an
+apply waits for its lock refuses it (M-OPTIMIZE-HISTORY-17, -18).
+
+Why its own engine instead of the Store actor's ``Mutate``: a receipt must be durable
+*before* the store rename and settled after it, all under locks held across both files —
+one step the Store's single-file ``Mutate`` cannot express. Exclusion against the Store
+actor and other processes comes from the kernel ``flock``\\ s both engines take.
+
+Restart contract (docs/actors.md): plans live only in memory and are lost with the
+instance (re-stage them); receipts are on disk, so history and undo survive, and a
+receipt left prepared by a crash blocks further applies and is listed as needing recovery.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, assert_never
+
+from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
+from persona_mind.actors._consolidator import Consolidator, parse_tier
+from persona_mind.messages.optimizer import (
+    DiscardPlans,
+    OptimizeApply,
+    OptimizeHistoryList,
+    OptimizeInspect,
+    OptimizerMsg,
+    OptimizeStage,
+    OptimizeUndo,
+)
+from persona_mind.messages.owner import OwnerChanged
+from persona_mind.mind._optimize_plans import Plan, PlanRegistry
+
+if TYPE_CHECKING:
+    from persona_mind.storage import FileSystem, Layout
+
+__all__ = ("OptimizerActor", "spawn_optimizer")
+
+
+class OptimizerActor(Actor[OptimizerMsg]):
+    """See the module doc. The engine and IO thread are built at the first IO message."""
+
+    def __init__(
+        self, layout: Layout | Path, *, fs: FileSystem | None = None, lock_timeout: float = 30.0
+    ) -> None:
+        self._layout = layout
+        self._fs = fs
+        self._lock_timeout = lock_timeout
+        self._cons: Consolidator | None = None
+        self.bridge: ThreadBridge | None = None
+        self.plans = PlanRegistry()
+
+    def _consolidator(self) -> Consolidator:
+        if self._cons is None:
+            from persona_mind.storage import FileStore, Layout  # noqa: PLC0415 - at first IO
+
+            layout = Layout(self._layout) if isinstance(self._layout, Path) else self._layout
+            system = self.system
+            engine = FileStore(
+                layout,
+                fs=self._fs,
+                lock_timeout=self._lock_timeout,
+                current_generation=lambda: system.generation,
+            )
+            engine.wall = self.clock.wall
+            self._cons = Consolidator(engine)
+        return self._cons
+
+    def _io(self) -> ThreadBridge:
+        if self.bridge is None:
+            self.bridge = ThreadBridge(f"{self.name}-io")
+        return self.bridge
+
+    async def on_stop(self) -> None:
+        if self.bridge is not None:
+            bridge, self.bridge = self.bridge, None
+            await bridge.aclose()
+
+    async def receive(self, message: OptimizerMsg) -> object:
+        match message:
+            case OptimizeInspect():
+                cons = self._consolidator()
+                return await self._io().call(
+                    lambda: cons.inspect(
+                        message.scope,
+                        parse_tier(message.tier),
+                        now=self.clock.wall(),
+                        offset=message.offset,
+                        limit=message.limit,
+                        expect_fingerprint=message.fingerprint,
+                    )
+                )
+            case OptimizeStage():
+                return await self._stage(message)
+            case OptimizeApply():
+                plan = self.plans.take(message.plan, message.owner, self.clock.wall())
+                cons, generation = self._consolidator(), self.admitted
+                return await self._io().call(
+                    lambda: cons.apply(plan, message.scope, generation=generation)
+                )
+            case OptimizeUndo():
+                cons, generation = self._consolidator(), self.admitted
+                tier = parse_tier(message.tier)
+                return await self._io().call(
+                    lambda: cons.undo(message.scope, tier, message.receipt, generation=generation)
+                )
+            case OptimizeHistoryList():
+                cons = self._consolidator()
+                tier = parse_tier(message.tier)
+                return await self._io().call(
+                    lambda: cons.list_history(message.scope, tier, limit=message.limit)
+                )
+            case DiscardPlans():
+                self.plans.discard_owner(message.owner)
+                return None
+            case OwnerChanged():
+                self.plans.clear()
+                return None
+            case _:
+                assert_never(message)
+
+    async def _stage(self, message: OptimizeStage) -> Plan:
+        cons, tier = self._consolidator(), parse_tier(message.tier)
+        now = self.clock.wall()
+        self.plans.check_room(message.owner, now)  # refuse before reading the store
+        staged = await self._io().call(
+            lambda: cons.stage(message.scope, tier, message.operations, now=now)
+        )
+        return self.plans.add(
+            owner=message.owner,
+            tier=staged.tier,
+            store=staged.store,
+            persona=message.scope.persona,
+            fingerprint=staged.fingerprint,
+            replacements=staged.replacements,
+            now=self.clock.wall(),
+        )
+
+
+def spawn_optimizer(
+    system: ActorSystem,
+    layout: Layout | Path,
+    *,
+    name: str = "optimizer",
+    fs: FileSystem | None = None,
+    restart: RestartPolicy | None = None,
+) -> ActorRef[OptimizerMsg]:
+    """Spawn the Optimizer next to the Store (``layout`` may be the agent directory)."""
+    return system.spawn(
+        lambda: OptimizerActor(layout, fs=fs),
+        name=name,
+        restart=restart or RestartPolicy(max_restarts=3, within=5.0),
+    )
