@@ -110,10 +110,14 @@ class PlanRegistry:
 
     def __init__(self) -> None:
         self._plans: dict[str, Plan] = {}
+        self._expired: dict[str, None] = {}  # recent expiries, so a late apply says why
 
     def _purge(self, now: float) -> None:
         for pid in [p.id for p in self._plans.values() if p.expires <= now]:
             del self._plans[pid]
+            self._expired[pid] = None
+        while len(self._expired) > 64:
+            del self._expired[next(iter(self._expired))]
 
     def live(self, owner: str, now: float) -> tuple[Plan, ...]:
         """The owner's plans still within their lifetime, oldest first."""
@@ -158,9 +162,9 @@ class PlanRegistry:
 
     def get(self, plan_id: str, owner: str, now: float) -> Plan:
         """A live plan of ``owner`` (without consuming it)."""
+        self._purge(now)
         plan = self._plans.get(plan_id)
-        if plan is not None and plan.expires <= now:
-            del self._plans[plan_id]
+        if plan is None and plan_id in self._expired:
             raise PlanExpired(
                 "plan.expired",
                 f"plan {plan_id} expired ten minutes after staging; inspect and stage again",
@@ -194,4 +198,5 @@ class PlanRegistry:
         """Drop every plan (the owner generation advanced)."""
         count = len(self._plans)
         self._plans.clear()
+        self._expired.clear()
         return count
