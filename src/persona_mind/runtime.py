@@ -90,6 +90,7 @@ class Runtime:
         self.store: StorePort | None = None
         self._child_runner: ActorRef[Any] | None = None
         self._reminders: ActorRef[Any] | None = None
+        self._optimizer: ActorRef[Any] | None = None  # issue 11: consolidation
         self._owner: ActorRef[OwnerMsg] | None = None
         self._companion: ActorRef[CompanionMsg] | None = None
         self._bridge: ThreadBridge | None = None
@@ -148,6 +149,16 @@ class Runtime:
         return self._reminders
 
     @property
+    def optimizer(self) -> ActorRef[Any] | None:
+        """Issue 11: the Optimizer actor, spawned at first use next to the Reminder."""
+        if self._optimizer is None and self._factories is None:
+            from persona_mind.actors.optimizer import spawn_optimizer  # noqa: PLC0415
+
+            self._optimizer = spawn_optimizer(self.system, self.agent_dir, restart=POLICY)
+            self.owner_ref.tell(Subscribe(ref=self._optimizer))  # new generations drop plans
+        return self._optimizer
+
+    @property
     def child_runner(self) -> ActorRef[Any] | None:
         """The ChildRunner actor when a child backend is given, spawned at first use."""
         if (
@@ -173,6 +184,7 @@ class Runtime:
         persona = PersonaFeature(self)
         assert self.store is not None
         mind = MindFeature(self, self.store, persona, lambda: self.reminders)
+        mind.optimizer = lambda: self.optimizer  # issue 11: /mind optimize routes here
         out: list[Feature] = [persona, mind]
         if self.child_backend is not None:
             out.append(ChildrenFeature(self, lambda: self.child_runner, persona, mind))

@@ -20,8 +20,9 @@ receipt left prepared by a crash blocks further applies and is listed as needing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.actors._consolidator import Consolidator, parse_tier
@@ -38,9 +39,16 @@ from persona_mind.messages.owner import OwnerChanged
 from persona_mind.mind._optimize_plans import Plan, PlanRegistry
 
 if TYPE_CHECKING:
+    from persona_mind.mind import MindScope
+    from persona_mind.mind._model import Tier
+    from persona_mind.mind._optimize_inspect import Inspection
+    from persona_mind.mind._optimize_plans import Applied
     from persona_mind.storage import FileSystem, Layout
 
-__all__ = ("OptimizerActor", "spawn_optimizer")
+DEFAULT_OPTIMIZER_ASK_TIMEOUT = 90.0
+"""Longer than a 30 s lock wait plus the receipt and store writes."""
+
+__all__ = ("OptimizerActor", "OptimizerClient", "spawn_optimizer")
 
 
 class OptimizerActor(Actor[OptimizerMsg]):
@@ -157,3 +165,62 @@ def spawn_optimizer(
         name=name,
         restart=restart or RestartPolicy(max_restarts=3, within=5.0),
     )
+
+
+class OptimizerClient:
+    """The :class:`~persona_mind.mind._optimize_port.OptimizerPort` over the actor.
+
+    ``ref`` may be a function returning the ref, so the runtime spawns the Optimizer only
+    when a session first uses consolidation (start-up stays light).
+    """
+
+    def __init__(
+        self,
+        ref: ActorRef[OptimizerMsg] | Callable[[], ActorRef[OptimizerMsg]],
+        *,
+        timeout: float = DEFAULT_OPTIMIZER_ASK_TIMEOUT,
+    ) -> None:
+        self._ref = ref
+        self.timeout = timeout
+
+    @property
+    def ref(self) -> ActorRef[OptimizerMsg]:
+        if not isinstance(self._ref, ActorRef):
+            self._ref = self._ref()
+        return self._ref
+
+    async def inspect(
+        self,
+        scope: MindScope,
+        tier: Tier,
+        *,
+        offset: int = 0,
+        limit: int | None = None,
+        fingerprint: str | None = None,
+    ) -> Inspection:
+        msg = OptimizeInspect(
+            scope=scope, tier=tier, offset=offset, limit=limit, fingerprint=fingerprint
+        )
+        return await self.ref.ask(msg, timeout=self.timeout)
+
+    async def stage(self, owner: str, scope: MindScope, tier: Tier, operations: object) -> Plan:
+        msg = OptimizeStage(owner=owner, scope=scope, tier=tier, operations=operations)
+        return await self.ref.ask(msg, timeout=self.timeout)
+
+    async def apply(self, owner: str, scope: MindScope, plan_id: str) -> Applied:
+        msg = OptimizeApply(owner=owner, scope=scope, plan=plan_id)
+        return await self.ref.ask(msg, timeout=self.timeout)
+
+    async def undo(self, scope: MindScope, tier: Tier, receipt: str) -> Applied:
+        msg = OptimizeUndo(scope=scope, tier=tier, receipt=receipt)
+        return await self.ref.ask(msg, timeout=self.timeout)
+
+    async def history(
+        self, scope: MindScope, tier: Tier, *, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        msg = OptimizeHistoryList(scope=scope, tier=tier, limit=limit)
+        return await self.ref.ask(msg, timeout=self.timeout)
+
+    def discard(self, owner: str) -> None:
+        if isinstance(self._ref, ActorRef):  # never spawn an Optimizer just to discard
+            self._ref.tell_if_alive(DiscardPlans(owner=owner))

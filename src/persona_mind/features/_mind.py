@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from persona_mind.messages.host import (
     AgentSettled,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.messages.reminder import ReminderMsg
     from persona_mind.mind import MindSession
+    from persona_mind.mind._optimize_port import OptimizerPort
     from persona_mind.mind._session import CompanionAnswer
     from persona_mind.runtime import Runtime
     from persona_mind.storage.port import StorePort
@@ -82,6 +83,7 @@ class MindFeature:
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int] | None = None
+        self.optimizer: Callable[[], ActorRef[Any] | None] | None = None  # issue 11
 
     @property
     def session(self) -> MindSession:
@@ -104,7 +106,25 @@ class MindFeature:
             )
             if self._revoked:
                 self._session.revoke()
+            self._session.optimizer = self._optimizer_client()
         return self._session
+
+    def _optimizer_client(self) -> OptimizerPort | None:
+        """Issue 11: the Optimizer port for ``/mind optimize`` and the memory tool's stage."""
+        get = self.optimizer
+        if get is None:
+            return None
+        from persona_mind.actors.optimizer import OptimizerClient  # noqa: PLC0415
+
+        def ref() -> ActorRef[Any]:
+            found = get()
+            if found is None:
+                from persona_mind.errors import PersonaMindError  # noqa: PLC0415
+
+                raise PersonaMindError("the Optimizer is not running in this runtime")
+            return found
+
+        return OptimizerClient(ref)
 
     def _reminder_ref(self, *, spawn: bool) -> ActorRef[ReminderMsg] | None:
         """The Reminder actor; ``spawn=False`` never starts one just to cancel nothing."""

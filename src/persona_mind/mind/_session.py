@@ -53,6 +53,7 @@ from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._notes import NotesLedger, OwnerKey
+from persona_mind.mind._optimize_port import OptimizeBinding, OptimizerPort
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService
 from persona_mind.mind._settings import MindSettings
@@ -146,6 +147,7 @@ class MindSession:
         self.importer: LegacyImport | None = None
         self.generation = 0
         self._nudge: str | None = None
+        self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -181,6 +183,9 @@ class MindSession:
 
     def revoke(self) -> None:
         """The owner changed or the session ended: no later append, no late cards."""
+        binding = self._optimize_binding()
+        if binding is not None:  # M-OPTIMIZE-MANUAL-39: staged plans die with the owner
+            binding.port.discard(binding.owner)
         if self.ledger is not None:
             self.ledger.revoked = True
         self.service = None
@@ -285,7 +290,13 @@ class MindSession:
         if self.service is None:
             exc = AccessRefused("mind.inactive", f"Mind is inactive: {self.refusal}")
             return ToolResult(text=str(exc), details={"rule": exc.rule}, is_error=True)
-        tools = MindTools(self.service, ledger=self.ledger, append=self.append, leg=self.leg)
+        tools = MindTools(
+            self.service,
+            ledger=self.ledger,
+            append=self.append,
+            leg=self.leg,
+            optimize=self._optimize_binding(),
+        )
         return await tools.call(call.name, call.arguments)
 
     async def on_command(self, call: CommandCall) -> CommandResult:
@@ -299,6 +310,7 @@ class MindSession:
             self.ledger,
             refusal="delegated legs have no Mind commands" if self.leg else self.refusal,
             import_status=status,
+            optimize=self._optimize_binding(),
         )
         service = self.service
         result = await handle_mind_command(call.args, ctx)
@@ -307,6 +319,13 @@ class MindSession:
                 text="persona-mind: the session changed; report dropped", level="warning"
             )
         return result
+
+    def _optimize_binding(self) -> OptimizeBinding | None:
+        """The Optimizer bound to this session owner (plans key on session + generation)."""
+        if self.optimizer is None or self.service is None or self.ledger is None or self.leg:
+            return None
+        owner = f"{self.ledger.owner.session_id}#{self.generation}"
+        return OptimizeBinding(self.optimizer, owner, self.service.scope)
 
     async def reminder_items(self) -> tuple[BacklogItem, ...]:
         """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""

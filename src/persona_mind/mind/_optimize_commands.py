@@ -1,0 +1,183 @@
+"""``/mind optimize …`` and the memory tool's ``inspect`` / ``stage`` actions: cards only.
+
+The verbs (M-OPTIMIZE-MANUAL-1): ``inspect [target] [offset=N] [limit=N] [fingerprint=F]``
+shows one page with full text and ids; the agent stages exact replacements through the
+memory tool (``action: "stage"``), whose card is the full, reviewable proposal (-44);
+``apply <plan>`` commits it (a plain command — no extra confirmation loop, -45, and the
+runtime never applies on its own, -43); ``history [target] [limit=N]`` lists receipts and
+what needs recovery; ``undo <receipt> [target]`` restores a consolidation.
+
+Bare ``/mind optimize`` and ``/mind optimize all`` would start reviews by worker children;
+those are not built yet and the command says so instead of pretending.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from persona_mind.mind._cards import Card, fact_line
+from persona_mind.mind._errors import InvalidArgument, NotFound
+from persona_mind.mind._model import Tier
+from persona_mind.mind._optimize_inspect import Inspection
+from persona_mind.mind._optimize_plans import Applied, Plan, preview
+from persona_mind.mind._optimize_port import OptimizeBinding
+
+__all__ = (
+    "OPTIMIZE_USAGE",
+    "applied_card",
+    "history_card",
+    "inspection_card",
+    "plan_card",
+    "run_optimize",
+)
+
+OPTIMIZE_USAGE = (
+    "usage: /mind optimize inspect [target] [offset=N] [limit=N] [fingerprint=F] | "
+    "apply <plan> | history [target] [limit=N] | undo <receipt> [target]   "
+    "(targets: persona, shared, project, stm; stage replacements with the memory tool)"
+)
+_TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
+
+
+def _tier(value: str | None, binding: OptimizeBinding) -> Tier:
+    if value is None:
+        return binding.default_tier()
+    if value not in _TIERS:
+        raise InvalidArgument("optimize.target", f"unknown target {value!r}\n{OPTIMIZE_USAGE}")
+    return value
+
+
+def _options(words: list[str]) -> tuple[list[str], dict[str, str]]:
+    plain = [w for w in words if "=" not in w]
+    opts = dict(w.split("=", 1) for w in words if "=" in w)
+    return plain, opts
+
+
+def _int(opts: dict[str, str], name: str) -> int | None:
+    if name not in opts:
+        return None
+    try:
+        return int(opts[name])
+    except ValueError:
+        raise InvalidArgument(f"{name}.malformed", f"{name} must be a whole number") from None
+
+
+def inspection_card(page: Inspection) -> Card:
+    """Full text and ids of one page, paging hints, omission counts, advisory pairs."""
+    end = page.offset + len(page.entries)
+    omitted = page.omitted
+    lines = [
+        f"entries {page.offset + 1}-{end} of {page.matched} safe "
+        f"(fingerprint {page.fingerprint[:16]})"
+        if page.entries
+        else f"no safe entries at offset {page.offset} of {page.matched}",
+        f"omitted: {omitted.expired} expired, {omitted.superseded} superseded, "
+        f"{omitted.foreign} other persona's, {omitted.unsafe} unsafe",
+        *(fact_line(page.tier, f) for f in page.entries),
+    ]
+    if page.next_offset is not None:
+        lines.append(f"next page: offset={page.next_offset} fingerprint={page.fingerprint}")
+    lines += [f"similar (advisory only): {p.a} ~ {p.b} ({p.score})" for p in page.pairs]
+    return Card(
+        f"Inspect {page.tier}",
+        tuple(lines),
+        data={
+            "tier": page.tier,
+            "fingerprint": page.fingerprint,
+            "offset": page.offset,
+            "matched": page.matched,
+            "nextOffset": page.next_offset,
+            "ids": [f.id for f in page.entries],
+            "pairs": [[p.a, p.b, p.score] for p in page.pairs],
+        },
+    )
+
+
+def plan_card(plan: Plan) -> Card:
+    """The full proposal: every source and every replacement, verbatim."""
+    lines: list[str] = []
+    for n, rep in enumerate(plan.replacements, 1):
+        verb = "rewrite" if len(rep.sources) == 1 else f"consolidate {len(rep.sources)}"
+        lines.append(f"{n}. {verb}:")
+        lines += [f"   - {fact_line(plan.tier, s)}" for s in rep.sources]
+        lines.append(f"   + {fact_line(plan.tier, rep.new)}")
+    lines.append(f"apply with: /mind optimize apply {plan.id} (valid ten minutes)")
+    return Card(f"Staged plan {plan.id} ({plan.tier})", tuple(lines), data=preview(plan))
+
+
+def applied_card(done: Applied) -> Card:
+    """Before and after of a committed consolidation or undo, and its receipt."""
+    verb = "Applied" if done.kind == "apply" else "Undid"
+    lines = [f"receipt {done.receipt} ({done.outcome})"]
+    lines += [f"- {fact_line(done.tier, f)}" for f in done.before]
+    lines += [f"+ {fact_line(done.tier, f)}" for f in done.after]
+    lines += [f"warning: {w}" for w in done.warnings]
+    if done.kind == "apply":
+        lines.append(f"undo with: /mind optimize undo {done.receipt} {done.tier}")
+    return Card(
+        f"{verb} consolidation in {done.tier}",
+        tuple(lines),
+        data={"receipt": done.receipt, "needsRecovery": done.needs_recovery},
+    )
+
+
+def history_card(tier: Tier, rows: list[dict[str, Any]]) -> Card:
+    """Receipts newest first; prepared ones flagged as needing recovery."""
+    lines: list[str] = []
+    for row in rows:
+        flag = "  NEEDS RECOVERY" if row["needsRecovery"] else ""
+        lines.append(f"{row['receipt']} {row['createdAt']} {row['note']} [{row['outcome']}]{flag}")
+        if row["withheld"]:
+            lines.append("   (texts withheld: they no longer pass the safety scan)")
+        else:
+            lines += [f"   - {t}" for t in row["before"] or ()]
+            lines += [f"   + {t}" for t in row["after"] or ()]
+    return Card(
+        f"Optimize history ({tier})",
+        tuple(lines) or ("(no receipts)",),
+        data={"receipts": [r["receipt"] for r in rows]},
+    )
+
+
+async def _undo(binding: OptimizeBinding, receipt: str, target: str | None) -> Card:
+    tiers = (_tier(target, binding),) if target else binding.scope.tiers()
+    for tier in tiers:
+        rows = await binding.port.history(binding.scope, tier, limit=32)
+        if any(r["receipt"] == receipt for r in rows):
+            return applied_card(await binding.port.undo(binding.scope, tier, receipt))
+    raise NotFound("undo.unknown", f"no receipt {receipt!r} of yours in this scope's history")
+
+
+async def run_optimize(words: list[str], binding: OptimizeBinding) -> Card:
+    """One ``/mind optimize`` invocation (``words`` after ``optimize``)."""
+    plain, opts = _options(words)
+    verb = plain[0] if plain else None
+    rest = plain[1:]
+    if verb is None or verb == "all" or verb in _TIERS:
+        return Card(
+            "Optimize reviews are not available yet",
+            (
+                "reviews by worker children (bare /mind optimize, all, or a target) are "
+                "not built yet; consolidate by hand:",
+                OPTIMIZE_USAGE,
+            ),
+        )
+    if verb == "inspect":
+        tier = _tier(rest[0] if rest else None, binding)
+        page = await binding.port.inspect(
+            binding.scope,
+            tier,
+            offset=_int(opts, "offset") or 0,
+            limit=_int(opts, "limit"),
+            fingerprint=opts.get("fingerprint"),
+        )
+        return inspection_card(page)
+    if verb == "apply" and len(rest) == 1:
+        return applied_card(await binding.port.apply(binding.owner, binding.scope, rest[0]))
+    if verb == "history":
+        tier = _tier(rest[0] if rest else None, binding)
+        rows = await binding.port.history(binding.scope, tier, limit=_int(opts, "limit"))
+        return history_card(tier, rows)
+    if verb == "undo" and rest:
+        return await _undo(binding, rest[0], rest[1] if len(rest) > 1 else None)
+    raise InvalidArgument("optimize.usage", OPTIMIZE_USAGE)
