@@ -27,6 +27,7 @@ from persona_mind.runners._cli_exchange import (
     run_memory_exchange,
     wants_exchange,
 )
+from persona_mind.runners._cli_optimize import add_optimize_parser, run_optimize_cli
 from persona_mind.storage import FileStore, Layout, agent_dir
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
@@ -104,6 +105,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     bsub.add_parser("list").add_argument("--all", action="store_true")
     for name in ("take", "done", "drop"):
         bsub.add_parser(name).add_argument("id")
+    add_optimize_parser(sub)  # issue 11: memory optimize inspect|stage|apply|undo|history
     p.set_defaults(func=run_memory)
 
 
@@ -150,6 +152,8 @@ def _tool_args(args: argparse.Namespace) -> tuple[str, dict[str, Any]] | None:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    if args.memory_cmd == "optimize":  # issue 11: consolidation (synchronous, no service)
+        return run_optimize_cli(args, EXIT_OK, EXIT_REFUSED)
     svc = _service(args)
     call = _tool_args(args)
     if call is not None:
