@@ -23,7 +23,12 @@ from persona_mind.mind import MindScope
 from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
 from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind._optimize_errors import PlanConflict, PlanExpired, StaleSnapshot
-from persona_mind.mind._optimize_inspect import Inspection, inspect_rows, safe_row
+from persona_mind.mind._optimize_inspect import (
+    Inspection,
+    SafetyMemo,
+    inspect_rows,
+    safe_row,
+)
 from persona_mind.mind._optimize_plans import Applied, Plan
 from persona_mind.mind._optimize_stage import (
     Replacement,
@@ -128,6 +133,7 @@ class Consolidator:
     def __init__(self, engine: FileStore, history: OptimizeHistory | None = None) -> None:
         self.engine = engine
         self.history = history if history is not None else OptimizeHistory(engine)
+        self.safe = SafetyMemo()
 
     def _read(self, target: StoreTarget[Fact]) -> tuple[tuple[Fact, ...], str]:
         stored = self.engine.read_stored(target)  # strict: no recovery or quarantine writes
@@ -156,6 +162,7 @@ class Consolidator:
             offset=offset,
             limit=limit,
             expect_fingerprint=expect_fingerprint,
+            is_safe_row=self.safe,
         )
 
     def stage(self, scope: MindScope, tier: Tier, operations: object, *, now: float) -> Staged:
