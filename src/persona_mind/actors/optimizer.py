@@ -26,17 +26,21 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.actors._consolidator import Consolidator, parse_tier
+from persona_mind.actors._review import run_review
 from persona_mind.messages.optimizer import (
     DiscardPlans,
     OptimizeApply,
     OptimizeHistoryList,
     OptimizeInspect,
+    OptimizeReview,
     OptimizerMsg,
     OptimizeStage,
     OptimizeUndo,
 )
 from persona_mind.messages.owner import OwnerChanged
+from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.mind._optimize_plans import Plan, PlanRegistry
+from persona_mind.mind._optimize_review import REVIEW_DEADLINE, ReviewReport, review_targets
 
 if TYPE_CHECKING:
     from persona_mind.mind import MindScope
@@ -55,9 +59,15 @@ class OptimizerActor(Actor[OptimizerMsg]):
     """See the module doc. The engine and IO thread are built at the first IO message."""
 
     def __init__(
-        self, layout: Layout | Path, *, fs: FileSystem | None = None, lock_timeout: float = 30.0
+        self,
+        layout: Layout | Path,
+        *,
+        fs: FileSystem | None = None,
+        lock_timeout: float = 30.0,
+        runner: Callable[[], ActorRef[Any] | None] | None = None,
     ) -> None:
         self._layout = layout
+        self._runner = runner
         self._fs = fs
         self._lock_timeout = lock_timeout
         self._cons: Consolidator | None = None
@@ -124,6 +134,8 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 return await self._io().call(
                     lambda: cons.list_history(message.scope, tier, limit=message.limit)
                 )
+            case OptimizeReview():
+                return self._review(message)
             case DiscardPlans():
                 self.plans.discard_owner(message.owner)
                 return None
@@ -132,6 +144,34 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 return None
             case _:
                 assert_never(message)
+
+    def _review(self, message: OptimizeReview) -> object:
+        """Admit one review batch (single-flight) as deferred work; see ``_review.py``."""
+        targets = review_targets(message.scope, message.target)
+        if "review" in self.work_keys():
+            raise InvalidArgument("optimize.busy", "a review is already running; wait for it")
+        runner = self._runner() if self._runner is not None else None
+        if runner is None:
+            raise AccessRefused(
+                "optimize.no_workers", "this runtime has no child runner for worker reviews"
+            )
+        if not message.model:
+            raise InvalidArgument("optimize.no_model", "the session has no model to review with")
+        cons, io, generation = self._consolidator(), self._io(), self.admitted
+
+        async def work() -> ReviewReport:
+            return await run_review(
+                targets,
+                cons=cons,
+                io=io.call,
+                runner=runner,
+                clock=self.clock,
+                scope=message.scope,
+                model=message.model,
+                generation=generation,
+            )
+
+        return self.defer("review", work)
 
     async def _stage(self, message: OptimizeStage) -> Plan:
         cons, tier = self._consolidator(), parse_tier(message.tier)
@@ -158,10 +198,14 @@ def spawn_optimizer(
     name: str = "optimizer",
     fs: FileSystem | None = None,
     restart: RestartPolicy | None = None,
+    runner: Callable[[], ActorRef[Any] | None] | None = None,
 ) -> ActorRef[OptimizerMsg]:
-    """Spawn the Optimizer next to the Store (``layout`` may be the agent directory)."""
+    """Spawn the Optimizer next to the Store (``layout`` may be the agent directory).
+
+    ``runner`` returns the ChildRunner for worker reviews (spawned at first use).
+    """
     return system.spawn(
-        lambda: OptimizerActor(layout, fs=fs),
+        lambda: OptimizerActor(layout, fs=fs, runner=runner),
         name=name,
         restart=restart or RestartPolicy(max_restarts=3, within=5.0),
     )
@@ -220,6 +264,12 @@ class OptimizerClient:
     ) -> list[dict[str, Any]]:
         msg = OptimizeHistoryList(scope=scope, tier=tier, limit=limit)
         return await self.ref.ask(msg, timeout=self.timeout)
+
+    async def review(
+        self, owner: str, scope: MindScope, target: str | None, model: str
+    ) -> ReviewReport:
+        msg = OptimizeReview(owner=owner, scope=scope, target=target, model=model)
+        return await self.ref.ask(msg, timeout=REVIEW_DEADLINE * 3 + 120.0)
 
     def discard(self, owner: str) -> None:
         if isinstance(self._ref, ActorRef):  # never spawn an Optimizer just to discard

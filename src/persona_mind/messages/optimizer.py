@@ -21,12 +21,14 @@ if TYPE_CHECKING:
     from persona_mind.mind import MindScope
     from persona_mind.mind._optimize_inspect import Inspection  # noqa: F401 - Ask["…"]
     from persona_mind.mind._optimize_plans import Applied, Plan  # noqa: F401 - Ask["…"]
+    from persona_mind.mind._optimize_review import ReviewReport  # noqa: F401 - Ask["…"]
 
 __all__ = (
     "DiscardPlans",
     "OptimizeApply",
     "OptimizeHistoryList",
     "OptimizeInspect",
+    "OptimizeReview",
     "OptimizeStage",
     "OptimizeUndo",
     "OptimizerMsg",
@@ -76,6 +78,19 @@ class OptimizeHistoryList(Ask["list[dict[str, Any]]"], frozen=True, kw_only=True
     limit: int | None = None
 
 
+class OptimizeReview(Ask["ReviewReport"], frozen=True, kw_only=True):
+    """Review ``target`` (a tier, ``all`` or ``None`` for every allowed one) by worker children.
+
+    The admission message for explicit requests — and for a later Scheduler: answered with
+    the terminal report when the batch ends; one batch at a time per Optimizer.
+    """
+
+    owner: str
+    scope: MindScope
+    target: str | None = None
+    model: str
+
+
 class DiscardPlans(Msg, frozen=True, kw_only=True):
     """Drop every plan of ``owner`` (its session or scope changed)."""
 
@@ -88,6 +103,7 @@ OptimizerMsg = (
     | OptimizeApply
     | OptimizeUndo
     | OptimizeHistoryList
+    | OptimizeReview
     | DiscardPlans
     | OwnerChanged
 )
