@@ -469,3 +469,19 @@ def test_stm_expiry_kept_not_extended_by_default_ttl() -> None:
     a = fact(1, expires=NOW + 5)
     (rep,) = stage((a,), [{"sources": ["m_1"], "text": "later"}], "stm")
     assert rep.new.expiresAt == NOW + 5 < NOW + STM_TTL
+
+
+def test_merging_into_one_sources_exact_content_keeps_that_row_and_undoes() -> None:
+    rows = (fact(1, "run ruff", recorded=5.0), fact(2, "Run ruff!", recorded=9.0))
+    target = stage(rows, [{"sources": ["m_1"], "text": "run ruff always"}])[0].new
+    keep: tuple[Fact, ...] = (*rows, target)  # the canonical row already exists
+    (rep,) = stage(keep, [{"sources": ["m_1", "m_2", target.id], "text": "run ruff always"}])
+    assert rep.new.id == target.id
+    assert target.id not in rep.new.derivedFrom
+    assert rep.new.recordedAt == 5.0
+    out = apply_rows(keep, [rep], now=NOW)
+    assert len(out) == 3
+    by_id = {f.id: f for f in out}
+    assert by_id[target.id].status == "active"
+    assert by_id["m_1"].supersededBy == target.id
+    assert undo_rows(out, rep.sources, (rep.new,), now=NOW) == keep

@@ -270,13 +270,16 @@ def build_replacements(
     for op in ops:
         sources = _source_rows(by_id, op, tier, persona, now)
         new = _replacement(op, sources, tier, persona)
-        if new.id in {s.id for s in sources}:
+        source_ids = {s.id for s in sources}
+        if new.id in source_ids and len(sources) == 1:
             raise PlanConflict(
                 "plan.no_change",
                 f"the replacement of {new.id} has the same content as its source; nothing "
                 "to consolidate",
             )
-        if new.id in by_id or new.id in new_ids:
+        if new.id in source_ids:  # merged into one source's exact content: that row stays
+            new = _keep_id(new)
+        elif new.id in by_id or new.id in new_ids:
             raise PlanConflict(
                 "plan.collision",
                 f"the replacement's content already exists as fact {new.id}; include that "
@@ -285,6 +288,13 @@ def build_replacements(
         new_ids.add(new.id)
         out.append(Replacement(sources, new))
     return tuple(out)
+
+
+def _keep_id(new: Fact) -> Fact:
+    """A replacement whose content is one of its sources': its lineage omits itself."""
+    fields = {f: getattr(new, f) for f in new.__struct_fields__}
+    fields["derivedFrom"] = tuple(d for d in new.derivedFrom if d != new.id)
+    return Fact(**fields)
 
 
 def apply_rows(
@@ -308,11 +318,11 @@ def apply_rows(
                 raise NotFound(
                     "plan.expired_source", f"fact {src.id} expired after staging; stage again"
                 )
-            superseded[src.id] = _retire(src, rep.new.id)
-        if rep.new.id in by_id:
+            superseded[src.id] = rep.new if src.id == rep.new.id else _retire(src, rep.new.id)
+        if rep.new.id in by_id and rep.new.id not in {s.id for s in rep.sources}:
             raise PlanConflict("plan.collision", f"fact {rep.new.id} now exists; stage again")
     kept = tuple(superseded.get(r.id, r) for r in rows)
-    return (*kept, *(rep.new for rep in replacements))
+    return (*kept, *(rep.new for rep in replacements if rep.new.id not in by_id))
 
 
 def _retire(row: Fact, by: str) -> Fact:
@@ -346,7 +356,9 @@ def undo_rows(
     restored: dict[str, Fact] = {}
     for old in before:
         current = by_id.get(old.id)
-        if (
+        if old.id in after_ids:  # the merged-into source: its replacement was checked above
+            pass
+        elif (
             current is None
             or current.status != "superseded"
             or current.supersededBy not in after_ids
@@ -361,4 +373,4 @@ def undo_rows(
                 "undo.expired", f"fact {old.id} has expired since; it cannot be restored"
             )
         restored[old.id] = old
-    return tuple(restored.get(r.id, r) for r in rows if r.id not in after_ids)
+    return tuple(restored.get(r.id, r) for r in rows if r.id not in after_ids or r.id in restored)
