@@ -154,7 +154,9 @@ class Runtime:
         if self._optimizer is None and self._factories is None:
             from persona_mind.actors.optimizer import spawn_optimizer  # noqa: PLC0415
 
-            self._optimizer = spawn_optimizer(self.system, self.agent_dir, restart=POLICY)
+            self._optimizer = spawn_optimizer(
+                self.system, self.agent_dir, restart=POLICY, runner=lambda: self.child_runner
+            )
             self.owner_ref.tell(Subscribe(ref=self._optimizer))  # new generations drop plans
         return self._optimizer
 

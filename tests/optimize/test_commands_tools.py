@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from persona_mind.actors import ActorSystem
+from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import OptimizerClient, spawn_optimizer
 from persona_mind.mind import MemoryService, MindSettings
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
@@ -14,6 +16,7 @@ from persona_mind.mind._optimize_port import OptimizeBinding
 from persona_mind.mind._tools import MindTools
 from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.testing import ManualClock
+from persona_mind.testing._scripted import ScriptedModel
 from tests.optimize._helpers import engine_for, rows, scope_for, seed
 
 
@@ -90,9 +93,46 @@ async def test_refusals_are_typed_error_results(tmp_path: Path) -> None:
         missing = await handle_mind_command("optimize apply plan_nope", ctx)
         assert missing.level == "error"
         assert "plan.unknown" in missing.text
-        reviews = await handle_mind_command("optimize", ctx)
-        assert "not built yet" in reviews.text
+        reviews = await handle_mind_command("optimize", ctx)  # the binding has no model
+        assert reviews.level == "error"
+        assert "optimize.no_model" in reviews.text
+        shared = await handle_mind_command(
+            "optimize shared",
+            MindCommandContext(
+                svc,
+                MindSettings(),
+                optimize=OptimizeBinding(binding.port, "s#1", scope, "fake/model"),
+            ),
+        )
+        assert "/mind optimize inspect shared" in shared.text
         without = await handle_mind_command(
             "optimize inspect", MindCommandContext(svc, MindSettings())
         )
         assert without.level == "warning"
+
+
+@pytest.mark.asyncio
+async def test_review_command_shows_before_after_and_undo_M_OPTIMIZE_WORKER_21(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock()
+    long = " before pushing, and keep the whole integration suite green for every release"
+    a, b = seed(tmp_path, clock, [f"lint with ruff{long}", f"use ruff to lint{long}"], tier="stm")
+    scope = scope_for(tmp_path)
+    svc = MemoryService(DirectStore(engine_for(tmp_path, clock)), clock, scope)
+    answer = {"operations": [{"sources": [a.id, b.id], "text": f"Lint with ruff{long}!"}]}
+    model = ScriptedModel(clock).on(phase="worker", reply=json.dumps(answer))
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
+        binding = OptimizeBinding(OptimizerClient(ref), "s#1", scope, "fake/model")
+        ctx = MindCommandContext(svc, MindSettings(), optimize=binding)
+        done = await handle_mind_command("optimize stm", ctx)
+        assert done.level == "info", done.text
+        assert "stm applied" in done.text
+        assert f"- [stm convention {a.id}]" in done.text
+        assert f"Lint with ruff{long}!" in done.text
+        receipt = done.text.split("optimize undo ")[1].split()[0]
+        undone = await handle_mind_command(f"optimize undo {receipt}", ctx)
+        assert undone.level == "info", undone.text
+    assert {f.id for f in rows(tmp_path, clock, "stm") if f.status == "active"} == {a.id, b.id}

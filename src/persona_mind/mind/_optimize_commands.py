@@ -7,8 +7,9 @@ memory tool (``action: "stage"``), whose card is the full, reviewable proposal (
 runtime never applies on its own, -43); ``history [target] [limit=N]`` lists receipts and
 what needs recovery; ``undo <receipt> [target]`` restores a consolidation.
 
-Bare ``/mind optimize`` and ``/mind optimize all`` would start reviews by worker children;
-those are not built yet and the command says so instead of pretending.
+Bare ``/mind optimize``, ``/mind optimize all`` or a named target run an explicit review
+by worker children through the Optimizer (``_optimize_review.py``); the command answers
+with the terminal report (not at acceptance — see docs/mind.md).
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ __all__ = (
 )
 
 OPTIMIZE_USAGE = (
-    "usage: /mind optimize inspect [target] [offset=N] [limit=N] [fingerprint=F] | "
+    "usage: /mind optimize [all|persona|project|stm] | "
+    "inspect [target] [offset=N] [limit=N] [fingerprint=F] | "
     "apply <plan> | history [target] [limit=N] | undo <receipt> [target]   "
     "(targets: persona, shared, project, stm; stage replacements with the memory tool)"
 )
@@ -148,20 +150,30 @@ async def _undo(binding: OptimizeBinding, receipt: str, target: str | None) -> C
     raise NotFound("undo.unknown", f"no receipt {receipt!r} of yours in this scope's history")
 
 
+async def _review(binding: OptimizeBinding, target: str | None) -> Card:
+    """An explicit review (M-OPTIMIZE-BATCH-1..4): answered with the terminal report."""
+    if not binding.model:
+        raise InvalidArgument(
+            "optimize.no_model", "the session has no model selected; reviews use exactly it"
+        )
+    report = await binding.port.review(binding.owner, binding.scope, target, binding.model)
+    changed = [o.applied for o in report.outcomes if o.applied is not None]
+    lines = list(report.lines())
+    for done in changed:
+        lines += [f"- {fact_line(done.tier, f)}" for f in done.before]
+        lines += [f"+ {fact_line(done.tier, f)}" for f in done.after]
+        lines.append(f"undo with: /mind optimize undo {done.receipt} {done.tier}")
+    title = "Optimize review: " + ", ".join(f"{o.tier} {o.status}" for o in report.outcomes)
+    return Card(title, tuple(lines), data={"run": report.run_id, "model": report.model})
+
+
 async def run_optimize(words: list[str], binding: OptimizeBinding) -> Card:
     """One ``/mind optimize`` invocation (``words`` after ``optimize``)."""
     plain, opts = _options(words)
     verb = plain[0] if plain else None
     rest = plain[1:]
     if verb is None or verb == "all" or verb in _TIERS:
-        return Card(
-            "Optimize reviews are not available yet",
-            (
-                "reviews by worker children (bare /mind optimize, all, or a target) are "
-                "not built yet; consolidate by hand:",
-                OPTIMIZE_USAGE,
-            ),
-        )
+        return await _review(binding, verb)
     if verb == "inspect":
         tier = _tier(rest[0] if rest else None, binding)
         page = await binding.port.inspect(

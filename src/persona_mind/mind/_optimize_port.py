@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from persona_mind.mind._model import Tier
 from persona_mind.mind._optimize_inspect import Inspection
 from persona_mind.mind._optimize_plans import Applied, Plan
+from persona_mind.mind._optimize_review import ReviewReport
 from persona_mind.mind._scope import MindScope
 
 __all__ = ("OptimizeBinding", "OptimizerPort")
@@ -43,6 +44,10 @@ class OptimizerPort(Protocol):
         self, scope: MindScope, tier: Tier, *, limit: int | None = None
     ) -> list[dict[str, Any]]: ...
 
+    async def review(
+        self, owner: str, scope: MindScope, target: str | None, model: str
+    ) -> ReviewReport: ...
+
     def discard(self, owner: str) -> None: ...
 
 
@@ -53,6 +58,7 @@ class OptimizeBinding:
     port: OptimizerPort
     owner: str
     scope: MindScope
+    model: str | None = None
 
     def default_tier(self) -> Tier:
         """Project STM in a project, persona LTM in home (shared only when named)."""

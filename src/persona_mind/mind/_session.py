@@ -148,6 +148,7 @@ class MindSession:
         self.generation = 0
         self._nudge: str | None = None
         self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
+        self.model: str | None = None  # the session model: optimize reviews use exactly it
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -164,6 +165,7 @@ class MindSession:
         previous = self.ledger
         self.revoke()
         self.generation = generation
+        self.model = event.model
         self.settings = MindSettings.from_persona_settings(settings)
         self.refusal = refusal
         self._nudge = None
@@ -325,7 +327,7 @@ class MindSession:
         if self.optimizer is None or self.service is None or self.ledger is None or self.leg:
             return None
         owner = f"{self.ledger.owner.session_id}#{self.generation}"
-        return OptimizeBinding(self.optimizer, owner, self.service.scope)
+        return OptimizeBinding(self.optimizer, owner, self.service.scope, self.model)
 
     async def reminder_items(self) -> tuple[BacklogItem, ...]:
         """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""
