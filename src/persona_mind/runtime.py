@@ -154,8 +154,17 @@ class Runtime:
         if self._optimizer is None and self._factories is None:
             from persona_mind.actors.optimizer import spawn_optimizer  # noqa: PLC0415
 
+            host = self.host
+
+            async def record(card: dict[str, Any]) -> None:  # M-OPTIMIZE-WORKER-21
+                await host.append_entry("persona-mind-report", card)
+
             self._optimizer = spawn_optimizer(
-                self.system, self.agent_dir, restart=POLICY, runner=lambda: self.child_runner
+                self.system,
+                self.agent_dir,
+                restart=POLICY,
+                runner=lambda: self.child_runner,
+                record=record,
             )
             self.owner_ref.tell(Subscribe(ref=self._optimizer))  # new generations drop plans
         return self._optimizer

@@ -14,7 +14,7 @@ import pytest
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import spawn_optimizer
-from persona_mind.errors import StaleGeneration
+from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.messages.optimizer import OptimizeHistoryList, OptimizeReview
 from persona_mind.mind._optimize_review import REVIEW_DEADLINE
 from persona_mind.testing import ManualClock
@@ -165,3 +165,37 @@ async def test_owner_change_cancels_the_worker_and_emits_no_report_M_OPTIMIZE_BA
         history = await ref.ask(OptimizeHistoryList(scope=scope, tier="stm"))
         assert history == []
     assert rows(tmp_path, clock, "stm") == before
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("fails", [False, True])
+async def test_proposal_card_is_recorded_before_applying_M_OPTIMIZE_WORKER_21(
+    tmp_path: Path, fails: bool
+) -> None:
+    clock = ManualClock()
+    ids = _setup(tmp_path, clock)
+    before = rows(tmp_path, clock, "stm")
+    answer = {"operations": [{"sources": ids, "text": f"Always run ruff{LONG}"}]}
+    model = ScriptedModel(clock).on(phase="worker", reply=json.dumps(answer))
+    cards: list[tuple[dict[str, object], tuple[object, ...]]] = []
+
+    async def record(card: dict[str, object]) -> None:
+        cards.append((card, rows(tmp_path, clock, "stm")))
+        if fails:
+            raise StorageError("the session file is not writable")
+
+    scope = scope_for(tmp_path)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner, record=record)
+        report = await ref.ask(OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL))
+    ((card, at_record),) = cards
+    assert at_record == before  # recorded while nothing had changed yet
+    assert [i for i, _ in card["before"]] == ids  # type: ignore[attr-defined]
+    assert card["after"][0][1] == f"Always run ruff{LONG}"  # type: ignore[index]
+    (outcome,) = report.outcomes
+    if fails:
+        assert outcome.status == "failed"
+        assert rows(tmp_path, clock, "stm") == before
+    else:
+        assert outcome.status == "applied"

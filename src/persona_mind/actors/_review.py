@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
@@ -27,7 +28,7 @@ from persona_mind.messages.runner import RunChild
 from persona_mind.mind import MindScope
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._model import Tier
-from persona_mind.mind._optimize_plans import PlanRegistry
+from persona_mind.mind._optimize_plans import Plan, PlanRegistry
 from persona_mind.mind._optimize_review import (
     REVIEW_DEADLINE,
     WORKER_SYSTEM_PROMPT,
@@ -43,9 +44,10 @@ from persona_mind.mind._optimize_review import (
 )
 from persona_mind.runners._child_types import ChildPersona, ChildRequest
 
-__all__ = ("WORKER_PERSONA", "run_review")
+__all__ = ("WORKER_PERSONA", "Record", "ReviewContext", "run_review")
 
 Io = Callable[[Callable[[], Any]], Awaitable[Any]]
+Record = Callable[[dict[str, Any]], Awaitable[None]]
 
 WORKER_PERSONA = ChildPersona(
     name="mind-optimizer",
@@ -86,23 +88,39 @@ async def _ask_worker(
     raise AssertionError("unreachable")  # pragma: no cover - tenacity re-raises
 
 
-async def _one(
-    tier: Tier,
-    cons: Consolidator,
-    io: Io,
-    runner: ActorRef[Any],
-    clock: Clock,
-    scope: MindScope,
-    model: str,
-    run_id: str,
-    generation: int,
-) -> TargetOutcome:
+@dataclass(frozen=True, slots=True)
+class ReviewContext:
+    """What one batch runs with (the Optimizer builds it at admission)."""
+
+    cons: Consolidator
+    io: Io
+    runner: ActorRef[Any]
+    clock: Clock
+    scope: MindScope
+    model: str
+    generation: int
+    record: Record | None = None
+
+
+def _card(run_id: str, plan: Plan) -> dict[str, Any]:
+    """The operator card recorded before applying (M-OPTIMIZE-WORKER-21)."""
+    return {
+        "kind": "persona-mind-optimize-proposal",
+        "run": run_id,
+        "tier": plan.tier,
+        "before": [[f.id, f.text] for f in plan.before],
+        "after": [[f.id, f.text] for f in plan.after],
+    }
+
+
+async def _one(tier: Tier, ctx: ReviewContext, run_id: str) -> TargetOutcome:
+    cons, io, clock, scope = ctx.cons, ctx.io, ctx.clock, ctx.scope
     page = await io(lambda: cons.inspect(scope, tier, now=clock.wall()))
     window = review_input(page)
     if isinstance(window, NoInput):
         return TargetOutcome(tier, "no-input", window.lines())
     try:
-        ops = await _ask_worker(runner, clock, window, model, run_id)
+        ops = await _ask_worker(ctx.runner, clock, window, ctx.model, run_id)
     except MindRefusal as exc:
         return TargetOutcome(tier, "refused", (f"worker answer refused ({exc.rule})",))
     except PersonaMindError as exc:
@@ -122,7 +140,9 @@ async def _one(
             replacements=staged.replacements,
             now=clock.wall(),
         )
-        done = await io(lambda: cons.apply(plan, scope, generation=generation))
+        if ctx.record is not None:
+            await ctx.record(_card(run_id, plan))  # durable before the apply; a failure stops
+        done = await io(lambda: cons.apply(plan, scope, generation=ctx.generation))
     except MindRefusal as exc:
         return TargetOutcome(tier, "refused", (f"proposal refused ({exc.rule})",))
     except PersonaMindError as exc:
@@ -130,23 +150,13 @@ async def _one(
     return TargetOutcome(tier, "applied", (f"receipt {done.receipt}",), done)
 
 
-async def run_review(
-    targets: tuple[Tier, ...],
-    *,
-    cons: Consolidator,
-    io: Io,
-    runner: ActorRef[Any],
-    clock: Clock,
-    scope: MindScope,
-    model: str,
-    generation: int,
-) -> ReviewReport:
+async def run_review(targets: tuple[Tier, ...], ctx: ReviewContext) -> ReviewReport:
     """Review ``targets`` in order; stop at the first refused or failed one."""
     run_id = "rv_" + secrets.token_hex(4)
     outcomes: list[TargetOutcome] = []
     for n, tier in enumerate(targets):
-        outcome = await _one(tier, cons, io, runner, clock, scope, model, run_id, generation)
+        outcome = await _one(tier, ctx, run_id)
         outcomes.append(outcome)
         if outcome.status in ("refused", "failed"):  # M-OPTIMIZE-BATCH-17
-            return ReviewReport(run_id, model, tuple(outcomes), targets[n + 1 :])
-    return ReviewReport(run_id, model, tuple(outcomes))
+            return ReviewReport(run_id, ctx.model, tuple(outcomes), targets[n + 1 :])
+    return ReviewReport(run_id, ctx.model, tuple(outcomes))

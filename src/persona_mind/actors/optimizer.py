@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.actors._consolidator import Consolidator, parse_tier
-from persona_mind.actors._review import run_review
+from persona_mind.actors._review import Record, ReviewContext, run_review
 from persona_mind.messages.optimizer import (
     DiscardPlans,
     OptimizeApply,
@@ -65,9 +65,11 @@ class OptimizerActor(Actor[OptimizerMsg]):
         fs: FileSystem | None = None,
         lock_timeout: float = 30.0,
         runner: Callable[[], ActorRef[Any] | None] | None = None,
+        record: Record | None = None,
     ) -> None:
         self._layout = layout
         self._runner = runner
+        self._record = record
         self._fs = fs
         self._lock_timeout = lock_timeout
         self._cons: Consolidator | None = None
@@ -159,17 +161,19 @@ class OptimizerActor(Actor[OptimizerMsg]):
             raise InvalidArgument("optimize.no_model", "the session has no model to review with")
         cons, io, generation = self._consolidator(), self._io(), self.admitted
 
+        ctx = ReviewContext(
+            cons=cons,
+            io=io.call,
+            runner=runner,
+            clock=self.clock,
+            scope=message.scope,
+            model=message.model,
+            generation=generation,
+            record=self._record,
+        )
+
         async def work() -> ReviewReport:
-            return await run_review(
-                targets,
-                cons=cons,
-                io=io.call,
-                runner=runner,
-                clock=self.clock,
-                scope=message.scope,
-                model=message.model,
-                generation=generation,
-            )
+            return await run_review(targets, ctx)
 
         return self.defer("review", work)
 
@@ -199,13 +203,15 @@ def spawn_optimizer(
     fs: FileSystem | None = None,
     restart: RestartPolicy | None = None,
     runner: Callable[[], ActorRef[Any] | None] | None = None,
+    record: Record | None = None,
 ) -> ActorRef[OptimizerMsg]:
     """Spawn the Optimizer next to the Store (``layout`` may be the agent directory).
 
-    ``runner`` returns the ChildRunner for worker reviews (spawned at first use).
+    ``runner`` returns the ChildRunner for worker reviews (spawned at first use);
+    ``record`` durably records a worker's before/after proposal before it is applied.
     """
     return system.spawn(
-        lambda: OptimizerActor(layout, fs=fs, runner=runner),
+        lambda: OptimizerActor(layout, fs=fs, runner=runner, record=record),
         name=name,
         restart=restart or RestartPolicy(max_restarts=3, within=5.0),
     )
