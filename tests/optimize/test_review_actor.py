@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import spawn_optimizer
 from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.messages.optimizer import OptimizeHistoryList, OptimizeReview
-from persona_mind.mind._optimize_review import REVIEW_DEADLINE
+from persona_mind.mind._optimize_review import REVIEW_DEADLINE, ReviewReport
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from tests.optimize._helpers import rows, scope_for, seed
@@ -37,7 +39,8 @@ async def _review(
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
         ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
-        return await ref.ask(OptimizeReview(owner="s", scope=scope, target=target, model=MODEL))
+        msg = OptimizeReview(owner="s", scope=scope, target=target, model=MODEL)
+        return await ref.ask(msg, timeout=math.inf)
 
 
 @pytest.mark.asyncio
@@ -199,3 +202,59 @@ async def test_proposal_card_is_recorded_before_applying_M_OPTIMIZE_WORKER_21(
         assert rows(tmp_path, clock, "stm") == before
     else:
         assert outcome.status == "applied"
+
+
+async def _until(check: Callable[[], bool]) -> None:
+    """Wait (real time, bounded) for the worker to be running: IO happens on a thread."""
+    for _ in range(1000):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the worker never started")
+
+
+async def _timed_review(
+    tmp_path: Path, clock: ManualClock, model: ScriptedModel, steps: list[float]
+) -> ReviewReport:
+    """Run a review, advancing the clock by ``steps[k]`` once the (k+1)-th call is running."""
+    scope = scope_for(tmp_path)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
+        msg = OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL)
+        task = asyncio.ensure_future(ref.ask(msg, timeout=3600.0))
+        for k, step in enumerate(steps):
+            await _until(lambda k=k: len(model.calls) > k)  # type: ignore[misc]
+            for _ in range(20):
+                await asyncio.sleep(0)
+            clock.advance(step)
+        return await task
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("delay", "status"), [(179.0, "applied"), (180.0, "applied"), (181.0, "failed")]
+)
+async def test_the_worker_deadline_is_180_seconds_M_OPTIMIZE_WORKER_4(
+    tmp_path: Path, delay: float, status: str
+) -> None:
+    clock = ManualClock()
+    ids = _setup(tmp_path, clock)
+    answer = {"operations": [{"sources": ids, "text": f"Always run ruff{LONG}"}]}
+    model = ScriptedModel(clock).on(phase="worker", reply=json.dumps(answer), delay=delay)
+    report = await _timed_review(tmp_path, clock, model, [min(delay, REVIEW_DEADLINE)])
+    assert [o.status for o in report.outcomes] == [status]
+
+
+@pytest.mark.asyncio
+async def test_the_retry_shares_the_original_deadline_M_OPTIMIZE_BATCH_25(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock()
+    ids = _setup(tmp_path, clock)
+    answer = {"operations": [{"sources": ids, "text": f"Always run ruff{LONG}"}]}
+    model = ScriptedModel(clock).on(phase="worker", reply="{not json", delay=100.0, times=1)
+    model.on(phase="worker", reply=json.dumps(answer), delay=90.0)  # 100 + 90 > 180
+    report = await _timed_review(tmp_path, clock, model, [100.0, 80.0])
+    assert [o.status for o in report.outcomes] == ["failed"]
+    assert [c.deadline for c in model.calls] == [REVIEW_DEADLINE, REVIEW_DEADLINE - 100.0]
