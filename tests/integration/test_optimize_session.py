@@ -90,3 +90,22 @@ async def test_review_runs_a_worker_and_records_the_card_first(
     ]
     assert len(cards) == 1
     assert [i for i, _ in cards[0]["before"]] == ids
+
+
+@pytest.mark.asyncio
+async def test_local_work_shows_one_mind_activity_row_without_text_M_ACTIVITY_1_4_6(
+    host: SimHost,
+) -> None:
+    ids = await _two_facts(host)
+    assert "persona-mind-activity" not in host.status
+    await host.call_tool("memory", {"action": "inspect", "tier": "stm"})
+    assert host.status["persona-mind-activity"] == "Mind activity: stm inspect done"
+    staged = await host.call_tool(
+        "memory",
+        {"action": "stage", "tier": "stm", "operations": [{"sources": ids, "text": "Lint: ruff"}]},
+    )
+    assert host.status["persona-mind-activity"] == "Mind activity: stm stage staged"
+    await host.command(f"/mind optimize apply {staged.details['plan']}")
+    row = host.status["persona-mind-activity"]
+    assert row == "Mind activity: stm apply done"
+    assert "ruff" not in row

@@ -107,6 +107,12 @@ class MindFeature:
             if self._revoked:
                 self._session.revoke()
             self._session.optimizer = self._optimizer_client()
+            host = runtime.host
+
+            async def activity_row(line: str | None) -> None:  # issue 11: M-ACTIVITY-4
+                await host.set_status("persona-mind-activity", line)
+
+            self._session.activity_sink = activity_row
         return self._session
 
     def _optimizer_client(self) -> OptimizerPort | None:

@@ -14,8 +14,11 @@ with the terminal report (not at acceptance — see docs/mind.md).
 
 from __future__ import annotations
 
-from typing import Any
+import secrets
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
+from persona_mind.mind._activity import Phase
 from persona_mind.mind._cards import Card, fact_line
 from persona_mind.mind._errors import InvalidArgument, NotFound
 from persona_mind.mind._model import Tier
@@ -30,7 +33,10 @@ __all__ = (
     "inspection_card",
     "plan_card",
     "run_optimize",
+    "tracked",
 )
+
+T = TypeVar("T")
 
 OPTIMIZE_USAGE = (
     "usage: /mind optimize [all|persona|project|stm] | "
@@ -141,6 +147,37 @@ def history_card(tier: Tier, rows: list[dict[str, Any]]) -> Card:
     )
 
 
+async def tracked(
+    binding: OptimizeBinding,
+    phase: Phase,
+    tier: Tier | None,
+    work: Awaitable[T],
+    *,
+    activity: str | None = None,
+) -> T:
+    """Run local inspect/stage/apply work with its activity events (M-ACTIVITY-1, -6).
+
+    A staged plan ends ``staged``; apply continues the plan's row. The row names only the
+    target, phase and state.
+    """
+    key = activity or f"{phase}-{secrets.token_hex(3)}"
+    target = tier or binding.default_tier()
+    await binding.activity(key, phase, "running", target)
+    try:
+        result = await work
+    except Exception:
+        await binding.activity(key, phase, "failed", target)
+        raise
+    if isinstance(result, Plan):  # the staging row ends; the plan's own row is staged
+        await binding.activity(key, phase, "done", result.tier)
+        await binding.activity(result.id, "stage", "staged", result.tier)
+    elif isinstance(result, Applied):
+        await binding.activity(key, phase, "done", result.tier)
+    else:
+        await binding.activity(key, phase, "done", target)
+    return result
+
+
 async def _undo(binding: OptimizeBinding, receipt: str, target: str | None) -> Card:
     tiers = (_tier(target, binding),) if target else binding.scope.tiers()
     for tier in tiers:
@@ -176,16 +213,28 @@ async def run_optimize(words: list[str], binding: OptimizeBinding) -> Card:
         return await _review(binding, verb)
     if verb == "inspect":
         tier = _tier(rest[0] if rest else None, binding)
-        page = await binding.port.inspect(
-            binding.scope,
+        page = await tracked(
+            binding,
+            "inspect",
             tier,
-            offset=_int(opts, "offset") or 0,
-            limit=_int(opts, "limit"),
-            fingerprint=opts.get("fingerprint"),
+            binding.port.inspect(
+                binding.scope,
+                tier,
+                offset=_int(opts, "offset") or 0,
+                limit=_int(opts, "limit"),
+                fingerprint=opts.get("fingerprint"),
+            ),
         )
         return inspection_card(page)
     if verb == "apply" and len(rest) == 1:
-        return applied_card(await binding.port.apply(binding.owner, binding.scope, rest[0]))
+        done = await tracked(
+            binding,
+            "apply",
+            None,
+            binding.port.apply(binding.owner, binding.scope, rest[0]),
+            activity=rest[0],
+        )
+        return applied_card(done)
     if verb == "history":
         tier = _tier(rest[0] if rest else None, binding)
         rows = await binding.port.history(binding.scope, tier, limit=_int(opts, "limit"))

@@ -9,9 +9,11 @@ unreachable afterwards even before the Optimizer has dropped them (M-OPTIMIZE-MA
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from persona_mind.mind._activity import Activity, Phase, State
 from persona_mind.mind._model import Tier
 from persona_mind.mind._optimize_inspect import Inspection
 from persona_mind.mind._optimize_plans import Applied, Plan
@@ -59,6 +61,15 @@ class OptimizeBinding:
     owner: str
     scope: MindScope
     model: str | None = None
+    publish: Callable[[Activity], Awaitable[None]] | None = None
+
+    async def activity(self, activity: str, phase: Phase, state: State, target: Tier) -> None:
+        """Publish one ``pi-persona:activity:v1`` event for local work (M-ACTIVITY-1)."""
+        if self.publish is not None and target in ("persona", "shared", "project", "stm"):
+            event = Activity(
+                session=self.owner, activity=activity, phase=phase, state=state, target=target
+            )
+            await self.publish(event)
 
     def default_tier(self) -> Tier:
         """Project STM in a project, persona LTM in home (shared only when named)."""

@@ -26,7 +26,7 @@ reminders              ``await reminder_items()`` → ArmReminders(items=...)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
+from persona_mind.mind._activity import Activity, ActivityBoard
 from persona_mind.mind._capture import decide_capture
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
 from persona_mind.mind._deadline import with_deadline
@@ -149,6 +150,8 @@ class MindSession:
         self._nudge: str | None = None
         self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
         self.model: str | None = None  # the session model: optimize reviews use exactly it
+        self.activity = ActivityBoard()  # pi-persona:activity:v1 rows of the current owner
+        self.activity_sink: Callable[[str | None], Awaitable[None]] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -166,6 +169,7 @@ class MindSession:
         self.revoke()
         self.generation = generation
         self.model = event.model
+        self.activity.bind(f"{event.session_id}#{generation}")
         self.settings = MindSettings.from_persona_settings(settings)
         self.refusal = refusal
         self._nudge = None
@@ -188,6 +192,7 @@ class MindSession:
         binding = self._optimize_binding()
         if binding is not None:  # M-OPTIMIZE-MANUAL-39: staged plans die with the owner
             binding.port.discard(binding.owner)
+        self.activity.bind(None)  # M-ACTIVITY-7: late events of the old owner are dropped
         if self.ledger is not None:
             self.ledger.revoked = True
         self.service = None
@@ -327,7 +332,13 @@ class MindSession:
         if self.optimizer is None or self.service is None or self.ledger is None or self.leg:
             return None
         owner = f"{self.ledger.owner.session_id}#{self.generation}"
-        return OptimizeBinding(self.optimizer, owner, self.service.scope, self.model)
+        board, sink = self.activity, self.activity_sink
+
+        async def publish(event: Activity) -> None:
+            if board.publish(owner, event) and sink is not None:
+                await sink(board.line())
+
+        return OptimizeBinding(self.optimizer, owner, self.service.scope, self.model, publish)
 
     async def reminder_items(self) -> tuple[BacklogItem, ...]:
         """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""

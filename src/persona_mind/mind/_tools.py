@@ -22,7 +22,7 @@ from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
 from persona_mind.mind._notes import NOTE_ENTRY_TYPE, NotesLedger
-from persona_mind.mind._optimize_commands import inspection_card, plan_card
+from persona_mind.mind._optimize_commands import inspection_card, plan_card, tracked
 from persona_mind.mind._optimize_port import OptimizeBinding
 from persona_mind.mind._service import MemoryService
 
@@ -288,16 +288,22 @@ class MindTools:
         if tier == "session":
             raise InvalidArgument("optimize.target", "session notes are not consolidated")
         if act == "inspect":
-            page = await binding.port.inspect(
-                binding.scope,
+            page = await tracked(
+                binding,
+                "inspect",
                 tier,
-                offset=a.get("offset", 0),
-                limit=a.get("limit"),
-                fingerprint=a.get("fingerprint"),
+                binding.port.inspect(
+                    binding.scope,
+                    tier,
+                    offset=a.get("offset", 0),
+                    limit=a.get("limit"),
+                    fingerprint=a.get("fingerprint"),
+                ),
             )
             return inspection_card(page)
         ops = _need(a, "operations", act)
-        return plan_card(await binding.port.stage(binding.owner, binding.scope, tier, ops))
+        stage = binding.port.stage(binding.owner, binding.scope, tier, ops)
+        return plan_card(await tracked(binding, "stage", tier, stage))
 
     def _require_ledger(self) -> tuple[NotesLedger, AppendEntry]:
         if self.ledger is None or self.append is None:
