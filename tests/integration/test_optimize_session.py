@@ -109,3 +109,19 @@ async def test_local_work_shows_one_mind_activity_row_without_text_M_ACTIVITY_1_
     row = host.status["persona-mind-activity"]
     assert row == "Mind activity: stm apply done"
     assert "ruff" not in row
+
+
+@pytest.mark.asyncio
+async def test_the_demo_section_consolidates_and_undoes(host: SimHost) -> None:
+    from persona_mind.runners._demo_optimize import optimize_section  # noqa: PLC0415
+
+    await bind_team(host)
+    await host.command("/persona use architect")
+    said: list[str] = []
+    await optimize_section(host, said.append)
+    text = "\n".join(said)
+    assert "Applied consolidation in stm" in text
+    assert "Undid consolidation in stm" in text
+    listed = await host.command("/mind list stm")
+    assert "We deploy every Friday" in listed.text
+    assert "Deploys happen every Friday" not in listed.text

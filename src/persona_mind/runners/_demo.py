@@ -157,6 +157,9 @@ async def run_demo(agent_dir: Path, trace: Path | None, say: Say) -> int:
         await _fanout(say)
         await persona_section(host, say)
         await memory_section(host, say)
+        from persona_mind.runners._demo_optimize import optimize_section  # noqa: PLC0415
+
+        await optimize_section(host, say)  # issue 11: consolidation
         await children_section(host, say)
         await host.shutdown()
     if trace is not None:
