@@ -8,6 +8,7 @@ import pytest
 
 from persona_mind.errors import StaleGeneration
 from persona_mind.mind._errors import ForeignOwner, NotFound
+from persona_mind.mind._optimize_commands import history_card
 from persona_mind.mind._optimize_errors import PlanConflict, PlanExpired, StaleSnapshot
 from persona_mind.mind._optimize_plans import PLAN_LIFETIME, Plan, PlanRegistry
 from persona_mind.storage import MAX_RECEIPTS, HistoryBlocked, Layout, Receipt
@@ -224,6 +225,9 @@ def test_prepared_receipt_blocks_and_is_listed_as_needing_recovery_M_OPTIMIZE_HI
     assert hist.exists()
     (row,) = cons.list_history(scope_for(tmp_path), "project")
     assert row["needsRecovery"] is True
+    card = history_card("project", [row])
+    assert "NEEDS RECOVERY" in card.full()
+    assert "persona-mind store history reconcile" in card.full()
     with pytest.raises(HistoryBlocked):
         cons.apply(_plan(tmp_path, clock, [a.id]), scope_for(tmp_path))
     assert rows(tmp_path, clock) == (a, b)

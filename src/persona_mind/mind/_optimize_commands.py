@@ -140,6 +140,11 @@ def history_card(tier: Tier, rows: list[dict[str, Any]]) -> Card:
         else:
             lines += [f"   - {t}" for t in row["before"] or ()]
             lines += [f"   + {t}" for t in row["after"] or ()]
+    if any(r["needsRecovery"] for r in rows):
+        lines.append(
+            "a receipt needs recovery: `persona-mind store history reconcile <store file>` "
+            "settles it when the store proves the outcome; otherwise inspect and `resolve`"
+        )
     return Card(
         f"Optimize history ({tier})",
         tuple(lines) or ("(no receipts)",),
