@@ -18,6 +18,7 @@ from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import spawn_optimizer
 from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.messages.optimizer import OptimizeHistoryList, OptimizeReview
+from persona_mind.mind._errors import InvalidArgument
 from persona_mind.mind._optimize_review import REVIEW_DEADLINE, ReviewReport
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
@@ -258,3 +259,23 @@ async def test_the_retry_shares_the_original_deadline_M_OPTIMIZE_BATCH_25(
     report = await _timed_review(tmp_path, clock, model, [100.0, 80.0])
     assert [o.status for o in report.outcomes] == ["failed"]
     assert [c.deadline for c in model.calls] == [REVIEW_DEADLINE, REVIEW_DEADLINE - 100.0]
+
+
+@pytest.mark.asyncio
+async def test_one_review_at_a_time_M_OPTIMIZE_BATCH_7(tmp_path: Path) -> None:
+    clock = ManualClock()
+    _setup(tmp_path, clock)
+    model = ScriptedModel(clock).on(phase="worker", hang=True)
+    scope = scope_for(tmp_path)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
+        msg = OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL)
+        first = asyncio.ensure_future(ref.ask(msg, timeout=3600.0))
+        await _until(lambda: bool(model.calls))
+        with pytest.raises(InvalidArgument) as busy:
+            await ref.ask(msg, timeout=3600.0)
+        assert busy.value.rule == "optimize.busy"
+        system.advance_generation()
+        with pytest.raises(StaleGeneration):
+            await first
