@@ -7,10 +7,12 @@ session first, and a new session discards the plans of the old one (M-OPTIMIZE-M
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
+from persona_mind.errors import PersonaMindError
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost
 from tests.integration.conftest import bind_team
@@ -125,3 +127,36 @@ async def test_the_demo_section_consolidates_and_undoes(host: SimHost) -> None:
     listed = await host.command("/mind list stm")
     assert "We deploy every Friday" in listed.text
     assert "Deploys happen every Friday" not in listed.text
+
+
+@pytest.mark.asyncio
+async def test_a_review_runs_in_the_background_and_a_new_session_cancels_it(
+    host: SimHost, model: ScriptedModel
+) -> None:
+    """M-OPTIMIZE-BATCH-20/-28: other commands are answered meanwhile; /new leaves no report."""
+    await _two_facts(host)
+    before = (await host.command("/mind list stm")).text
+    model.on(phase="worker", hang=True)
+    review = asyncio.ensure_future(host.command("/mind optimize stm"))
+    for _ in range(500):
+        if any(c.kind == "worker" for c in model.calls):
+            break
+        await asyncio.sleep(0.01)
+    status = await host.command("/mind status")  # the Companion is not blocked
+    assert "Mind status" in status.text
+    assert not review.done()
+    old_session = host.session
+    await host.start("new")
+    with pytest.raises(PersonaMindError):
+        await review
+    assert any(c.kind == "worker" for c in model.calls)
+    assert model.cancelled
+    late = [
+        e
+        for e in (*old_session.branch, *host.session.branch)
+        if e.custom_type == "persona-mind-report" and "optimize" in json.dumps(e.data)
+    ]
+    assert late == []  # no stale report, no proposal card
+    await host.command("/persona team select software-team")
+    await host.command("/persona use architect")
+    assert (await host.command("/mind list stm")).text == before

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from persona_mind.feature import Background
 from persona_mind.messages.host import (
     AgentSettled,
     BeforeAgentStart,
@@ -251,8 +252,22 @@ class MindFeature:
             await self._arm_reminders(owner.generation)
         return result
 
-    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
-        """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3)."""
+    async def command(
+        self, call: CommandCall, owner: OwnerState
+    ) -> CommandResult | Background[CommandResult]:
+        """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3).
+
+        Issue 11: an optimize review runs for minutes, so it answers as background work
+        (the Companion's mailbox stays free; an owner change cancels it).
+        """
+        words = call.args.split()
+        if words[:1] == ["optimize"] and (
+            len(words) == 1 or words[1] in ("all", "persona", "project", "stm", "shared")
+        ):
+            return Background(key="mind-optimize-review", work=lambda: self._command(call))
+        return await self._command(call)
+
+    async def _command(self, call: CommandCall) -> CommandResult:
         result = await self.session.on_command(call)
         if self.session.active:
             await self.runtime.host.append_entry(

@@ -7,8 +7,10 @@ review needs a model answering strict JSON, which the demo's fake pi does not sc
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from persona_mind.testing._simhost import SimHost
+if TYPE_CHECKING:
+    from persona_mind.testing._simhost import SimHost
 
 __all__ = ("optimize_section",)
 
