@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.errors import StaleGeneration
-from persona_mind.mind._errors import ForeignOwner, NotFound
+from persona_mind.mind._errors import AccessRefused, ForeignOwner, NotFound
 from persona_mind.mind._optimize_commands import history_card
 from persona_mind.mind._optimize_errors import PlanConflict, PlanExpired, StaleSnapshot
 from persona_mind.mind._optimize_plans import PLAN_LIFETIME, Plan, PlanRegistry
@@ -231,3 +231,14 @@ def test_prepared_receipt_blocks_and_is_listed_as_needing_recovery_M_OPTIMIZE_HI
     with pytest.raises(HistoryBlocked):
         cons.apply(_plan(tmp_path, clock, [a.id]), scope_for(tmp_path))
     assert rows(tmp_path, clock) == (a, b)
+
+
+def test_project_tiers_need_the_current_persona_M_OPTIMIZE_MANUAL_17(tmp_path: Path) -> None:
+    clock = ManualClock()
+    seed(tmp_path, clock, ["run ruff"])
+    cons = consolidator(tmp_path, clock)
+    for tier in ("project", "stm"):
+        with pytest.raises(AccessRefused) as info:
+            cons.inspect(scope_for(tmp_path, None), tier, now=clock.wall())
+        assert info.value.rule == "optimize.no_persona"
+    assert cons.inspect(scope_for(tmp_path, None), "shared", now=clock.wall()).matched == 0
