@@ -279,3 +279,32 @@ async def test_one_review_at_a_time_M_OPTIMIZE_BATCH_7(tmp_path: Path) -> None:
         system.advance_generation()
         with pytest.raises(StaleGeneration):
             await first
+
+
+@pytest.mark.asyncio
+async def test_progress_advances_only_for_completed_reviews_M_OPTIMIZE_WORKER_9_10(
+    tmp_path: Path,
+) -> None:
+    clock = ManualClock()
+    texts = [f"fact {i}: {LONG}" for i in range(30)]
+    facts = seed(tmp_path, clock, texts, tier="stm")
+    model = ScriptedModel(clock).on(phase="worker", reply="{broken", times=2)  # one failed
+    model.on(phase="worker", reply='{"operations": []}')
+    scope = scope_for(tmp_path)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
+
+        async def review() -> str:
+            msg = OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL)
+            report = await ref.ask(msg, timeout=3600.0)
+            return report.outcomes[0].status
+
+        assert await review() == "refused"  # invalid JSON twice: not reviewed
+        assert await review() == "reviewed-no-op"  # the same window again
+        assert await review() == "reviewed-no-op"  # the next window
+    first, retry, again, nxt = (c.prompt for c in model.calls)
+    assert first == retry == again
+    assert facts[0].id in again
+    assert facts[0].id not in nxt
+    assert facts[-1].id in nxt  # the newest is always reserved

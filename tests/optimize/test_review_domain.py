@@ -9,6 +9,7 @@ import pytest
 
 from persona_mind.mind import MindScope, ProjectRef
 from persona_mind.mind._errors import AccessRefused, InvalidArgument
+from persona_mind.mind._model import Fact
 from persona_mind.mind._optimize_inspect import inspect_rows
 from persona_mind.mind._optimize_review import (
     MAX_INPUT_CHARS,
@@ -142,3 +143,33 @@ def test_targets_M_OPTIMIZE_BATCH_1_4_29(tmp_path: Path) -> None:
     assert "/mind optimize inspect shared" in str(shared.value)
     with pytest.raises(AccessRefused):
         review_targets(MindScope(tmp_path, None, None), None)
+
+
+def _pass(rows: tuple[Fact, ...], after: tuple[float, str] | None) -> ReviewInput:
+    page = inspect_rows(rows, "fp", tier="stm", persona=ME, now=NOW, after=after)
+    got = review_input(page)
+    assert isinstance(got, ReviewInput)
+    return got
+
+
+def test_windows_rotate_across_pages_and_wrap_M_OPTIMIZE_WORKER_8_12() -> None:
+    rows = tuple(fact(i, f"{i} " + "w" * 100, recorded=float(i)) for i in range(30))
+    first = _pass(rows, None)
+    assert [f.id for f in first.records] == [*(f"m_{i}" for i in range(11)), "m_29"]
+    assert first.next_cursor == (10.0, "m_10")
+    second = _pass(rows, first.next_cursor)
+    assert [f.id for f in second.records] == [*(f"m_{i}" for i in range(11, 22)), "m_29"]
+    third = _pass(rows, second.next_cursor)
+    assert [f.id for f in third.records] == [f"m_{i}" for i in range(22, 30)]
+    assert third.next_cursor is None  # the pass is complete: the next one starts over
+
+
+def test_byte_excluded_records_lead_the_next_pass_M_OPTIMIZE_WORKER_11() -> None:
+    rows = tuple(fact(i, f"{i} " + "w" * 1_990, recorded=float(i)) for i in range(15))
+    first = _pass(rows, None)
+    ids = [f.id for f in first.records]
+    assert "m_14" in ids  # newest reserved
+    included = [i for i in ids if i != "m_14"]
+    assert included == [f"m_{i}" for i in range(len(included))]  # an in-order prefix
+    nxt = _pass(rows, first.next_cursor)
+    assert nxt.records[0].id == f"m_{len(included)}"  # the first one that did not fit

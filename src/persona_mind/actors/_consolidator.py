@@ -150,6 +150,7 @@ class Consolidator:
         offset: object = 0,
         limit: object = None,
         expect_fingerprint: str | None = None,
+        after: tuple[float, str] | None = None,
     ) -> Inspection:
         """One bounded page of ``tier``'s safe entries (M-OPTIMIZE-MANUAL-6..14)."""
         rows, fingerprint = self._read(_target(scope, tier))
@@ -163,6 +164,7 @@ class Consolidator:
             limit=limit,
             expect_fingerprint=expect_fingerprint,
             is_safe_row=self.safe,
+            after=after,
         )
 
     def stage(self, scope: MindScope, tier: Tier, operations: object, *, now: float) -> Staged:

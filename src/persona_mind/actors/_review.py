@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
@@ -100,6 +100,10 @@ class ReviewContext:
     model: str
     generation: int
     record: Record | None = None
+    owner: str = ""
+    progress: dict[tuple[str, str], tuple[float, str]] = field(default_factory=dict)
+    """Where the next review of (owner, target) continues; only completed reviews move it
+    (M-OPTIMIZE-WORKER-9, -10). Owned by the single running batch."""
 
 
 def _card(run_id: str, plan: Plan) -> dict[str, Any]:
@@ -115,7 +119,11 @@ def _card(run_id: str, plan: Plan) -> dict[str, Any]:
 
 async def _one(tier: Tier, ctx: ReviewContext, run_id: str) -> TargetOutcome:
     cons, io, clock, scope = ctx.cons, ctx.io, ctx.clock, ctx.scope
-    page = await io(lambda: cons.inspect(scope, tier, now=clock.wall()))
+    key = (ctx.owner, tier)
+    after = ctx.progress.get(key)
+    page = await io(lambda: cons.inspect(scope, tier, now=clock.wall(), after=after))
+    if not page.entries and after is not None:  # past the newest page: start over
+        page = await io(lambda: cons.inspect(scope, tier, now=clock.wall()))
     window = review_input(page)
     if isinstance(window, NoInput):
         return TargetOutcome(tier, "no-input", window.lines())
@@ -126,6 +134,7 @@ async def _one(tier: Tier, ctx: ReviewContext, run_id: str) -> TargetOutcome:
     except PersonaMindError as exc:
         return TargetOutcome(tier, "failed", (f"worker failed: {type(exc).__name__}",))
     if not ops:
+        _advance(ctx, key, window)
         return TargetOutcome(tier, "reviewed-no-op", ("the worker proposed no change",))
     try:
         staged = await io(lambda: cons.stage(scope, tier, ops, now=clock.wall()))
@@ -147,7 +156,16 @@ async def _one(tier: Tier, ctx: ReviewContext, run_id: str) -> TargetOutcome:
         return TargetOutcome(tier, "refused", (f"proposal refused ({exc.rule})",))
     except PersonaMindError as exc:
         return TargetOutcome(tier, "failed", (f"apply failed: {type(exc).__name__}",))
+    _advance(ctx, key, window)
     return TargetOutcome(tier, "applied", (f"receipt {done.receipt}",), done)
+
+
+def _advance(ctx: ReviewContext, key: tuple[str, str], window: ReviewInput) -> None:
+    """A completed review moves this target's cursor (a cancelled or failed one never)."""
+    if window.next_cursor is None:
+        ctx.progress.pop(key, None)
+    else:
+        ctx.progress[key] = window.next_cursor
 
 
 async def run_review(targets: tuple[Tier, ...], ctx: ReviewContext) -> ReviewReport:

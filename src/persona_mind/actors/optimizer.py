@@ -75,6 +75,7 @@ class OptimizerActor(Actor[OptimizerMsg]):
         self._cons: Consolidator | None = None
         self.bridge: ThreadBridge | None = None
         self.plans = PlanRegistry()
+        self.progress: dict[tuple[str, str], tuple[float, str]] = {}  # review cursors
 
     def _consolidator(self) -> Consolidator:
         if self._cons is None:
@@ -143,6 +144,7 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 return None
             case OwnerChanged():
                 self.plans.clear()
+                self.progress.clear()  # review progress is session/scope-local
                 return None
             case _:
                 assert_never(message)
@@ -170,6 +172,8 @@ class OptimizerActor(Actor[OptimizerMsg]):
             model=message.model,
             generation=generation,
             record=self._record,
+            owner=message.owner,
+            progress=self.progress,  # mutated only by the single running batch
         )
 
         async def work() -> ReviewReport:

@@ -16,6 +16,7 @@ Everything here is pure: the caller passes the rows and fingerprint of a strict 
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,6 +84,8 @@ class Inspection:
     next_offset: int | None
     omitted: Omitted
     pairs: tuple[CandidatePair, ...]
+    newest: Fact | None = None
+    """The newest safe entry of the whole store (a review always reserves it)."""
 
 
 def safe_row(row: Fact) -> bool:
@@ -159,11 +162,13 @@ def inspect_rows(
     limit: object = None,
     expect_fingerprint: str | None = None,
     is_safe_row: Callable[[Fact], bool] = safe_row,
+    after: tuple[float, str] | None = None,
 ) -> Inspection:
     """One page of ``rows`` (a strict read whose raw bytes hash to ``fingerprint``).
 
     ``expect_fingerprint`` is the fingerprint a continued page was cut from; a different
-    current fingerprint raises :class:`StaleSnapshot` (M-OPTIMIZE-MANUAL-13).
+    current fingerprint raises :class:`StaleSnapshot` (M-OPTIMIZE-MANUAL-13). ``after``
+    (a review's progress cursor: ``(recordedAt, id)``) starts the page after that entry.
     """
     start = _int_arg("offset", offset, 0)
     size = _int_arg("limit", limit, DEFAULT_INSPECT_LIMIT)
@@ -197,6 +202,8 @@ def inspect_rows(
         else:
             safe.append(row)
     safe.sort(key=attrgetter("recordedAt", "id"))
+    if after is not None:
+        start = bisect.bisect_right(safe, after, key=attrgetter("recordedAt", "id"))
     page = tuple(safe[start : start + size])
     end = start + len(page)
     return Inspection(
@@ -208,4 +215,5 @@ def inspect_rows(
         next_offset=end if end < len(safe) else None,
         omitted=Omitted(expired, superseded, foreign, unsafe),
         pairs=_pairs(page),
+        newest=safe[-1] if safe else None,
     )

@@ -78,6 +78,7 @@ class ReviewInput:
     records: tuple[Fact, ...]
     payload: str
     matched: int
+    next_cursor: tuple[float, str] | None = None
 
     @property
     def ids(self) -> frozenset[str]:
@@ -157,31 +158,51 @@ def _payload(records: list[Fact]) -> str:
     return json.dumps({"records": [_record(f) for f in records]}, ensure_ascii=False)
 
 
+def _key(f: Fact) -> tuple[float, str]:
+    return (f.recordedAt, f.id)
+
+
 def review_input(page: Inspection) -> ReviewInput | NoInput:
-    """The worker's window of ``page`` (oldest-first entries), or why there is none."""
+    """The worker's window of ``page`` (oldest-first entries), or why there is none.
+
+    The newest eligible record of the store is always reserved; then page entries are
+    taken *in order* while they fit whole (≤ 12 records, ≤ 24,000 JSON characters). The
+    first one that does not fit ends the window, so it leads the next pass (byte-excluded
+    records stay eligible, M-OPTIMIZE-WORKER-8, -11). ``next_cursor`` is where the next
+    review of this target continues; ``None`` starts over from the oldest page.
+    """
     entries = list(page.entries)
     if not entries:
         safe_none = page.matched == 0 and page.omitted.total > 0
         reason: NoInputReason = "no-safe-facts" if safe_none else "empty-page"
         return NoInput(page.tier, reason, page.matched, 0)
-    if len(entries) == 1 and len(entries[0].text) < MIN_REVIEW_CHARS:
+    if page.matched == 1 and len(entries[0].text) < MIN_REVIEW_CHARS:
         return NoInput(page.tier, "single-short-fact", page.matched, 1)
-    newest = max(entries, key=lambda f: (f.recordedAt, f.id))
+    newest = page.newest or max(entries, key=_key)
     chosen = [newest]  # the newest eligible record is always reserved (-8)
     if len(_payload(chosen)) > MAX_INPUT_CHARS:
         return NoInput(page.tier, "insufficient-budget", page.matched, len(entries))
+    covered = 0
     for f in entries:
-        if len(chosen) >= MAX_INPUT_RECORDS:
-            break
-        if f is newest:
+        if f.id == newest.id:
+            covered += 1
             continue
         trial = [*chosen, f]
-        if len(_payload(trial)) <= MAX_INPUT_CHARS:  # full records only, never truncated
-            chosen = trial
+        if len(chosen) >= MAX_INPUT_RECORDS or len(_payload(trial)) > MAX_INPUT_CHARS:
+            break  # full records only, never truncated; this one leads the next pass
+        chosen = trial
+        covered += 1
     if len(chosen) == 1 and len(newest.text) < MIN_REVIEW_CHARS:
         return NoInput(page.tier, "insufficient-budget", page.matched, len(entries))
-    chosen.sort(key=lambda f: (f.recordedAt, f.id))
-    return ReviewInput(page.tier, page.fingerprint, tuple(chosen), _payload(chosen), page.matched)
+    whole_page = covered == len(entries)
+    if whole_page and page.next_offset is None:
+        cursor: tuple[float, str] | None = None  # this pass reached the newest page
+    else:  # a record too large even to pair with the newest is passed over this time
+        cursor = _key(entries[max(covered, 1) - 1])
+    chosen.sort(key=_key)
+    return ReviewInput(
+        page.tier, page.fingerprint, tuple(chosen), _payload(chosen), page.matched, cursor
+    )
 
 
 def review_prompt(window: ReviewInput) -> str:
