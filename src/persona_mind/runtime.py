@@ -96,6 +96,7 @@ class Runtime:
         self.store: StorePort | None = None
         self._child_runner: ActorRef[Any] | None = None
         self._reminders: ActorRef[Any] | None = None
+        self._optimizer: ActorRef[Any] | None = None  # issue 11: consolidation
         self._owner: ActorRef[OwnerMsg] | None = None
         self._companion: ActorRef[CompanionMsg] | None = None
         self._bridge: ThreadBridge | None = None
@@ -164,6 +165,30 @@ class Runtime:
         return self._reminders
 
     @property
+    def optimizer(self) -> ActorRef[Any] | None:
+        """Issue 11: the Optimizer actor, spawned at first use next to the Reminder."""
+        if self._optimizer is None and self._factories is None:
+            from persona_mind.actors.optimizer import spawn_optimizer  # noqa: PLC0415
+
+            host = self.host
+
+            async def record(card: dict[str, Any]) -> None:  # M-OPTIMIZE-WORKER-21
+                await host.append_entry("persona-mind-report", card)
+
+            from persona_mind.actors.store import StoreClient  # noqa: PLC0415
+
+            assert isinstance(self.store, StoreClient)
+            self._optimizer = spawn_optimizer(
+                self.system,
+                self.store,  # file work on the Store's IO thread
+                restart=POLICY,
+                runner=lambda: self.child_runner,
+                record=record,
+            )
+            self.owner_ref.tell(Subscribe(ref=self._optimizer))  # new generations drop plans
+        return self._optimizer
+
+    @property
     def child_runner(self) -> ActorRef[Any] | None:
         """The ChildRunner actor when a child backend is given, spawned at first use."""
         if (
@@ -189,6 +214,7 @@ class Runtime:
         persona = PersonaFeature(self)
         assert self.store is not None
         mind = MindFeature(self, self.store, persona, lambda: self.reminders)
+        mind.optimizer = lambda: self.optimizer  # issue 11: /mind optimize routes here
         out: list[Feature] = [persona, mind]
         if self.child_backend is not None:
             out.append(ChildrenFeature(self, lambda: self.child_runner, persona, mind))

@@ -227,6 +227,29 @@ def test_demo(run: Runner, tmp_path: Path) -> None:
     assert "demo finished" in doc["output"]
 
 
+def test_memory_optimize_commands(run: Runner, tmp_path: Path, project: Path) -> None:
+    """Issue 11's consolidation commands answer --json like every other command."""
+    base = ["memory", "--agent-dir", str(tmp_path / "agent"), "--cwd", str(project)]
+    base += ["--persona", "official/software-team/architect"]  # project memory has an owner
+    ids = [
+        run.check("memory remember", [*base, "remember", text, "--kind", "gotcha"])["fact"]["id"]
+        for text in ("tests need docker", "the tests need docker running")
+    ]
+    page = run.check("memory optimize inspect", [*base, "optimize", "inspect", "stm"])["data"]
+    assert sorted(page["ids"]) == sorted(ids)
+    ops = json.dumps([{"sources": ids, "text": "Integration tests need Docker running"}])
+    staged = run.check(
+        "memory optimize stage", [*base, "optimize", "stage", "stm", "--ops", ops]
+    )["data"]
+    applied = run.check(
+        "memory optimize apply",
+        [*base, "optimize", "apply", "stm", "--ops", ops, "--fingerprint", staged["fingerprint"]],
+    )["data"]
+    history = run.check("memory optimize history", [*base, "optimize", "history", "stm"])
+    assert applied["receipt"] in history["full"]
+    run.check("memory optimize undo", [*base, "optimize", "undo", applied["receipt"]])
+
+
 def test_every_command_of_the_parser_was_run_with_json() -> None:
     """Runs last in this module: a new subcommand needs a schema entry and a case above."""
     leaves: set[str] = set()

@@ -23,13 +23,21 @@ completes or not atomically (old-or-new on disk), so the caller re-reads before 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, assert_never
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
 from persona_mind.errors import PersonaMindError, StorageError
-from persona_mind.messages.store import Mutate, Read, ReadStored, Repair, StoreMsg, Transact
+from persona_mind.messages.store import (
+    Mutate,
+    Read,
+    ReadStored,
+    Repair,
+    StoreMsg,
+    Transact,
+    WithEngine,
+)
 
 if TYPE_CHECKING:
     from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
@@ -44,6 +52,7 @@ __all__ = (
 )
 
 E = TypeVar("E")
+R = TypeVar("R")
 
 DEFAULT_STORE_ASK_TIMEOUT = 90.0
 """Longer than the 30 s lock wait plus the write itself, so a slow lock is a LockTimeout."""
@@ -120,8 +129,18 @@ class StoreActor(Actor[StoreMsg]):
                 return await bridge.call(self._mutate, message, self.admitted)
             case Transact():
                 return await bridge.call(self._transact, message, self.admitted)
+            case WithEngine():
+                return await bridge.call(self._with_engine, message)
             case _:
                 assert_never(message)
+
+    def _with_engine(self, message: WithEngine) -> object:
+        try:
+            return message.step(self.engine)
+        except PersonaMindError:
+            raise
+        except Exception as exc:  # the step's own failure: not a Store crash
+            raise MutationAborted(exc) from exc
 
     def _mutate(self, message: Mutate, generation: int) -> object:
         try:
@@ -214,6 +233,16 @@ class StoreClient:
             return await self.ref.ask(message, timeout=self.timeout, generation=generation)
         except MutationAborted as aborted:
             raise _cause(aborted) from None
+
+    async def with_engine(self, step: Callable[[FileStore], R], purpose: str = "step") -> R:
+        """Run ``step`` on the Store's IO thread with its engine (see ``WithEngine``)."""
+        try:
+            result = await self.ref.ask(
+                WithEngine(step=step, purpose=purpose), timeout=self.timeout
+            )
+        except MutationAborted as aborted:
+            raise _cause(aborted) from None
+        return cast("R", result)
 
     async def repair(self, target: StoreTarget[Any]) -> object:
         """Sweep temps and quarantine ``target`` if corrupt; the problem found, or None."""

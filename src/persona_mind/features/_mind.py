@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from persona_mind.feature import Background
 from persona_mind.messages.host import (
     AgentSettled,
     BeforeAgentStart,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.messages.reminder import ReminderMsg
     from persona_mind.mind import MindSession
+    from persona_mind.mind._optimize_port import OptimizerPort
     from persona_mind.mind._session import CompanionAnswer
     from persona_mind.runtime import Runtime
     from persona_mind.storage.port import StorePort
@@ -82,6 +84,7 @@ class MindFeature:
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
+        self.optimizer: Callable[[], ActorRef[Any] | None] | None = None  # issue 11
         if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
             persona.settings_sources.append(self.settings_contribution)
 
@@ -117,7 +120,31 @@ class MindFeature:
             )
             if self._revoked:
                 self._session.revoke()
+            self._session.optimizer = self._optimizer_client()
+            host = runtime.host
+
+            async def activity_row(line: str | None) -> None:  # issue 11: M-ACTIVITY-4
+                await host.set_status("persona-mind-activity", line)
+
+            self._session.activity_sink = activity_row
         return self._session
+
+    def _optimizer_client(self) -> OptimizerPort | None:
+        """Issue 11: the Optimizer port for ``/mind optimize`` and the memory tool's stage."""
+        get = self.optimizer
+        if get is None:
+            return None
+        from persona_mind.actors.optimizer import OptimizerClient  # noqa: PLC0415
+
+        def ref() -> ActorRef[Any]:
+            found = get()
+            if found is None:
+                from persona_mind.errors import PersonaMindError  # noqa: PLC0415
+
+                raise PersonaMindError("the Optimizer is not running in this runtime")
+            return found
+
+        return OptimizerClient(ref)
 
     def _reminder_ref(self, *, spawn: bool) -> ActorRef[ReminderMsg] | None:
         """The Reminder actor; ``spawn=False`` never starts one just to cancel nothing."""
@@ -270,8 +297,22 @@ class MindFeature:
             await self._arm_reminders(owner.generation)
         return result
 
-    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
-        """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3)."""
+    async def command(
+        self, call: CommandCall, owner: OwnerState
+    ) -> CommandResult | Background[CommandResult]:
+        """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3).
+
+        Issue 11: an optimize review runs for minutes, so it answers as background work
+        (the Companion's mailbox stays free; an owner change cancels it).
+        """
+        words = call.args.split()
+        if words[:1] == ["optimize"] and (
+            len(words) == 1 or words[1] in ("all", "persona", "project", "stm", "shared")
+        ):
+            return Background(key="mind-optimize-review", work=lambda: self._command(call))
+        return await self._command(call)
+
+    async def _command(self, call: CommandCall) -> CommandResult:
         result = await self.session.on_command(call)
         if self.session.active:
             await self.runtime.host.append_entry(

@@ -8,6 +8,7 @@ one the kernel stamps on its envelope (no message carries it). The adapter
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.messages._base import Ask
@@ -15,12 +16,13 @@ from persona_mind.messages._base import Ask
 if TYPE_CHECKING:
     from persona_mind.storage import (  # noqa: F401 - named in Ask["…"]
         CorruptStore,
+        FileStore,
         Snapshot,
         Stored,
     )
     from persona_mind.storage.port import Mutation, StoreTarget
 
-__all__ = ("Mutate", "Read", "ReadStored", "Repair", "StoreMsg", "Transact")
+__all__ = ("Mutate", "Read", "ReadStored", "Repair", "StoreMsg", "Transact", "WithEngine")
 
 
 class Read(Ask["Snapshot[Any] | None"], frozen=True, kw_only=True):
@@ -60,4 +62,17 @@ class Repair(Ask["CorruptStore | None"], frozen=True, kw_only=True):
     target: StoreTarget[Any]
 
 
-StoreMsg = Read | ReadStored | Mutate | Transact | Repair
+class WithEngine(Ask[object], frozen=True, kw_only=True):
+    """Run a multi-file step against the engine on the Store's IO thread, in mailbox order.
+
+    For work one ``Mutate`` cannot express (consolidation: a receipt made durable before
+    the store is replaced and settled after it, with the locks held across both files).
+    The step takes the engine's own locks and checks the generation it is handed inside
+    them; it must not block on anything but file IO.
+    """
+
+    step: Callable[[FileStore], object]
+    purpose: str = "engine step"
+
+
+StoreMsg = Read | ReadStored | Mutate | Transact | Repair | WithEngine

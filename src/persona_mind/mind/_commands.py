@@ -18,6 +18,8 @@ from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._model import Tier
 from persona_mind.mind._notes import NotesLedger
+from persona_mind.mind._optimize_commands import run_optimize
+from persona_mind.mind._optimize_port import OptimizeBinding
 from persona_mind.mind._scanner import scan
 from persona_mind.mind._service import MemoryService
 from persona_mind.mind._settings import MindSettings
@@ -28,7 +30,7 @@ __all__ = ("COMMAND_NAMES", "MindCommandContext", "command_specs", "handle_mind_
 COMMAND_NAMES = ("mind", "persona-mind")
 USAGE = (
     "usage: /mind [status|list [persona|shared|project|stm|backlog|notes]|read <id>|"
-    "forget <id>|doctor|capture [auto|prompt|off]|nudge [on|off]|help]"
+    "forget <id>|doctor|capture [auto|prompt|off]|nudge [on|off]|optimize …|help]"
 )
 _LIST_LIMIT = 20
 
@@ -42,6 +44,7 @@ class MindCommandContext:
     ledger: NotesLedger | None = None
     refusal: str | None = None
     import_status: str | None = None
+    optimize: OptimizeBinding | None = None  # consolidation (see _optimize_commands)
 
 
 def command_specs() -> tuple[CommandSpec, ...]:
@@ -86,6 +89,10 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
             return _result(await _list(ctx, ctx.service, rest[0] if rest else None))
         if sub in ("read", "forget") and len(rest) == 1:
             return _result(await _read_forget(ctx, ctx.service, sub, rest[0]))
+        if sub == "optimize":  # consolidation: its own module
+            if ctx.optimize is None:
+                return CommandResult(text="the Optimizer is not available here", level="warning")
+            return _result(await run_optimize(rest, ctx.optimize))
     except (MindRefusal, PersonaMindError) as exc:
         return CommandResult(text=str(exc), level="error")
     return CommandResult(text=f"unknown /mind arguments {args!r}\n{USAGE}", level="error")

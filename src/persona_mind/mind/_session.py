@@ -27,7 +27,7 @@ reminders              ``await reminder_items()`` → ArmReminders(items=...)
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
+from persona_mind.mind._activity import Activity, ActivityBoard
 from persona_mind.mind._capture import decide_capture
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
 from persona_mind.mind._deadline import with_deadline
@@ -55,6 +56,7 @@ from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._notes import NotesLedger, OwnerKey
+from persona_mind.mind._optimize_port import OptimizeBinding, OptimizerPort
 from persona_mind.mind._ranker import SemanticSource
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Offload
@@ -173,6 +175,10 @@ class MindSession:
         self.importer: LegacyImport | None = None
         self.generation = 0
         self._nudge: str | None = None
+        self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
+        self.model: str | None = None  # the session model: optimize reviews use exactly it
+        self.activity = ActivityBoard()  # pi-persona:activity:v1 rows of the current owner
+        self.activity_sink: Callable[[str | None], Awaitable[None]] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -189,6 +195,8 @@ class MindSession:
         previous = self.ledger
         self.revoke()
         self.generation = generation
+        self.model = event.model
+        self.activity.bind(f"{event.session_id}#{generation}")
         self.settings = MindSettings.from_persona_settings(settings)
         self.refusal = refusal
         self._nudge = None
@@ -213,6 +221,10 @@ class MindSession:
 
     def revoke(self) -> None:
         """The owner changed or the session ended: no later append, no late cards."""
+        binding = self._optimize_binding()
+        if binding is not None:  # M-OPTIMIZE-MANUAL-39: staged plans die with the owner
+            binding.port.discard(binding.owner)
+        self.activity.bind(None)  # M-ACTIVITY-7: late events of the old owner are dropped
         if self.ledger is not None:
             self.ledger.revoked = True
         self.service = None
@@ -342,7 +354,13 @@ class MindSession:
         if self.service is None:
             exc = AccessRefused("mind.inactive", f"Mind is inactive: {self.refusal}")
             return ToolResult(text=str(exc), details={"rule": exc.rule}, is_error=True)
-        tools = MindTools(self.service, ledger=self.ledger, append=self.append, leg=self.leg)
+        tools = MindTools(
+            self.service,
+            ledger=self.ledger,
+            append=self.append,
+            leg=self.leg,
+            optimize=self._optimize_binding(),
+        )
         return await tools.call(call.name, call.arguments)
 
     async def on_command(self, call: CommandCall) -> CommandResult:
@@ -356,6 +374,7 @@ class MindSession:
             self.ledger,
             refusal="delegated legs have no Mind commands" if self.leg else self.refusal,
             import_status=status,
+            optimize=self._optimize_binding(),
         )
         service = self.service
         result = await handle_mind_command(call.args, ctx)
@@ -364,6 +383,19 @@ class MindSession:
                 text="persona-mind: the session changed; report dropped", level="warning"
             )
         return result
+
+    def _optimize_binding(self) -> OptimizeBinding | None:
+        """The Optimizer bound to this session owner (plans key on session + generation)."""
+        if self.optimizer is None or self.service is None or self.ledger is None or self.leg:
+            return None
+        owner = f"{self.ledger.owner.session_id}#{self.generation}"
+        board, sink = self.activity, self.activity_sink
+
+        async def publish(event: Activity) -> None:
+            if board.publish(owner, event) and sink is not None:
+                await sink(board.line())
+
+        return OptimizeBinding(self.optimizer, owner, self.service.scope, self.model, publish)
 
     async def reminder_items(self) -> tuple[BacklogItem, ...]:
         """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""

@@ -35,6 +35,7 @@ from persona_mind.runners._cli_exchange import (
     run_memory_exchange,
     wants_exchange,
 )
+from persona_mind.runners._cli_optimize import add_optimize_parser, run_optimize_cli
 from persona_mind.runners._cli_output import emit, fail, iso
 from persona_mind.storage import FileStore, Layout, agent_dir
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
@@ -160,6 +161,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     for name, what in (("take", "mark taken"), ("done", "mark done"), ("drop", "drop")):
         bsub.add_parser(name, help=f"{what} an item").add_argument("id", help="the item id")
+    add_optimize_parser(sub)  # issue 11: memory optimize inspect|stage|apply|undo|history
     for leaf in _leaves(sub):  # the scope options also work after the action
         leaf.add_argument(
             "--agent-dir", type=Path, default=argparse.SUPPRESS, help="Pi agent directory"
@@ -350,6 +352,8 @@ async def _backlog(args: argparse.Namespace, svc: MemoryService) -> None:
 
 
 async def _run(args: argparse.Namespace) -> int:
+    if args.memory_cmd == "optimize":  # issue 11: consolidation (synchronous, no service)
+        return run_optimize_cli(args, EXIT_OK, EXIT_REFUSED)
     svc = _service(args)
     cmd = args.memory_cmd
     if cmd in ("remember", "recall", "read", "forget", "promote", "supersede"):

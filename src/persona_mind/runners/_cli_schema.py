@@ -138,6 +138,16 @@ class PackExported(msgspec.Struct, kw_only=True):
     notes: list[str]
 
 
+class OptimizeAnswer(msgspec.Struct, kw_only=True):
+    """``memory optimize …``: the card as text, and its structured data (page, plan,
+    receipt or history; the keys are the card's, see docs/mind.md "Consolidation")."""
+
+    title: str
+    compact: str
+    full: str
+    data: dict[str, Any]
+
+
 class BacklogDoc(msgspec.Struct, kw_only=True):
     item: BacklogOut
     outcome: str
@@ -268,6 +278,8 @@ class Failure(msgspec.Struct, kw_only=True):
     error: ErrorOut
 
 
+_OPTIMIZE_VERBS = ("inspect", "stage", "apply", "undo", "history")
+
 _PACK_VERBS = (
     "list", "status", "install", "update", "uninstall", "fork", "create", "edit", "preview",
     "apply", "cancel", "delete",
@@ -288,6 +300,7 @@ COMMANDS: dict[str, type[msgspec.Struct]] = {
     "memory import (file)": LinesImported,
     "memory export": ExportLine,  # JSON Lines: one fact per line
     "memory export --out": ExportedTo,
+    **{f"memory optimize {verb}": OptimizeAnswer for verb in _OPTIMIZE_VERBS},
     "memory backlog add": BacklogDoc,
     "memory backlog list": BacklogList,
     "memory backlog take": BacklogDoc,

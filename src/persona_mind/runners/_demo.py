@@ -182,6 +182,9 @@ async def _run_demo(
         say("\n===== what you get =====")
         await persona_section(host, say)
         await memory_section(host, say)
+        from persona_mind.runners._demo_optimize import optimize_section  # noqa: PLC0415
+
+        await optimize_section(host, say)  # issue 11: consolidation
         await children_section(host, say)
         say("\n===== how it stays trustworthy (internals) =====")
         await _supervision(host.runtime, say)
