@@ -95,6 +95,7 @@ class Runtime:
         self.features: list[Feature] = []
         self.store: StorePort | None = None
         self._child_runner: ActorRef[Any] | None = None
+        self._desk: ActorRef[Any] | None = None
         self._reminders: ActorRef[Any] | None = None
         self._optimizer: ActorRef[Any] | None = None  # issue 11: consolidation
         self._owner: ActorRef[OwnerMsg] | None = None
@@ -189,6 +190,19 @@ class Runtime:
         return self._optimizer
 
     @property
+    def roundtables(self) -> ActorRef[Any] | None:
+        """The RoundtableDesk (one round-table at a time), spawned at the first one."""
+        if self._desk is None and self._factories is None and self.child_backend is not None:
+            from persona_mind.actors.roundtable_desk import RoundtableDesk  # noqa: PLC0415
+
+            self._desk = self.system.spawn(
+                lambda: RoundtableDesk(lambda: self.child_runner),
+                name="roundtables",
+                restart=POLICY,
+            )
+        return self._desk
+
+    @property
     def child_runner(self) -> ActorRef[Any] | None:
         """The ChildRunner actor when a child backend is given, spawned at first use."""
         if (
@@ -217,7 +231,11 @@ class Runtime:
         mind.optimizer = lambda: self.optimizer  # issue 11: /mind optimize routes here
         out: list[Feature] = [persona, mind]
         if self.child_backend is not None:
-            out.append(ChildrenFeature(self, lambda: self.child_runner, persona, mind))
+            out.append(
+                ChildrenFeature(
+                    self, lambda: self.child_runner, persona, mind, desk=lambda: self.roundtables
+                )
+            )
         return [functools.partial(_given, f) for f in out]
 
     def _companion_factory(self) -> Callable[[], Any]:

@@ -9,6 +9,7 @@ lean objective/LTM injection, read-only tools and no memory tools (M-LEG).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import ChildError
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.runners._child_launch import HostState
-    from persona_mind.runners.child import RoundtableProgress
     from persona_mind.runtime import Runtime
 
 __all__ = ("ChildrenFeature",)
@@ -55,6 +55,7 @@ class ChildrenFeature:
         mind: MindFeature | None,
         *,
         default_model: str | None = None,
+        desk: Callable[[], ActorRef[Any] | None] | None = None,
     ) -> None:
         self.runtime = runtime
         self._runner = runner  # the ChildRunner, or a function spawning it at first use
@@ -62,8 +63,7 @@ class ChildrenFeature:
         self.mind = mind
         self.model = default_model
         self.cwd: str | None = None
-        self.progress: RoundtableProgress | None = None
-        self.running = False
+        self._desk = desk  # the RoundtableDesk: one round-table at a time, by mailbox order
         self.host_state: HostState | None = None
 
     @property
@@ -145,26 +145,29 @@ class ChildrenFeature:
     async def command(
         self, call: CommandCall, owner: OwnerState
     ) -> CommandResult | Background[CommandResult]:
+        from persona_mind.messages.roundtable_desk import (  # noqa: PLC0415
+            RoundtableStatus,
+            StartRoundtable,
+        )
+        from persona_mind.runners._child_errors import RoundtableBusy  # noqa: PLC0415
         from persona_mind.runners.child import (  # noqa: PLC0415 - at the first round-table
             render_progress,
-            run_roundtable,
             team_from_snapshot,
         )
 
+        desk = self._desk() if self._desk is not None else None
+        if desk is None:
+            return CommandResult(text="/persona-roundtable: children are off", level="error")
         query = call.args.strip()
         if query in ("", "status"):
-            if self.progress is None:
+            status = await desk.ask(RoundtableStatus())
+            if status.progress is None:
                 return CommandResult(
                     text="No round-table has run in this session. "
                     "Usage: /persona-roundtable <question>"
                 )
-            state = "running" if self.running else "finished"
-            return CommandResult(text=f"({state})\n{render_progress(self.progress)}")
-        if self.running:
-            return CommandResult(
-                text="A round-table is already running; see /persona-roundtable status",
-                level="warning",
-            )
+            state = "running" if status.running else "finished"
+            return CommandResult(text=f"({state})\n{render_progress(status.progress)}")
         if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
             return CommandResult(
                 text=f"/persona-roundtable: {self.persona.backend_error}", level="error"
@@ -179,30 +182,22 @@ class ChildrenFeature:
             return CommandResult(text="/persona-roundtable: no model is selected", level="error")
         team, model = team_from_snapshot(snapshot, self.host_state), self.model
         injection = await self._lean(query)
-        runner = self.runner
-        self.running = True
         host = self.runtime.host
-
-        def on_progress(progress: RoundtableProgress) -> None:
-            self.progress = progress
+        start = StartRoundtable(
+            team=team, query=query, model=model, injection=injection, cwd=self.cwd
+        )
 
         async def work() -> CommandResult:
             try:
-                result = await run_roundtable(
-                    self.runtime.system,
-                    runner,
-                    team,
-                    query,
-                    model,
-                    on_progress=on_progress,
-                    injection=injection,
-                    cwd=self.cwd,
+                result = await desk.ask(start, timeout=math.inf)
+            except RoundtableBusy:
+                return CommandResult(
+                    text="A round-table is already running; see /persona-roundtable status",
+                    level="warning",
                 )
             except ChildError as exc:
                 await host.set_status("persona-roundtable", None)
                 return CommandResult(text=f"Round-table stopped: {exc}", level="error")
-            finally:
-                self.running = False
             await host.display(
                 DisplayMessage(
                     kind="persona-roundtable",

@@ -21,6 +21,7 @@ __all__ = (
     "ConsultRefused",
     "PersonaNotInTeam",
     "RequesterNotActive",
+    "RoundtableBusy",
     "RoundtableFailed",
     "RoundtableQueryEmpty",
     "SelectionInvalid",
@@ -185,6 +186,10 @@ class SynthesisIncomplete(ChildError):
             f"the moderator synthesis is missing sections: {', '.join(missing)}; "
             "the round-table result was not presented — run it again"
         )
+
+
+class RoundtableBusy(ChildError):
+    """A round-table was started while this runtime's one round-table still runs."""
 
 
 class RoundtableFailed(ChildError):
