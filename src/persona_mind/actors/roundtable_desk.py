@@ -11,7 +11,8 @@ generation cancels it like every other piece of work admitted under an older one
 
 Restart contract (docs/actors.md): a crash cancels and awaits the running round-table (its
 children stop) and fails its asker with ``ActorStopped``; the last progress snapshot is
-lost; the restarted desk admits a new run.
+lost; the run counter is kept (checkpointed: each run's coordinator is named after it), and
+the restarted desk admits a new run.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ class RoundtableDesk(Actor[DeskMsg]):
         self.refused_busy = 0
         self._runs = itertools.count(1)
 
+    async def on_start(self) -> None:
+        # run numbers outlive a restart: each run spawns a coordinator named after it
+        saved = self.recovered
+        if isinstance(saved, int):
+            self._runs = itertools.count(saved)
+
     async def receive(self, message: DeskMsg) -> object:
         match message:
             case StartRoundtable():
@@ -75,7 +82,9 @@ class RoundtableDesk(Actor[DeskMsg]):
         runner = self.runner()
         if runner is None:
             raise ChildCancelled("roundtable", "children are off in this runtime")
-        key = f"rt{next(self._runs)}"
+        number = next(self._runs)
+        self.checkpoint(number + 1)
+        key = f"rt{number}"
         ref = self.ref
 
         def abandoned() -> None:

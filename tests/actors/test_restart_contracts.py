@@ -1,0 +1,204 @@
+"""Restart contracts (docs/actors.md): each actor crashed mid-work keeps exactly what its
+contract says, loses the rest, and answers every pending ask.
+
+A crash is injected by patching the actor class's ``receive`` to raise once on a marker
+message — the kernel then restarts the actor under its supervisor like any other crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from persona_mind.actors import ActorRef, ActorSystem
+from persona_mind.actors.child_runner import ChildRunner, run_child
+from persona_mind.actors.host_bridge import HostBridgeActor, HostClient
+from persona_mind.actors.reminder import ReminderActor
+from persona_mind.actors.store import StoreActor, spawn_store
+from persona_mind.errors import ActorStopped, ChildError, PersonaMindError
+from persona_mind.messages.host import DisplayMessage
+from persona_mind.messages.reminder import ArmReminders, CancelReminders, GetReminderState
+from persona_mind.messages.runner import ListChildren
+from persona_mind.messages.store import Read
+from persona_mind.storage import Layout, StoreTarget
+from persona_mind.testing import ManualClock
+from persona_mind.testing._scripted import ScriptedModel
+from tests.children._helpers import request
+from tests.mind.test_reminder import item
+
+
+async def restarted(ref: ActorRef[Any], times: int = 1) -> None:
+    """Until the crashed incarnation has torn down and the new one runs (messages sent
+    during the teardown are failed with the rest of the old incarnation's mailbox)."""
+    for _ in range(100_000):
+        stats = ref.statistics()
+        if stats.restarts >= times and stats.state == "running":
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"{ref.name} did not restart: {ref.statistics()}")
+
+
+def crash_once(
+    monkeypatch: pytest.MonkeyPatch, cls: type, when: Callable[[object], bool]
+) -> list[int]:
+    """Make ``cls.receive`` raise once for the first message ``when`` accepts."""
+    real: Callable[[Any, object], Awaitable[object]] = cls.receive  # type: ignore[attr-defined]
+    crashed: list[int] = []
+
+    async def receive(self: Any, message: object) -> object:
+        if not crashed and when(message):
+            crashed.append(1)
+            raise RuntimeError("crashed mid-work (injected)")
+        return await real(self, message)
+
+    monkeypatch.setattr(cls, "receive", receive)
+    return crashed
+
+
+@pytest.mark.asyncio
+async def test_reminder_keeps_what_it_showed_and_loses_its_timers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = ManualClock()
+    shown: list[DisplayMessage] = []
+
+    async def display(message: DisplayMessage) -> None:
+        shown.append(message)
+
+    now = clock.wall()
+    items = (item(1, now - 1), item(2, now + 60))  # b_1 is due now, b_2 in a minute
+    crash_once(monkeypatch, ReminderActor, lambda m: isinstance(m, CancelReminders))
+    async with ActorSystem(clock=clock) as system:
+        ref = system.spawn(lambda: ReminderActor(display), name="reminder")
+        ref.tell(ArmReminders(items=items))
+        before = await ref.ask(GetReminderState())
+        assert (len(shown), before.pending) == (1, (("b_2", now + 60),))
+        ref.tell(CancelReminders())  # the crash
+        with pytest.raises(ActorStopped):  # queued behind the crash: answered, not hung
+            await ref.ask(GetReminderState())
+        await restarted(ref)
+        after = await ref.ask(GetReminderState())
+        assert ref.statistics().restarts == 1
+        assert after.delivered == before.delivered  # kept: never replayed
+        assert after.pending == ()  # lost: timers belong to the dead instance
+        ref.tell(ArmReminders(items=items))  # the next maintenance re-arm
+        assert (await ref.ask(GetReminderState())).pending == (("b_2", now + 60),)
+        assert len(shown) == 1  # b_1 was not shown a second time
+        clock.advance(60)
+        await ref.ask(GetReminderState())
+        assert len(shown) == 2
+
+
+@pytest.mark.asyncio
+async def test_child_runner_crash_stops_its_children_and_answers_their_askers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = ManualClock()
+    model = ScriptedModel(clock).on(hang=True)
+    crashed = crash_once(monkeypatch, ChildRunner, lambda m: isinstance(m, ListChildren))
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        child = asyncio.ensure_future(run_child(runner, request(rid="mid-work")))
+        while not model.calls:
+            await asyncio.sleep(0)
+        with pytest.raises(ActorStopped):
+            await runner.ask(ListChildren())  # the crash, with a child running
+        with pytest.raises(PersonaMindError):  # answered (ChildCancelled / ActorStopped)
+            await asyncio.wait_for(child, 5)
+        await restarted(runner)
+        assert crashed
+        assert model.cancelled == ["mid-work"]  # the child was stopped, not orphaned
+        assert await runner.ask(ListChildren()) == ()  # the new incarnation starts empty
+
+
+@pytest.mark.asyncio
+async def test_store_crash_loses_nothing_on_disk(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    layout = Layout(tmp_path / "agent")
+    target = StoreTarget(path=layout.project("p"), entry_type=dict)
+    marker = StoreTarget(path=layout.project("marker"), entry_type=dict)
+    crash_once(monkeypatch, StoreActor, lambda m: isinstance(m, Read) and m.target == marker)
+    async with ActorSystem(clock=ManualClock()) as system:
+        store = spawn_store(system, layout)
+        await store.mutate(target, lambda rows: (*rows, {"id": "kept"}))
+        with pytest.raises(ActorStopped):
+            await store.read(marker)
+        await restarted(store.ref)
+        snap = await store.read(target)  # engine and IO thread rebuilt at the next IO
+        assert snap is not None
+        assert snap.entries == ({"id": "kept"},)
+        assert store.ref.statistics().restarts == 1
+
+
+@pytest.mark.asyncio
+async def test_host_bridge_crash_fails_its_pending_asks_and_serves_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.runtime.test_host_bridge import Recording  # noqa: PLC0415
+
+    port = Recording()
+    from persona_mind.messages.host_bridge import Notify  # noqa: PLC0415
+
+    crash_once(monkeypatch, HostBridgeActor, lambda m: isinstance(m, Notify) and m.text == "boom")
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(lambda: HostBridgeActor(port), name="host-bridge")
+        host = HostClient(ref)
+        await host.notify("before")
+        await host.flush()
+        await host.notify("boom")  # told: the crash reaches nobody's ask
+        await host.notify("after")  # queued behind the crash: lost with the instance
+        with pytest.raises(ActorStopped):
+            await host.flush()
+        await restarted(ref)
+        await host.notify("served again")
+        await host.flush()
+        assert port.seen == ["notify:before", "notify:served again"]
+        assert ref.statistics().restarts == 1
+
+
+@pytest.mark.asyncio
+async def test_roundtable_desk_crash_cancels_the_run_and_admits_a_new_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from persona_mind.actors.roundtable_desk import RoundtableDesk  # noqa: PLC0415
+    from persona_mind.messages.roundtable_desk import (  # noqa: PLC0415
+        RoundtableStatus,
+        StartRoundtable,
+    )
+    from tests.children.test_tool_and_run import TEAM  # noqa: PLC0415
+
+    clock = ManualClock()
+    model = ScriptedModel(clock).on(hang=True)
+    crash_once(monkeypatch, RoundtableDesk, lambda m: isinstance(m, RoundtableStatus))
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        desk = system.spawn(lambda: RoundtableDesk(lambda: runner), name="roundtables")
+        start = StartRoundtable(team=TEAM, query="Q?", model="m")
+        run = asyncio.ensure_future(desk.ask(start, timeout=math.inf))
+        while not model.calls:
+            await asyncio.sleep(0)
+        with pytest.raises(ActorStopped):
+            await desk.ask(RoundtableStatus())  # the crash, mid-run
+        with pytest.raises((ActorStopped, ChildError)):
+            await asyncio.wait_for(run, 5)
+        await restarted(desk)
+        for _ in range(50):
+            if not await runner.ask(ListChildren()):
+                break
+            await asyncio.sleep(0)
+        assert await runner.ask(ListChildren()) == ()  # the run's children were stopped
+        status = await desk.ask(RoundtableStatus())
+        assert (status.running, status.progress) == (False, None)
+        second = asyncio.ensure_future(desk.ask(start, timeout=math.inf))
+        while len(model.calls) < 2:
+            assert not second.done(), second.exception()  # e.g. a reused coordinator name
+            await asyncio.sleep(0)
+        assert (await desk.ask(RoundtableStatus())).running  # admitted again
+        second.cancel()
+        await asyncio.gather(second, return_exceptions=True)
