@@ -43,6 +43,15 @@ async def restarted(ref: ActorRef[Any], times: int = 1) -> None:
     raise AssertionError(f"{ref.name} did not restart: {ref.statistics()}")
 
 
+async def until(condition: Callable[[], bool]) -> None:
+    """Yield to the loop until ``condition`` holds (bounded; the kernel moves on its own)."""
+    for _ in range(100_000):
+        if condition():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the condition never held")
+
+
 def crash_once(
     monkeypatch: pytest.MonkeyPatch, cls: type, when: Callable[[object], bool]
 ) -> list[int]:
@@ -104,8 +113,7 @@ async def test_child_runner_crash_stops_its_children_and_answers_their_askers(
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
         child = asyncio.ensure_future(run_child(runner, request(rid="mid-work")))
-        while not model.calls:
-            await asyncio.sleep(0)
+        await until(lambda: bool(model.calls))
         with pytest.raises(ActorStopped):
             await runner.ask(ListChildren())  # the crash, with a child running
         with pytest.raises(PersonaMindError):  # answered (ChildCancelled / ActorStopped)
@@ -181,8 +189,7 @@ async def test_roundtable_desk_crash_cancels_the_run_and_admits_a_new_one(
         desk = system.spawn(lambda: RoundtableDesk(lambda: runner), name="roundtables")
         start = StartRoundtable(team=TEAM, query="Q?", model="m")
         run = asyncio.ensure_future(desk.ask(start, timeout=math.inf))
-        while not model.calls:
-            await asyncio.sleep(0)
+        await until(lambda: bool(model.calls))
         with pytest.raises(ActorStopped):
             await desk.ask(RoundtableStatus())  # the crash, mid-run
         with pytest.raises((ActorStopped, ChildError)):
@@ -196,9 +203,8 @@ async def test_roundtable_desk_crash_cancels_the_run_and_admits_a_new_one(
         status = await desk.ask(RoundtableStatus())
         assert (status.running, status.progress) == (False, None)
         second = asyncio.ensure_future(desk.ask(start, timeout=math.inf))
-        while len(model.calls) < 2:
-            assert not second.done(), second.exception()  # e.g. a reused coordinator name
-            await asyncio.sleep(0)
+        await until(lambda: len(model.calls) >= 2 or second.done())
+        assert not second.done(), second.exception()  # e.g. a reused coordinator name
         assert (await desk.ask(RoundtableStatus())).running  # admitted again
         second.cancel()
         await asyncio.gather(second, return_exceptions=True)
