@@ -164,9 +164,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
         if decision.action == "wait":
             self._arm(decision.delay)
             return
-        if decision.action == "none":
-            if decision.reason == "in-flight":
-                self._set(self.state.bump(coalesced=1))
+        if decision.action == "none":  # a trigger during a flight was counted when it came
             return
         binding, optimizer = self._binding, self._optimizer()
         if binding is None or optimizer is None or not binding.model:
