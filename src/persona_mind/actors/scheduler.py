@@ -127,7 +127,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
                 self._set(rules.settled(self.state, message.input_tokens))
                 self._arm(rules.COALESCE_SECONDS)
             case WindowElapsed():
-                self._window(message.seq)
+                await self._window(message.seq)
             case AttemptProbed():
                 await self._probed(message)
             case AttemptEnded():
@@ -158,7 +158,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
         return self.clock.monotonic() - age if age < rules.COOLDOWN_SECONDS else None
 
     # -- admission ---------------------------------------------------------------------
-    def _window(self, seq: int) -> None:
+    async def _window(self, seq: int) -> None:
         now = self.clock.monotonic()
         decision = rules.decide(self.state, seq, now)
         if decision.action == "wait":
@@ -174,6 +174,9 @@ class SchedulerActor(Actor[SchedulerMsg]):
         )
         self._set(rules.admit(self.state, attempt))
         scope, targets = binding.scope, attempt.targets
+        if not rules.needs_probe(self.state, targets):  # no digest to compare: launch
+            await self._probed(AttemptProbed(attempt=attempt.id))
+            return
 
         async def probe() -> tuple[tuple[str, str], ...]:
             return await _fingerprints(optimizer, scope, targets)

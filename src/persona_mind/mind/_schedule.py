@@ -48,6 +48,7 @@ __all__ = (
     "decide",
     "finished",
     "launched",
+    "needs_probe",
     "probed",
     "read_receipts",
     "saved",
@@ -257,6 +258,12 @@ def decide(state: Schedule, seq: int, now: float) -> Decision:
 def admit(state: Schedule, attempt: Attempt) -> Schedule:
     """The attempt starts probing (single flight from here on)."""
     return replace(state, in_flight=attempt, window=False).bump(admitted=1)
+
+
+def needs_probe(state: Schedule, targets: tuple[Tier, ...]) -> bool:
+    """Whether any target has a settled digest to compare (else probing is wasted IO)."""
+    known = dict(state.digests)
+    return any(t in known for t in targets)
 
 
 def probed(
