@@ -71,17 +71,27 @@ def seed_stm(tmp_path: Path, clock: ManualClock) -> None:
 
 @asynccontextmanager
 async def rig(
-    tmp_path: Path, *, hang: bool = False, trace: Path | None = None, enabled: bool = True
+    tmp_path: Path,
+    *,
+    hang: bool = False,
+    trace: Path | None = None,
+    enabled: bool = True,
+    fail_started_once: bool = False,
 ) -> AsyncIterator[Rig]:
+    """``fail_started_once``: the first started receipt raises (the Scheduler crashes)."""
     clock = ManualClock()
     seed_stm(tmp_path, clock)
     model = SignalModel(clock)
     model.on(phase="worker", hang=hang, reply='{"operations": []}')
     scope = scope_for(tmp_path)
     holder: list[Rig] = []
+    failed: list[dict[str, Any]] = []
 
     async def append(custom_type: str, data: dict[str, Any]) -> None:
         assert custom_type == rules.RECEIPT_ENTRY_TYPE
+        if fail_started_once and data["phase"] == "started" and not failed:
+            failed.append(data)
+            raise RuntimeError("the host refused the entry")
         holder[0].entries.append(data)
         if data["phase"] == "settled":
             holder[0].settled_receipt.set()

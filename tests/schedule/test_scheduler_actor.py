@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from persona_mind.errors import ActorStopped
 from persona_mind.messages.host import CustomEntry
 from persona_mind.messages.scheduler import (
     AutoSetting,
@@ -246,3 +247,28 @@ async def test_on_waits_for_the_next_save_and_off_queues_nothing_M_OPTIMIZE_AUTO
         r.clock.advance(2)
         await asyncio.wait_for(r.settled_receipt.wait(), WAIT)
         assert "1 launched" in await r.status()
+
+
+@pytest.mark.asyncio
+async def test_restart_keeps_the_schedule_and_turns_the_flight_into_retry(
+    tmp_path: Path,
+) -> None:
+    """Restart contract (docs/actors.md): setting, tokens and cooldown survive a crash; the
+    attempt the crash cut is interrupted, never completed (M-OPTIMIZE-AUTO-22)."""
+    async with rig(tmp_path, fail_started_once=True) as r:
+        r.activate()
+        await r.ref.ask(AutoSetting(verb="on"))
+        r.ref.tell(Saved(tier="stm"))
+        r.ref.tell(Settled(input_tokens=7))
+        await r.status()
+        r.clock.advance(2)  # launch → the started receipt raises → crash → restart
+        with pytest.raises(ActorStopped):  # the ask queued behind the crash
+            await r.status()
+        text = await r.status()
+        assert r.ref.statistics().restarts == 1
+        assert "automatic review: on" in text
+        assert "in flight: none" in text
+        assert "retry permission: stm" in text
+        assert "1 launched" in text
+        assert "cooldown remaining: 300 s" in text
+        assert r.model.calls == []  # the review never started

@@ -112,9 +112,11 @@ class SchedulerActor(Actor[SchedulerMsg]):
                         cooldown_at=self._cooldown_from(receipts),
                     )
                 )
-            case Deactivate() | OwnerChanged():
-                await self._interrupt("the session changed", keep_retry=False)
+            case Deactivate():
+                await self._interrupt(message.reason, keep_retry=False)
                 self._set(rules.deactivate(self.state))
+            case OwnerChanged():  # the kernel cancelled older work; the feature rebinds us
+                await self._interrupt("the session owner changed", keep_retry=False)
             case Saved():
                 self._set(rules.saved(self.state, message.tier))
             case Busy():
