@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from persona_mind.messages.host import Usage
+from persona_mind.messages.host import Input, Usage
 from persona_mind.messages.runner import ListChildren
 from persona_mind.mind._schedule import RECEIPT_ENTRY_TYPE
 from persona_mind.testing import ManualClock
@@ -120,3 +120,29 @@ async def test_env_off_makes_the_session_default_off_M_OPTIMIZE_AUTO_2(
         await host.command("/persona use architect")
         status = await host.command("/mind optimize auto")
         assert "automatic review: off" in status.text
+
+
+@pytest.mark.asyncio
+async def test_explicit_review_shares_the_single_flight_M_OPTIMIZE_AUTO_20(
+    sim: SimHost, clock: ManualClock, signal: SignalModel
+) -> None:
+    """An explicit `/mind optimize` is refused while an automatic attempt runs; a slash
+    command's input does not cancel that attempt; after it, explicit reviews run."""
+    signal.on(phase="worker", hang=True, times=1)
+    signal.on(phase="worker", reply='{"operations": []}')
+    await _remember(sim, f"lint with ruff{LONG}")
+    await _remember(sim, f"run ruff to lint{LONG}")
+    await sim.turn("hello")
+    clock.advance(2)
+    await asyncio.wait_for(signal.started.wait(), WAIT)
+    await sim.runtime.event(Input(text="/mind optimize stm"))  # a command, not a prompt
+    refused = await sim.command("/mind optimize stm")
+    assert refused.level == "error"
+    assert "automatic review is running" in refused.text
+    assert signal.cancelled == []
+    await sim.turn("a real prompt")  # cancels the automatic attempt
+    await asyncio.wait_for(signal.stopped.wait(), WAIT)
+    done = await sim.command("/mind optimize stm")
+    assert done.level == "info", done.text
+    assert "stm" in done.text
+    assert len([c for c in signal.calls if c.kind == "worker"]) == 2

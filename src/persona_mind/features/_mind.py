@@ -308,7 +308,8 @@ class MindFeature:
                 self._bound = None
                 await self._bind(owner)
             case Input():
-                self._busy("input")  # cancels a running automatic review (AUTO-27)
+                if not event.text.lstrip().startswith("/"):  # a slash command runs no agent
+                    self._busy("input")  # cancels a running automatic review (AUTO-27)
                 outcome = await self.session.on_input(event)
                 if outcome.captured is not None:
                     await self.runtime.host.notify(
