@@ -70,6 +70,7 @@ async def test_remember_then_settle_launches_one_worker_and_input_cancels_it(
     await sim.turn("hello", usage=Usage(input_tokens=10, output_tokens=99))
     status = await sim.command("/mind optimize auto status")
     assert "dirty tiers: stm" in status.text
+    assert "input tokens since the last launch: 10 of" in status.text  # output excluded
     clock.advance(1.999)
     assert "0 launched" in (await sim.command("/mind optimize auto")).text
     clock.advance(0.001)
