@@ -98,6 +98,7 @@ class Runtime:
         self._desk: ActorRef[Any] | None = None
         self._reminders: ActorRef[Any] | None = None
         self._optimizer: ActorRef[Any] | None = None  # issue 11: consolidation
+        self._scheduler: ActorRef[Any] | None = None  # issue 12: automatic reviews
         self._owner: ActorRef[OwnerMsg] | None = None
         self._companion: ActorRef[CompanionMsg] | None = None
         self._bridge: ThreadBridge | None = None
@@ -203,6 +204,29 @@ class Runtime:
         return self._desk
 
     @property
+    def scheduler(self) -> ActorRef[Any] | None:
+        """Issue 12: the Scheduler (automatic reviews), spawned at first use when worker
+        children can run (a child backend is given)."""
+        if self._scheduler is None and self._factories is None and self.child_backend:
+            from persona_mind.actors.scheduler import spawn_scheduler  # noqa: PLC0415
+            from persona_mind.mind._schedule import auto_default  # noqa: PLC0415
+
+            host = self.host
+
+            async def append(custom_type: str, data: dict[str, Any]) -> None:
+                await host.append_entry(custom_type, data)  # attempt receipts (AUTO-17)
+
+            self._scheduler = spawn_scheduler(
+                self.system,
+                lambda: self.optimizer,
+                append,
+                enabled=auto_default(os.environ),
+                restart=POLICY,
+            )
+            self.owner_ref.tell(Subscribe(ref=self._scheduler))  # owner changes cancel
+        return self._scheduler
+
+    @property
     def child_runner(self) -> ActorRef[Any] | None:
         """The ChildRunner actor when a child backend is given, spawned at first use."""
         if (
@@ -229,6 +253,8 @@ class Runtime:
         assert self.store is not None
         mind = MindFeature(self, self.store, persona, lambda: self.reminders)
         mind.optimizer = lambda: self.optimizer  # issue 11: /mind optimize routes here
+        if self.child_backend is not None:  # issue 12: reviews need worker children
+            mind.scheduler = lambda: self.scheduler
         out: list[Feature] = [persona, mind]
         if self.child_backend is not None:
             out.append(

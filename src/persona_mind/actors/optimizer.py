@@ -220,9 +220,13 @@ class OptimizerClient:
         ref: ActorRef[OptimizerMsg] | Callable[[], ActorRef[OptimizerMsg]],
         *,
         timeout: float = DEFAULT_OPTIMIZER_ASK_TIMEOUT,
+        admission: Callable[[], ActorRef[Any] | None] | None = None,
     ) -> None:
+        """``admission`` returns the Scheduler: explicit reviews then share its single
+        flight with automatic ones (issue 12, M-OPTIMIZE-AUTO-20)."""
         self._ref = ref
         self.timeout = timeout
+        self._admission = admission
 
     @property
     def ref(self) -> ActorRef[OptimizerMsg]:
@@ -265,6 +269,12 @@ class OptimizerClient:
     async def review(
         self, owner: str, scope: MindScope, target: str | None, model: str
     ) -> ReviewReport:
+        scheduler = self._admission() if self._admission is not None else None
+        if scheduler is not None:
+            from persona_mind.messages.scheduler import ExplicitReview  # noqa: PLC0415
+
+            explicit = ExplicitReview(owner=owner, scope=scope, target=target, model=model)
+            return await scheduler.ask(explicit, timeout=REVIEW_DEADLINE * 3 + 150.0)
         msg = OptimizeReview(owner=owner, scope=scope, target=target, model=model)
         return await self.ref.ask(msg, timeout=REVIEW_DEADLINE * 3 + 120.0)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from persona_mind.feature import Background
 from persona_mind.messages.host import (
     AgentSettled,
+    AgentStart,
     BeforeAgentStart,
     CommandCall,
     CommandResult,
@@ -85,6 +86,7 @@ class MindFeature:
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
         self.optimizer: Callable[[], ActorRef[Any] | None] | None = None  # issue 11
+        self.scheduler: Callable[[], ActorRef[Any] | None] | None = None  # issue 12
         if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
             persona.settings_sources.append(self.settings_contribution)
 
@@ -127,6 +129,9 @@ class MindFeature:
                 await host.set_status("persona-mind-activity", line)
 
             self._session.activity_sink = activity_row
+            if not leg and self.scheduler is not None:  # legs never schedule (AUTO-28)
+                self._session.saved_sink = self._saved
+                self._session.auto = self._auto
         return self._session
 
     def _optimizer_client(self) -> OptimizerPort | None:
@@ -144,7 +149,46 @@ class MindFeature:
                 raise PersonaMindError("the Optimizer is not running in this runtime")
             return found
 
-        return OptimizerClient(ref)
+        return OptimizerClient(ref, admission=self.scheduler)
+
+    # -- issue 12: the Scheduler (automatic reviews) -------------------------------------
+    def _tell_scheduler(self, message: Any) -> None:
+        """Tell the Scheduler (spawned at first use) unless this is a leg or no workers."""
+        if self.scheduler is None or (self._session is not None and self._session.leg):
+            return
+        ref = self.scheduler()
+        if ref is not None:
+            ref.tell_if_alive(message)
+
+    def _saved(self, tier: str) -> None:
+        from persona_mind.messages.scheduler import Saved  # noqa: PLC0415
+
+        self._tell_scheduler(Saved(tier=tier))
+
+    async def _auto(self, verb: str) -> tuple[str, ...]:
+        from persona_mind.messages.scheduler import AutoSetting  # noqa: PLC0415
+
+        ref = self.scheduler() if self.scheduler is not None else None
+        if ref is None:
+            return ("automatic review is not available in this runtime",)
+        return await ref.ask(AutoSetting(verb=verb))  # type: ignore[arg-type]
+
+    def _activate_scheduler(self, start: SessionStart, generation: int) -> None:
+        from persona_mind.messages.scheduler import Activate, Deactivate  # noqa: PLC0415
+
+        session = self._session
+        if session is None or session.service is None or session.leg:
+            self._tell_scheduler(Deactivate(reason="Mind is inactive"))
+            return
+        self._tell_scheduler(
+            Activate(
+                session_id=start.session_id,
+                owner=f"{start.session_id}#{generation}",
+                scope=session.service.scope,
+                model=session.model,
+                entries=start.entries,
+            )
+        )
 
     def _reminder_ref(self, *, spawn: bool) -> ActorRef[ReminderMsg] | None:
         """The Reminder actor; ``spawn=False`` never starts one just to cancel nothing."""
@@ -182,6 +226,10 @@ class MindFeature:
             else:
                 self._session.revoke()
             self._bound = None
+            if self.scheduler is not None:
+                from persona_mind.messages.scheduler import Deactivate  # noqa: PLC0415
+
+                self._tell_scheduler(Deactivate(reason="the session owner changed"))
             return
         from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
         from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
@@ -212,6 +260,7 @@ class MindFeature:
             settings=settings,
         )
         self._bound = key
+        self._activate_scheduler(start, owner.generation)
         await self._count_session_file(start.session_file)
         await self._arm_reminders(owner.generation)
 
@@ -259,6 +308,8 @@ class MindFeature:
                 self._bound = None
                 await self._bind(owner)
             case Input():
+                if not event.text.lstrip().startswith("/"):  # a slash command runs no agent
+                    self._busy("input")  # cancels a running automatic review (AUTO-27)
                 outcome = await self.session.on_input(event)
                 if outcome.captured is not None:
                     await self.runtime.host.notify(
@@ -270,7 +321,14 @@ class MindFeature:
                     )
             case BeforeAgentStart():
                 return await self.session.before_agent_start(event)
+            case AgentStart():
+                self._busy("agent-start")
             case AgentSettled():
+                if self.scheduler is not None:  # only main-session input tokens count
+                    from persona_mind.messages.scheduler import Settled  # noqa: PLC0415
+
+                    tokens = event.usage.input_tokens if event.usage is not None else 0
+                    self._tell_scheduler(Settled(input_tokens=tokens))
                 line = await self.session.maintenance()
                 if line:
                     await self.runtime.host.notify(line, "info")
@@ -279,6 +337,10 @@ class MindFeature:
             case SessionTree():
                 self.session.on_tree(event)
             case SessionShutdown():
+                if self.scheduler is not None:
+                    from persona_mind.messages.scheduler import Deactivate  # noqa: PLC0415
+
+                    self._tell_scheduler(Deactivate(reason="shutdown"))
                 self.session.revoke()
                 self._start = None
                 self._bound = None
@@ -290,6 +352,12 @@ class MindFeature:
             case _:
                 pass
         return None
+
+    def _busy(self, reason: str) -> None:
+        if self.scheduler is not None:
+            from persona_mind.messages.scheduler import Busy  # noqa: PLC0415
+
+            self._tell_scheduler(Busy(reason=reason))  # type: ignore[arg-type]
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         result = await self.session.on_tool(call)

@@ -9,6 +9,7 @@ owner not ready, a leg) only ``status``, ``doctor`` and ``help`` answer, with th
 from __future__ import annotations
 
 import shlex
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,8 @@ class MindCommandContext:
     refusal: str | None = None
     import_status: str | None = None
     optimize: OptimizeBinding | None = None  # consolidation (see _optimize_commands)
+    auto: Callable[[str], Awaitable[tuple[str, ...]]] | None = None
+    """The Scheduler's ``/mind optimize auto`` verbs; ``None`` where nothing schedules."""
 
 
 def command_specs() -> tuple[CommandSpec, ...]:
@@ -89,6 +92,8 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
             return _result(await _list(ctx, ctx.service, rest[0] if rest else None))
         if sub in ("read", "forget") and len(rest) == 1:
             return _result(await _read_forget(ctx, ctx.service, sub, rest[0]))
+        if sub == "optimize" and rest[:1] == ["auto"]:  # the Scheduler (M-OPTIMIZE-AUTO-3)
+            return await _auto(ctx, rest[1:])
         if sub == "optimize":  # consolidation: its own module
             if ctx.optimize is None:
                 return CommandResult(text="the Optimizer is not available here", level="warning")
@@ -96,6 +101,22 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
     except (MindRefusal, PersonaMindError) as exc:
         return CommandResult(text=str(exc), level="error")
     return CommandResult(text=f"unknown /mind arguments {args!r}\n{USAGE}", level="error")
+
+
+AUTO_USAGE = "usage: /mind optimize auto [status|on|off]"
+
+
+async def _auto(ctx: MindCommandContext, words: list[str]) -> CommandResult:
+    """Read or change this session's automatic-review setting (never persisted)."""
+    verb = words[0] if words else "status"
+    if len(words) > 1 or verb not in ("status", "on", "off"):
+        return CommandResult(text=AUTO_USAGE, level="error")
+    if ctx.auto is None:
+        return CommandResult(
+            text="automatic review is not available here (no worker children in this runtime)",
+            level="warning",
+        )
+    return _result(Card("Automatic review", await ctx.auto(verb)))
 
 
 async def _status(ctx: MindCommandContext) -> Card:
@@ -159,6 +180,8 @@ async def _doctor(ctx: MindCommandContext) -> CommandResult:
         if ranker is not None
         else "ranking: lexical (BM25 with stemming): semantic ranker off"
     )
+    if ctx.auto is not None:  # the Scheduler's state (M-OPTIMIZE-AUTO-7)
+        lines += [f"scheduler: {line}" for line in await ctx.auto("status")]
     title = "Mind doctor: ok" if not bad else f"Mind doctor: {bad} problem(s)"
     return _result(Card(title, tuple(lines)), "info" if not bad else "warning")
 

@@ -41,7 +41,8 @@ T = TypeVar("T")
 OPTIMIZE_USAGE = (
     "usage: /mind optimize [all|persona|project|stm] | "
     "inspect [target] [offset=N] [limit=N] [fingerprint=F] | "
-    "apply <plan> | history [target] [limit=N] | undo <receipt> [target]   "
+    "apply <plan> | history [target] [limit=N] | undo <receipt> [target] | "
+    "auto [status|on|off]   "
     "(targets: persona, shared, project, stm; stage replacements with the memory tool)"
 )
 _TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")

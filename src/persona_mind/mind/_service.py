@@ -98,6 +98,9 @@ class MemoryService:
         self._tokens: dict[Path, TokenCache] = {}
         self._building: dict[Path, asyncio.Future[FactIndex]] = {}
         self.semantic: SemanticSource | None = None
+        self.on_saved: Callable[[Tier], None] | None = None
+        """Told the tier of every successful remember/promotion (the Scheduler's dirty
+        tiers, M-OPTIMIZE-AUTO-9)."""
         """The model edge (hybrid ranking); ``None`` ranks lexically and says nothing."""
 
     # -- plumbing ------------------------------------------------------------------------
@@ -169,6 +172,8 @@ class MemoryService:
 
         await self._mutate(target, step)
         row, created = out[-1]
+        if self.on_saved is not None:
+            self.on_saved(dest)
         return FoundFact(dest, row), created
 
     async def recall(
@@ -271,6 +276,8 @@ class MemoryService:
         row = await promote_in_store(
             self.store, self.scope, fact_id, to, now=self.now(), generation=self.generation
         )
+        if self.on_saved is not None:
+            self.on_saved(to)
         return FoundFact(to, row)
 
     # -- backlog tool --------------------------------------------------------------------

@@ -54,7 +54,7 @@ from persona_mind.mind._commands import MindCommandContext, command_specs, handl
 from persona_mind.mind._deadline import with_deadline
 from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._migrate import LegacyImport
-from persona_mind.mind._model import BacklogItem
+from persona_mind.mind._model import BacklogItem, Tier
 from persona_mind.mind._notes import NotesLedger, OwnerKey
 from persona_mind.mind._optimize_port import OptimizeBinding, OptimizerPort
 from persona_mind.mind._ranker import SemanticSource
@@ -179,6 +179,9 @@ class MindSession:
         self.model: str | None = None  # the session model: optimize reviews use exactly it
         self.activity = ActivityBoard()  # pi-persona:activity:v1 rows of the current owner
         self.activity_sink: Callable[[str | None], Awaitable[None]] | None = None
+        self.saved_sink: Callable[[Tier], None] | None = None  # the Scheduler's dirty tiers
+        self.auto: Callable[[str], Awaitable[tuple[str, ...]]] | None = None
+        """``/mind optimize auto [status|on|off]`` through the Scheduler (set by the runtime)."""
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -207,6 +210,8 @@ class MindSession:
             self.store, self.clock, scope, generation=generation, offload=self.offload
         )
         self.service.semantic = self.semantic
+        if not self.leg:  # legs never schedule automatic reviews (M-OPTIMIZE-AUTO-28)
+            self.service.on_saved = self.saved_sink
         owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
         self.ledger = NotesLedger(owner)
         if previous is not None and previous.owner.session_id == owner.session_id:
@@ -375,6 +380,7 @@ class MindSession:
             refusal="delegated legs have no Mind commands" if self.leg else self.refusal,
             import_status=status,
             optimize=self._optimize_binding(),
+            auto=None if self.leg else self.auto,
         )
         service = self.service
         result = await handle_mind_command(call.args, ctx)
