@@ -30,6 +30,9 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+if __package__ in (None, ""):  # run as `python bench/scanner.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from bench._report import Result, emit
 from persona_mind.mind import scan
 from persona_mind.mind._fence import escape_memory
