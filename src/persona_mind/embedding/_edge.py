@@ -60,11 +60,16 @@ class _IndexVectors:
 
 
 class SemanticEdge:
-    """One process-wide model and its vector caches (thread-safe to start; loop-side use)."""
+    """One process-wide model and its vector caches.
+
+    Used from the event loop; only :meth:`_load` runs on the loading thread, and it hands
+    its result over by writing the fields *before* setting :attr:`settled` — the event is the
+    publication point, so no lock is needed (mailbox order and events, never locks, in this
+    runtime).
+    """
 
     def __init__(self, loader: Callable[[], Encoder] = _default_loader) -> None:
         self._loader = loader
-        self._lock = threading.Lock()
         self._state = "idle"
         self._reason = "semantic model not started"
         self._encoder: Encoder | None = None
@@ -81,22 +86,20 @@ class SemanticEdge:
     # -- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin loading in a daemon thread (idempotent; returns at once)."""
-        with self._lock:
-            if self._state != "idle":
-                return
-            self._state = "loading"
-            self._reason = "semantic model loading"
-            self._thread = threading.Thread(
-                target=self._load, name="persona-mind-embedding", daemon=True
-            )
-            self._thread.start()
+        """Begin loading in a daemon thread (idempotent; returns at once; loop side)."""
+        if self._state != "idle":
+            return
+        self._state = "loading"
+        self._reason = "semantic model loading"
+        self._thread = threading.Thread(
+            target=self._load, name="persona-mind-embedding", daemon=True
+        )
+        self._thread.start()
 
     def load_now(self) -> RankerStatus:
         """Load synchronously (benchmarks, the CLI); the status says how it went."""
-        with self._lock:
-            if self._state == "idle":
-                self._state, self._reason = "loading", "semantic model loading"
+        if self._state == "idle":
+            self._state, self._reason = "loading", "semantic model loading"
         if self._state == "loading" and self._thread is None:
             self._load()
         self.settled.wait()
@@ -106,24 +109,22 @@ class SemanticEdge:
         try:
             encoder = self._loader()
         except EmbeddingUnavailable as exc:
-            with self._lock:
-                self._state, self._reason = "unavailable", str(exc)
+            self._state, self._reason = "unavailable", str(exc)
         except Exception as exc:  # a broken install must not take the runtime down
             log.exception("semantic model failed to load")
-            with self._lock:
-                self._state = "unavailable"
-                self._reason = f"semantic model failed to load ({exc!r}); {INSTALL_HINT}"
+            self._state = "unavailable"
+            self._reason = f"semantic model failed to load ({exc!r}); {INSTALL_HINT}"
         else:
-            with self._lock:
-                self._encoder, self._state, self._reason = encoder, "ready", ""
+            self._encoder, self._reason = encoder, ""
+            self._state = "ready"  # last: readers see a ready state only with its encoder
         finally:
             self.settled.set()
 
     def status(self) -> RankerStatus:
-        with self._lock:
-            if self._state == "ready" and self._encoder is not None:
-                return RankerStatus(hybrid=True, reason=self._encoder.model_id)
-            return RankerStatus(hybrid=False, reason=self._reason)
+        encoder = self._encoder
+        if self._state == "ready" and encoder is not None:
+            return RankerStatus(hybrid=True, reason=encoder.model_id)
+        return RankerStatus(hybrid=False, reason=self._reason)
 
     @property
     def encoder(self) -> Encoder | None:
