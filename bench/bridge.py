@@ -10,9 +10,10 @@
    16 MiB store within the 750 ms fail-open with pings answered meanwhile, and the
    sidecar's peak RSS under the event and output floods (< 150 MB).
 3. Sidecar start-to-ready: spawn → ``hello`` → ``ready`` with the real Runtime. Floor:
-   ``python -c "import anyio, msgspec"`` spawn-to-exit. Target ≤ 1.5×. For information, the
-   same floor plus ``asyncio`` (which the sidecar cannot do without), and spawn → the first
-   ``SessionStart`` answered: what a Pi session actually waits for before it reads input.
+   ``python -c "import anyio, asyncio, msgspec"`` spawn-to-exit (the sidecar cannot do
+   without asyncio). Target ≤ 1.2× (ARCHITECTURE, issue 10). For information, the older
+   floor without ``asyncio`` (issue 7's ≤ 1.5×), and spawn → the first ``SessionStart``
+   answered: what a Pi session actually waits for before it reads input.
 
     python bench/bridge.py [--json] [--quick]
     python -m bench._bridge_limits [--json] [--quick]     (only the limits rows)
@@ -233,26 +234,26 @@ def main() -> None:
         runtime_import = statistics.median(s[2] for s in samples)
         session = statistics.median(s[3] for s in samples)
         with_asyncio = statistics.median(s[4] for s in samples)
-        ratio = ready / imports
+        ratio = ready / with_asyncio
         results.append(
             Result(
-                "sidecar start-to-ready (real Runtime)",
+                "sidecar start-to-ready (real Runtime) vs import anyio, asyncio, msgspec",
+                ready * 1e3,
+                "ms",
+                with_asyncio * 1e3,
+                ratio,
+                "<= 1.2x",
+                ratio <= 1.2,
+            )
+        )
+        # Info: the same against issue 7's floor, which never imports asyncio.
+        results.append(
+            Result(
+                "sidecar start-to-ready vs import anyio, msgspec (info, issue 7: <= 1.5x)",
                 ready * 1e3,
                 "ms",
                 imports * 1e3,
-                ratio,
-                "<= 1.5x",
-                ratio <= 1.5,
-            )
-        )
-        # Info: the floor any asyncio process pays on top of the target's floor.
-        results.append(
-            Result(
-                "import anyio, asyncio, msgspec (info: an asyncio floor)",
-                with_asyncio * 1e3,
-                "ms",
-                imports * 1e3,
-                with_asyncio / imports,
+                ready / imports,
                 None,
                 None,
             )
