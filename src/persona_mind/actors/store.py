@@ -32,6 +32,7 @@ from persona_mind.errors import PersonaMindError, StorageError
 from persona_mind.messages.store import (
     Mutate,
     Read,
+    ReadMany,
     ReadStored,
     Repair,
     StoreMsg,
@@ -121,6 +122,8 @@ class StoreActor(Actor[StoreMsg]):
         match message:
             case Read(target=target):
                 return await bridge.call(engine.read, target)
+            case ReadMany(targets=targets):
+                return await bridge.call(lambda: tuple(engine.read(t) for t in targets))
             case ReadStored(target=target):
                 return await bridge.call(engine.read_stored, target)
             case Repair(target=target):
@@ -180,6 +183,12 @@ class StoreClient:
 
     async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
         return await self.ref.ask(Read(target=target), timeout=self.timeout)
+
+    async def read_many(
+        self, targets: Sequence[StoreTarget[Any]]
+    ) -> tuple[Snapshot[Any] | None, ...]:
+        """Several snapshots in one hop to the IO thread (see ``storage.port.read_all``)."""
+        return await self.ref.ask(ReadMany(targets=tuple(targets)), timeout=self.timeout)
 
     async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """The snapshot with the raw-byte fingerprint to pass as ``expect_fingerprint``."""

@@ -22,13 +22,28 @@ if TYPE_CHECKING:
     )
     from persona_mind.storage.port import Mutation, StoreTarget
 
-__all__ = ("Mutate", "Read", "ReadStored", "Repair", "StoreMsg", "Transact", "WithEngine")
+__all__ = (
+    "Mutate",
+    "Read",
+    "ReadMany",
+    "ReadStored",
+    "Repair",
+    "StoreMsg",
+    "Transact",
+    "WithEngine",
+)
 
 
 class Read(Ask["Snapshot[Any] | None"], frozen=True, kw_only=True):
     """Read a snapshot (never writes); ``None`` when the file does not exist."""
 
     target: StoreTarget[Any]
+
+
+class ReadMany(Ask["tuple[Snapshot[Any] | None, ...]"], frozen=True, kw_only=True):
+    """Read several snapshots in one step on the IO thread (a turn's tiers and backlog)."""
+
+    targets: tuple[StoreTarget[Any], ...]
 
 
 class ReadStored(Ask["Stored[Any] | None"], frozen=True, kw_only=True):
@@ -75,4 +90,4 @@ class WithEngine(Ask[object], frozen=True, kw_only=True):
     purpose: str = "engine step"
 
 
-StoreMsg = Read | ReadStored | Mutate | Transact | Repair | WithEngine
+StoreMsg = Read | ReadMany | ReadStored | Mutate | Transact | Repair | WithEngine

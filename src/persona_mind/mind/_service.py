@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from persona_mind.clock import Clock
 from persona_mind.mind import _backlog as bl
@@ -38,7 +38,7 @@ from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ra
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
-from persona_mind.storage.port import StorePort, StoreTarget
+from persona_mind.storage.port import Snapshot, StorePort, StoreTarget, read_all
 
 __all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
 
@@ -54,6 +54,13 @@ class Offload(Protocol):
 
 
 _IndexEntry = tuple[tuple[int, str], float, FactIndex]
+
+
+class _Unread:
+    """``index()`` was not handed the snapshot: read it."""
+
+
+_UNREAD = _Unread()
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +368,9 @@ class MemoryService:
             await self._mutate(self._require_backlog(), lambda r: bl.cleanup(r, now))
         return True
 
-    async def index(self, tier: Tier, now: float) -> FactIndex:
+    async def index(
+        self, tier: Tier, now: float, snap: Snapshot[Fact] | _Unread | None = _UNREAD
+    ) -> FactIndex:
         """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes.
 
         A build (the first one on a 16 MiB store takes about a second) runs through the
@@ -370,7 +379,8 @@ class MemoryService:
         result is cached for the next turn instead of being thrown away (issue 15, item 9).
         """
         target = self.scope.fact_target(tier)
-        snap = await self.store.read(target)
+        if isinstance(snap, _Unread):
+            snap = await self.store.read(target)
         key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
         path = target.path
         while True:
@@ -437,10 +447,15 @@ class MemoryService:
         now = self.now()
         # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
         tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared", "project")]
-        indexes = {t: await self.index(t, now) for t in tiers}
+        targets: list[StoreTarget[Any]] = [self.scope.fact_target(t) for t in tiers]
+        with_backlog = not lean and self.scope.project is not None
+        if with_backlog:
+            targets.append(self._require_backlog())
+        snaps = await read_all(self.store, targets)  # one hop to the Store's IO thread
+        indexes = {t: await self.index(t, now, snaps[i]) for i, t in enumerate(tiers)}
         backlog: tuple[BacklogItem, ...] = ()
-        if not lean and self.scope.project is not None:
-            backlog = await self._rows(self._require_backlog())
+        if with_backlog and (rows := snaps[-1]) is not None:
+            backlog = rows.entries
         semantic, ranker = self._semantic(prompt, indexes)
         return plan_injection(
             InjectionInput(
