@@ -23,7 +23,6 @@ from persona_mind.actors import Actor, ActorRef, RestartPolicy, fan_out
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import ActorStopped, FanOutFailed
 from persona_mind.messages._base import Msg
-from persona_mind.messages.owner import OwnerChanged, Subscribe
 from persona_mind.runtime import Runtime
 from persona_mind.testing._fake_pi import fake_pi_command
 from persona_mind.testing._simhost import SimHost
@@ -53,23 +52,18 @@ class Index(Msg, frozen=True, kw_only=True):
     job: str
 
 
-IndexerMsg = Index | OwnerChanged
+IndexerMsg = Index
 
 
 class Indexer(Actor[IndexerMsg]):
-    """Adopts the owner's generation, so work from a replaced session is dropped."""
+    """Compares no generation itself: the kernel drops work stamped with a replaced one."""
 
     def __init__(self) -> None:
         self.done: list[str] = []
 
     async def receive(self, message: IndexerMsg) -> object:
-        match message:
-            case OwnerChanged():
-                self.generation = message.state.generation
-                return None
-            case Index():
-                self.done.append(message.job)
-                return list(self.done)
+        self.done.append(message.job)
+        return list(self.done)
 
 
 async def _supervision(runtime: Runtime, say: Say) -> None:
@@ -89,9 +83,7 @@ async def _supervision(runtime: Runtime, say: Say) -> None:
 async def _generations(host: SimHost, say: Say) -> None:
     say("\n-- lifecycle generations --")
     runtime = host.runtime
-    assert runtime._owner is not None
     indexer: ActorRef[IndexerMsg] = runtime.system.spawn(Indexer, name="indexer")
-    await runtime._owner.ask(Subscribe(ref=indexer))
     old = (await runtime.owner()).generation
     indexer.tell(Index(job="index notes of session 1"), generation=old)
     await host.start("new")
