@@ -103,3 +103,27 @@ async def test_a_timer_message_keeps_the_generation_it_was_armed_under() -> None
         await ref.ask(Arm())  # a round trip: every fired timer has been handled
     assert ticks == [2]
     assert ref.statistics().dropped_stale == 2
+
+
+@pytest.mark.asyncio
+async def test_wait_all_tasks_blocked_returns_once_nothing_else_can_run() -> None:
+    """A chain of tasks that keep yielding finishes before the wait returns; a task blocked
+    on an event does not hold it up."""
+    from persona_mind.testing import wait_all_tasks_blocked  # noqa: PLC0415
+
+    steps: list[int] = []
+    gate = asyncio.Event()
+
+    async def busy() -> None:
+        for i in range(30):
+            steps.append(i)
+            await asyncio.sleep(0)
+
+    blocked = asyncio.ensure_future(gate.wait())
+    worker = asyncio.ensure_future(busy())
+    await wait_all_tasks_blocked()
+    assert steps == list(range(30))
+    assert worker.done()
+    assert not blocked.done()
+    gate.set()
+    await blocked

@@ -14,7 +14,7 @@ import pytest
 from persona_mind.actors import Actor, ActorRef, ActorSystem, Outcome
 from persona_mind.errors import ActorStopped, StaleGeneration
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.actors._fixtures import Block, Log, Put, Recorder, RecorderMsg
 
 
@@ -142,8 +142,7 @@ async def test_a_newer_generation_cancels_work_admitted_under_an_older_one() -> 
         ref = system.spawn(Deferring, name="deferring")
         system.advance_generation()
         pending = asyncio.ensure_future(ref.ask(Slow(), timeout=math.inf))
-        for _ in range(5):
-            await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         system.advance_generation()
         with pytest.raises(StaleGeneration, match="generation 1"):
             await pending

@@ -28,7 +28,7 @@ from persona_mind.runners.child import (
     PiBackend,
     group_members,
 )
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import fake_env, fake_log, request
 
@@ -51,8 +51,7 @@ class Inbox(Actor[ChildActivity]):
 
 
 async def settle() -> None:
-    for _ in range(20):
-        await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
 
 
 @pytest.mark.asyncio

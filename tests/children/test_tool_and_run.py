@@ -17,7 +17,7 @@ from persona_mind.runners.child import (
     handle_consult_tool,
     run_roundtable,
 )
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import team
 from tests.children.test_roundtable_actor import SYNTHESIS, scripted
@@ -113,8 +113,7 @@ async def test_cancelling_run_roundtable_stops_the_children() -> None:
             lambda: ChildRunner(model), name="child-runner"
         )
         task = asyncio.ensure_future(run_roundtable(system, runner, TEAM, "Q?", "m", run_id="c"))
-        for _ in range(100):
-            await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         assert len(await runner.ask(ListChildren())) == 2
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -152,13 +151,11 @@ async def test_a_generation_change_cancels_a_running_roundtable() -> None:
         requester = system.spawn(Requester, name="requester")
         system.advance_generation()
         task = asyncio.ensure_future(requester.ask(Start(), timeout=math.inf))
-        for _ in range(100):
-            await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         assert len(await runner.ask(ListChildren())) >= 1
         system.advance_generation()
         with pytest.raises(StaleGeneration, match="generation 1"):
             await task
-        for _ in range(100):
-            await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         assert await runner.ask(ListChildren()) == ()
     assert not any(c.kind == "synthesis" for c in model.calls)

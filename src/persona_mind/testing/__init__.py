@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from persona_mind.testing._clock import ManualClock as ManualClock
+from persona_mind.testing._clock import wait_all_tasks_blocked as wait_all_tasks_blocked
 from persona_mind.testing._fake_openai import FakeOpenAI as FakeOpenAI
 from persona_mind.testing._fake_openai import message_text as message_text
 from persona_mind.testing._fake_openai import pi_agent_env as pi_agent_env
@@ -60,6 +61,7 @@ __all__ = (
     "pi_agent_env",
     "pi_required",
     "require_pi",
+    "wait_all_tasks_blocked",
     "write_fake_pi",
     "write_pack",
 )

@@ -26,7 +26,30 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
 
-__all__ = ("ManualClock",)
+__all__ = ("ManualClock", "wait_all_tasks_blocked")
+
+_SETTLED_ROUNDS = 3
+"""Consecutive loop iterations in which only the waiting task was runnable."""
+
+
+def _only_me_ready(loop: asyncio.AbstractEventLoop) -> bool:
+    return len(getattr(loop, "_ready", ())) == 0
+
+
+async def wait_all_tasks_blocked() -> None:
+    """Return once every other task on the loop is blocked (trio's synchronisation point).
+
+    A test that started work and wants "everything that can happen now has happened" awaits
+    this instead of a hand-counted loop of ``sleep(0)``: it yields until the loop's ready
+    queue held nothing but this task for a few iterations in a row (asyncio has no public
+    probe; the ready queue is read the way ``ManualClock(autojump=True)`` reads it). A task
+    waiting on real IO or a thread counts as blocked, as in trio.
+    """
+    loop = asyncio.get_running_loop()
+    quiet = 0
+    while quiet < _SETTLED_ROUNDS:
+        await asyncio.sleep(0)
+        quiet = quiet + 1 if _only_me_ready(loop) else 0
 
 DEFAULT_WALL_START = 1_790_000_000.0  # 2026-09-21T…Z: a fixed, plausible epoch for tests
 
@@ -84,9 +107,8 @@ class ManualClock:
         idle = 0
         while self.pending():
             await asyncio.sleep(0)
-            ready = len(getattr(loop, "_ready", ()))  # only this task was runnable?
-            idle = idle + 1 if ready == 0 else 0
-            if idle >= 3:  # settled across iterations: every other task is blocked
+            idle = idle + 1 if _only_me_ready(loop) else 0
+            if idle >= _SETTLED_ROUNDS:  # settled across iterations: every task is blocked
                 due = self.next_due()
                 if due is not None:
                     self.advance(due)
