@@ -208,3 +208,32 @@ async def test_roundtable_desk_crash_cancels_the_run_and_admits_a_new_one(
         assert (await desk.ask(RoundtableStatus())).running  # admitted again
         second.cancel()
         await asyncio.gather(second, return_exceptions=True)
+
+
+@pytest.mark.asyncio
+async def test_companion_crash_keeps_the_session_it_fronts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The Companion's contract today: the feature objects the runtime built outlive its
+    restart, so the bound session keeps its tools and memory after a crash mid-work."""
+    from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
+    from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    armed: list[bool] = []
+    crash_once(monkeypatch, CompanionActor, lambda m: isinstance(m, Describe) and bool(armed))
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
+        await host.start()
+        before, _ = await host.runtime.companion.ask(Describe())
+        armed.append(True)
+        with pytest.raises(ActorStopped, match="crashed while handling Describe"):
+            await host.runtime.companion.ask(Describe())
+        await restarted(host.runtime.companion)
+        after, _ = await host.runtime.companion.ask(Describe())
+        assert [t.name for t in after] == [t.name for t in before]  # still bound
+        saved = await host.call_tool(
+            "memory", {"action": "remember", "kind": "convention", "text": "Tabs in Makefiles."}
+        )
+        assert not saved.is_error, saved.text
