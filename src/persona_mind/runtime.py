@@ -160,8 +160,16 @@ class Runtime:
             async def display(message: DisplayMessage) -> None:
                 await host.display(message)
 
+            async def toast(text: str) -> None:  # M-REMINDER-1: the short wake toast
+                await host.notify(text, "info")
+
+            async def record(custom_type: str, data: object) -> None:  # M-REMINDER-3
+                await host.append_entry(custom_type, data)
+
             self._reminders = self.system.spawn(
-                lambda: ReminderActor(display), name="reminder", restart=POLICY
+                lambda: ReminderActor(display, toast=toast, record=record),
+                name="reminder",
+                restart=POLICY,
             )
             self.owner_ref.tell(Subscribe(ref=self._reminders))  # new generations cancel timers
         return self._reminders

@@ -11,6 +11,12 @@ never gets a late wake; a new generation (``OwnerChanged``) cancels every timer,
 next ``ArmReminders`` re-arms what the new session's backlog still wants.  The caller
 never arms reminders in home or for legs (M-REMINDER-7).
 
+Acknowledgements outlive this actor too (issue 13, M-REMINDER-3): before a wake is shown,
+``record`` appends a session custom entry naming its deadline identities, and the Mind
+feature hands them back in ``ArmReminders.acknowledged`` when a session starts or resumes, so a
+wake acknowledged before a process restart and ``/resume`` is not shown again.  Each wake is
+display-only plus a short toast (M-REMINDER-1).
+
 Restart contract (docs/actors.md): the delivered set is checkpointed after every wake, so a
 restarted Reminder never replays one; pending timers are lost with the instance and come
 back at the next maintenance re-arm (every settled turn and backlog change sends one).
@@ -36,23 +42,32 @@ from persona_mind.messages.reminder import (
     ReminderState,
 )
 from persona_mind.mind import BacklogItem, ReminderBook, reminder_card
+from persona_mind.mind._reminder import ACK_ENTRY_TYPE, ack_entry_data
 
 __all__ = ("ReminderActor",)
 
 Display = Callable[[DisplayMessage], Awaitable[None]]
 Toast = Callable[[str], Awaitable[None]]
 LoadBacklog = Callable[[], Awaitable[Sequence[BacklogItem]]]
+Record = Callable[[str, object], Awaitable[None]]
 
 
 class ReminderActor(Actor[ReminderMsg]):
     """Owns one session's reminder timers."""
 
     def __init__(
-        self, display: Display, *, toast: Toast | None = None, load: LoadBacklog | None = None
+        self,
+        display: Display,
+        *,
+        toast: Toast | None = None,
+        load: LoadBacklog | None = None,
+        record: Record | None = None,
     ) -> None:
+        """``record(custom_type, data)`` appends a session custom entry (the ack entry)."""
         self.display = display
         self.toast = toast
         self.load = load
+        self.record = record
         self.book = ReminderBook()
         self.items: tuple[BacklogItem, ...] = ()
         self.timers: dict[tuple[str, float], TimerHandle] = {}
@@ -69,6 +84,7 @@ class ReminderActor(Actor[ReminderMsg]):
     async def receive(self, message: ReminderMsg) -> ReminderState | None:
         match message:
             case ArmReminders():
+                self._acknowledged(message.acknowledged)
                 await self._arm(message.items)
             case ReminderDue():
                 await self._fire((message.item_id, message.remind_at))
@@ -94,6 +110,14 @@ class ReminderActor(Actor[ReminderMsg]):
         for handle in self.timers.values():
             handle.cancel()
         self.timers.clear()
+
+    def _acknowledged(self, keys: Sequence[tuple[str, float]]) -> None:
+        """The session history's acks join the delivered set (never shown again)."""
+        fresh = set(keys) - self.book.delivered
+        if not fresh:
+            return
+        self.book.delivered.update(fresh)
+        self.checkpoint(frozenset(self.book.delivered))
 
     async def _arm(self, items: Sequence[BacklogItem]) -> None:
         self.items = tuple(items)
@@ -123,6 +147,9 @@ class ReminderActor(Actor[ReminderMsg]):
             return
         self.book.acknowledge(due)  # acknowledged before display: never replayed
         self.checkpoint(frozenset(self.book.delivered))
+        if self.record is not None:  # durable: a resumed session replays it
+            keys = [(b.id, b.remindAt) for b in due if b.remindAt is not None]
+            await self.record(ACK_ENTRY_TYPE, ack_entry_data(keys))
         self.wakes += 1
         await self.display(card)
         if self.toast is not None:

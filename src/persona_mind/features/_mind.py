@@ -22,6 +22,7 @@ from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
     CommandSpec,
+    CustomEntry,
     DisplayMessage,
     HostEvent,
     Input,
@@ -262,7 +263,7 @@ class MindFeature:
         self._bound = key
         self._activate_scheduler(start, owner.generation)
         await self._count_session_file(start.session_file)
-        await self._arm_reminders(owner.generation)
+        await self._arm_reminders(owner.generation, entries=entries)
 
     async def _count_session_file(self, path: str | None) -> None:
         """Every note event of the session file counts toward the lifetime budget
@@ -282,14 +283,20 @@ class MindFeature:
             return
         session.count_whole_session(entries)
 
-    async def _arm_reminders(self, generation: int) -> None:
+    async def _arm_reminders(
+        self, generation: int, *, entries: tuple[CustomEntry, ...] = ()
+    ) -> None:
+        """Re-arm; on (re)bind ``entries`` is the branch, whose ack entries are replayed so a
+        wake shown before a restart and ``/resume`` is never shown again (M-REMINDER-3)."""
         from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind
+        from persona_mind.mind._reminder import acknowledged_keys  # noqa: PLC0415
 
         reminders = self._reminder_ref(spawn=True)
         if reminders is None:
             return
         items = await self.session.reminder_items()
-        reminders.tell_if_alive(ArmReminders(items=items))
+        acked = tuple(sorted(acknowledged_keys(entries)))
+        reminders.tell_if_alive(ArmReminders(items=items, acknowledged=acked))
 
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:

@@ -28,9 +28,15 @@ __all__ = (
 
 
 class ArmReminders(Msg, frozen=True, kw_only=True):
-    """Reconcile timers with ``items`` (the project's backlog) under ``generation``."""
+    """Reconcile timers with ``items`` (the project's backlog) under ``generation``.
+
+    ``acknowledged`` are deadline identities the session's history says were already shown
+    (its ack entries, replayed on start and resume): they join the delivered set and are
+    never shown again (M-REMINDER-3).
+    """
 
     items: tuple[BacklogItem, ...]
+    acknowledged: tuple[tuple[str, float], ...] = ()
 
 
 class ReminderDue(Msg, frozen=True, kw_only=True):

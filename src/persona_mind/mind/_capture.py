@@ -1,12 +1,16 @@
 """Deterministic capture: strong direct-user cues are saved, casual cues only nudge.
 
 Only the user's own words count (M-CAPTURE-4, M-TRUST-1): quoted lines (``> …``), fenced
-blocks (```` ``` ```` / ``~~~``), text inside quotation marks, and any input that is not
-direct user input (``source="extension"``, peer/Intercom relays, worker reports) are never
-capture requests.  Strong cues must open a sentence; the remainder after the cue is the
-fact.  Modes (M-CAPTURE-3): ``auto`` captures strong cues and nudges casual ones,
-``prompt`` turns strong cues into a nudge (the model asks, then uses the tool), ``off``
-does nothing.  Nudges can be switched off separately.  Cue lists are in ``docs/mind.md``.
+blocks (```` ``` ```` / ``~~~``), indented code (lines opening with four spaces or a tab),
+text inside quotation marks, and any input that is not direct user input
+(``source="extension"``, peer/Intercom relays, worker reports) are never capture requests.
+Strong cues must open a sentence; the remainder of that sentence is the fact.  A question
+is never a persistence cue (M-CAPTURE-1): "Remember that file we talked about? Open it."
+asks the model to recall, so a sentence ending in ``?`` (or opening "do/can/could/would/will
+you …") neither captures nor nudges.  Modes (M-CAPTURE-3): ``auto`` captures strong cues
+and nudges casual ones, ``prompt`` turns strong cues into a nudge (the model asks, then
+uses the tool), ``off`` does nothing.  Nudges can be switched off separately.
+Cue lists are in ``docs/mind.md``.
 
 Nothing unsafe is captured (issue 14): when the text a cue would save carries a secret,
 an injected instruction or hidden characters, the decision is ``refuse`` with one line for
@@ -71,7 +75,14 @@ CASUAL_CUES: tuple[str, ...] = (
 
 _FENCE = re.compile(r"(^|\n)(```|~~~).*?(\n\2[^\n]*(?=\n|$)|$)", re.DOTALL)
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|«[^»]*»|`[^`\n]*`")
-_SENTENCE = re.compile(r"(?:^|(?<=[.!?\n]))\s*")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
+# One sentence: from its first non-space character to a terminator followed by whitespace
+# (so "v2.1" stays whole), to a line end, or to the end of the text.
+_SENTENCES = re.compile(r"\S[^\n]*?(?:[.!?]+(?=\s|$)|(?=\n)|$)")
+_ASKING = re.compile(
+    r"^(?:do|does|did|can|could|would|will|shall|should) (?:you|we|i)\b"
+    r"|^(?:ti ricordi|ricordi|puoi ricordare)\b"
+)
 _PREFERENCE = re.compile(r"^(?:i|we) (?:prefer|like|want|don't like|do not like)\b")
 _RULE = re.compile(r"\b(?:always|never|must|must not|do not|don't)\b")
 
@@ -88,10 +99,29 @@ class CaptureDecision:
 
 
 def direct_user_text(text: str) -> str:
-    """The user's own words: fenced blocks, quoted lines and quotations removed."""
+    """The user's own words: fenced blocks, indented code, quoted lines and quotations removed.
+
+    Any line opening with four spaces or a tab is treated as code, even where Markdown would
+    read it as a paragraph continuation: a missed capture costs the user one explicit
+    "remember", a captured log line costs them a wrong memory (M-CAPTURE-4).
+    """
     without_fences = _FENCE.sub("\n", text)
-    lines = [ln for ln in without_fences.splitlines() if not ln.lstrip().startswith(">")]
+    lines = [
+        ln
+        for ln in without_fences.splitlines()
+        if not ln.lstrip().startswith(">") and not _INDENTED.match(ln)
+    ]
     return _QUOTED.sub(" ", "\n".join(lines))
+
+
+def _is_question(sentence: str) -> bool:
+    """A question asks the model to recall something; it never asks it to persist."""
+    return sentence.rstrip().endswith("?") or _ASKING.match(sentence.casefold()) is not None
+
+
+def _statements(text: str) -> list[str]:
+    """The sentences of ``text`` that are not questions, in order."""
+    return [m.group(0) for m in _SENTENCES.finditer(text) if not _is_question(m.group(0))]
 
 
 def _kind_for(fact: str, cue: str) -> Kind:
@@ -104,19 +134,18 @@ def _kind_for(fact: str, cue: str) -> Kind:
 
 
 def _strong(text: str) -> tuple[str, str] | None:
-    for match in _SENTENCE.finditer(text):
-        rest = text[match.end() :]
-        low = rest.casefold()
+    for sentence in _statements(text):
+        low = sentence.casefold()
         for cue in STRONG_CUES:
             if low.startswith(cue):
-                body = re.split(r"(?<=[.!?])\s|\n", rest[len(cue) :].strip(" :,"), maxsplit=1)[0]
+                body = sentence[len(cue) :].strip(" :,")
                 if body.strip():
                     return cue, body.strip()
     return None
 
 
 def _casual(text: str) -> str | None:
-    low = text.casefold()
+    low = "\n".join(_statements(text)).casefold()
     for cue in CASUAL_CUES:
         if re.search(rf"(?<!\w){re.escape(cue)}(?!\w)", low):
             return cue

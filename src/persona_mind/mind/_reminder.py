@@ -7,30 +7,42 @@ identity once delivered or acknowledged is never delivered again (M-REMINDER-3/6
 changed ``remindAt`` is a new identity.  Closing the item (done/dropped) or its expiry
 cancels the pending timer (M-REMINDER-5).  Home and legs get no reminders (M-REMINDER-7):
 the caller simply never builds a book for them.
+
+Acknowledgements are durable (issue 13, M-REMINDER-3): every wake is preceded by a session
+custom entry of type :data:`ACK_ENTRY_TYPE` naming the deadline identities it shows, and
+:func:`acknowledged_keys` reads them back from the branch a resumed session starts on, so a
+reminder shown before a restart and ``/resume`` is not shown again after it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from persona_mind.messages.host import DisplayMessage
+from persona_mind.messages.host import CustomEntry, DisplayMessage
 from persona_mind.mind._cards import sanitize
 from persona_mind.mind._model import BacklogItem
 from persona_mind.mind._text import collapse_ws
 
 __all__ = (
+    "ACK_ENTRY_TYPE",
     "CARD_ITEMS",
     "CARD_ITEM_CHARS",
     "DeadlineKey",
     "RearmPlan",
     "ReminderBook",
+    "ack_entry_data",
+    "acknowledged_keys",
     "reminder_card",
 )
 
 CARD_ITEMS = 20
 CARD_ITEM_CHARS = 200
 DeadlineKey = tuple[str, float]
+
+ACK_ENTRY_TYPE = "persona-mind-reminder-ack"
+"""Session custom entry recording the deadline identities a wake showed (M-REMINDER-3)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,3 +121,39 @@ def reminder_card(items: Iterable[BacklogItem]) -> DisplayMessage | None:
         body="\n".join(lines),
         details={"ids": [b.id for b in due]},
     )
+
+
+def ack_entry_data(keys: Iterable[DeadlineKey]) -> dict[str, list[list[str | float]]]:
+    """The :data:`ACK_ENTRY_TYPE` entry's data: ``{"deadlines": [[item id, remindAt], …]}``."""
+    return {"deadlines": [[key[0], key[1]] for key in sorted(keys)]}
+
+
+def _key(value: object) -> DeadlineKey | None:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        return None
+    item_id, at = value
+    if not isinstance(item_id, str) or not item_id or isinstance(at, bool):
+        return None
+    if not isinstance(at, int | float) or not math.isfinite(at):
+        return None
+    return (item_id, float(at))
+
+
+def acknowledged_keys(entries: Iterable[CustomEntry]) -> frozenset[DeadlineKey]:
+    """Every deadline identity a session's ack entries name.
+
+    A malformed entry (another writer, a hand-edited file) names nothing: the worst outcome
+    is one repeated display-only wake, never a lost or invented acknowledgement.
+    """
+    keys: set[DeadlineKey] = set()
+    for entry in entries:
+        if entry.custom_type != ACK_ENTRY_TYPE or not isinstance(entry.data, dict):
+            continue
+        deadlines = entry.data.get("deadlines")
+        if not isinstance(deadlines, list):
+            continue
+        for value in deadlines:
+            key = _key(value)
+            if key is not None:
+                keys.add(key)
+    return frozenset(keys)
