@@ -134,6 +134,9 @@ def settle_marker(target: StoreTarget[Any], receipt_id: str) -> Path:
 
 
 _MARKER_CAP = 4096
+_SIZE_SLACK = 128
+"""Per receipt, more than a snapshot's size can grow by besides the new receipt's own bytes
+(a comma, longer sequence and timestamp digits, a folded receipt's settle fields)."""
 
 
 class OptimizeHistory:
@@ -282,7 +285,14 @@ class OptimizeHistory:
             after=msgspec.Raw(msgspec.json.encode(after)),
             note=note,
         )
-        kept = self._fit(target, receipts, receipt, hist.version)
+        size = 0 if stored_hist is None else stored_hist.size
+        if len(receipts) < self.max_receipts and (
+            size + len(msgspec.json.encode(receipt)) + _SIZE_SLACK * (len(receipts) + 1)
+            <= self.max_bytes
+        ):
+            kept = receipts  # fits for sure: the exact encoding is only needed near the cap
+        else:
+            kept = self._fit(target, receipts, receipt, hist.version)
         self._write_history(target, (*kept, receipt))  # prepared: durable before the rename
         self._drop_markers(folded)  # folded into that durable write
         try:
