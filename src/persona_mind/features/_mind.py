@@ -34,7 +34,6 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
-from persona_mind.mind._optimize_commands import is_review
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
@@ -376,6 +375,8 @@ class MindFeature:
         runs as the Companion's detached work: its report arrives later as a report card
         and session entry. An owner change cancels it (and its worker): no stale report.
         """
+        from persona_mind.mind._optimize_commands import is_review  # noqa: PLC0415 - lazy
+
         words = call.args.split()
         if words[:1] == ["optimize"] and is_review(words[1:]):
             accepted = await self.session.accept_review(words[1:])
