@@ -289,8 +289,13 @@ def test_expired_and_superseded_sources_M_OPTIMIZE_MANUAL_25() -> None:
 
 
 def test_malformed_store_M_OPTIMIZE_MANUAL_26() -> None:
-    with pytest.raises(MalformedStore):
+    with pytest.raises(MalformedStore) as info:
         stage((fact(1), fact(1, "other")), [{"sources": ["m_1"], "text": "x"}])
+    assert info.value.rule == "store.duplicate_ids"
+    assert "m_1" in str(info.value)
+    reps = stage((fact(1), fact(2)), [{"sources": ["m_1"], "text": "x"}])
+    with pytest.raises(MalformedStore, match="m_2"):  # rechecked in the locked step
+        apply_rows((fact(1), fact(2), fact(3), fact(2, "again")), reps, now=NOW)
 
 
 def test_provenance_overflow_is_refused_not_truncated_M_OPTIMIZE_MANUAL_27_32() -> None:
