@@ -4,7 +4,8 @@ Rows (each against a floor measured in the same run, on the same store):
 
 * ``apply_4ops`` — ``Consolidator.apply`` of a staged 4-operation plan (memory -> history ->
   store locks, fingerprint CAS, pure step, receipt written *prepared* durably, store
-  written durably, receipt settled durably) on a 1,000-fact project store, against the
+  written durably, receipt settled by its unsynced marker — docs/storage.md) on a
+  1,000-fact project store, against the
   durable-mutation floor: one ``FileStore.mutate`` of the same store making an equivalent
   change (four rows superseded, four appended). Target <= 2x.
 * ``inspect_10k`` — ``Consolidator.inspect`` of a 10,000-fact store (strict read,
@@ -13,7 +14,7 @@ Rows (each against a floor measured in the same run, on the same store):
   snapshot read of it (fresh engine: read, decode, fingerprint). Target <= 3x.
 * ``inspect_10k_cold`` — the first inspection (every row scanned once), informational.
 * ``apply_4ops_10x_store`` — ``apply_4ops`` on a 10,000-fact store, informational: the
-  receipt's two extra durable writes are a fixed cost, so the ratio shrinks as the store
+  receipt's extra durable write is a fixed cost, so the ratio shrinks as the store
   (and the floor's own write) grows.
 
 ``--json`` prints exactly one JSON object; otherwise a table.

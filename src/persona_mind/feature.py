@@ -34,10 +34,16 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Background(Generic[T]):
-    """Answer later: ``work`` runs as the Companion's cancellable work under ``key``."""
+    """Answer later: ``work`` runs as the Companion's cancellable work under ``key``.
+
+    With ``reply`` the call is answered *now* with it and ``work`` keeps running detached
+    (it delivers its own result, e.g. a report card; its value is discarded). It is still
+    the Companion's work, so an owner change cancels it and nothing stale is delivered.
+    """
 
     key: str
     work: Callable[[], Awaitable[T]]
+    reply: T | None = None
 
 
 class Feature(Protocol):

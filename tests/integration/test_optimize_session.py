@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from persona_mind.errors import PersonaMindError
+from persona_mind.messages.host import DisplayMessage
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost
 from tests.integration.conftest import bind_team
@@ -71,27 +71,59 @@ async def test_a_new_session_discards_staged_plans_M_OPTIMIZE_MANUAL_39(host: Si
     assert "plan.unknown" in late.text
 
 
+def _await_display(host: SimHost) -> asyncio.Event:
+    """An event set when the runtime displays a card (the review's detached report)."""
+    shown = asyncio.Event()
+    plain = host.display
+
+    async def display(message: DisplayMessage) -> None:
+        await plain(message)
+        shown.set()
+
+    host.display = display  # type: ignore[method-assign]
+    return shown
+
+
 @pytest.mark.asyncio
-async def test_review_runs_a_worker_and_records_the_card_first(
+async def test_review_answers_at_acceptance_and_the_report_follows_as_a_card(
     host: SimHost, model: ScriptedModel
 ) -> None:
+    """M-OPTIMIZE-BATCH-8/9/10: accepted reply + toast first; the report card later."""
     ids = await _two_facts(host)
     answer = {"operations": [{"sources": ids, "text": f"Lint with ruff{LONG}."}]}
     model.on(phase="worker", reply=json.dumps(answer))
+    shown = _await_display(host)
     result = await host.command("/mind optimize stm")
     assert result.level == "info", result.text
-    assert "stm applied" in result.text
+    assert "accepted: stm" in result.text
+    assert "one bounded window per tier" in result.text
+    assert "stm applied" not in result.text  # the command does not wait for the report
+    assert any("accepted: stm" in text for _, text in host.notifications)  # the toast
+    await asyncio.wait_for(shown.wait(), timeout=30)
+    (card,) = [d for d in host.displayed if d.kind == "persona-mind-report"]
+    assert "stm applied" in card.title
+    assert f"Lint with ruff{LONG}." in card.body
+    assert "undo with:" in card.body
     (call,) = [c for c in model.calls if c.kind == "worker"]
     assert call.model == host.model
-    cards = [
-        e.data
-        for e in host.session.branch
-        if e.custom_type == "persona-mind-report"
-        and isinstance(e.data, dict)
-        and e.data.get("kind") == "persona-mind-optimize-proposal"
-    ]
-    assert len(cards) == 1
-    assert [i for i, _ in cards[0]["before"]] == ids
+    reports = [e.data for e in host.session.branch if e.custom_type == "persona-mind-report"]
+    kinds = [d.get("kind") if isinstance(d, dict) else None for d in reports]
+    assert kinds[-2] == "persona-mind-optimize-proposal"  # recorded before the report
+    assert [i for i, _ in reports[-2]["before"]] == ids
+    assert "stm applied" in reports[-1]["text"]
+
+
+@pytest.mark.asyncio
+async def test_a_review_refused_at_acceptance_starts_nothing(
+    host: SimHost, model: ScriptedModel
+) -> None:
+    """M-OPTIMIZE-BATCH-29: ``shared`` is refused by the command itself, no worker, no toast."""
+    await _two_facts(host)
+    result = await host.command("/mind optimize shared")
+    assert result.level == "error"
+    assert "optimize inspect shared" in result.text
+    assert not [c for c in model.calls if c.kind == "worker"]
+    assert not any("accepted" in text for _, text in host.notifications)
 
 
 @pytest.mark.asyncio
@@ -137,26 +169,29 @@ async def test_a_review_runs_in_the_background_and_a_new_session_cancels_it(
     await _two_facts(host)
     before = (await host.command("/mind list stm")).text
     model.on(phase="worker", hang=True)
-    review = asyncio.ensure_future(host.command("/mind optimize stm"))
+    accepted = await host.command("/mind optimize stm")
+    assert "accepted" in accepted.text
     for _ in range(500):
         if any(c.kind == "worker" for c in model.calls):
             break
         await asyncio.sleep(0.01)
     status = await host.command("/mind status")  # the Companion is not blocked
     assert "Mind status" in status.text
-    assert not review.done()
     old_session = host.session
     await host.start("new")
-    with pytest.raises(PersonaMindError):
-        await review
+    for _ in range(500):
+        if model.cancelled:
+            break
+        await asyncio.sleep(0.01)
     assert any(c.kind == "worker" for c in model.calls)
     assert model.cancelled
+    await host.command("/persona team select software-team")
+    await host.command("/persona use architect")
+    assert (await host.command("/mind list stm")).text == before
     late = [
         e
         for e in (*old_session.branch, *host.session.branch)
         if e.custom_type == "persona-mind-report" and "optimize" in json.dumps(e.data)
     ]
     assert late == []  # no stale report, no proposal card
-    await host.command("/persona team select software-team")
-    await host.command("/persona use architect")
-    assert (await host.command("/mind list stm")).text == before
+    assert not [d for d in host.displayed if d.kind == "persona-mind-report"]

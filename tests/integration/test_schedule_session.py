@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from persona_mind.messages.host import Input, Usage
+from persona_mind.messages.host import DisplayMessage, Input, Usage
 from persona_mind.messages.runner import ListChildren
 from persona_mind.mind._schedule import RECEIPT_ENTRY_TYPE
 from persona_mind.testing import ManualClock
@@ -143,7 +143,17 @@ async def test_explicit_review_shares_the_single_flight_M_OPTIMIZE_AUTO_20(
     assert signal.cancelled == []
     await sim.turn("a real prompt")  # cancels the automatic attempt
     await asyncio.wait_for(signal.stopped.wait(), WAIT)
-    done = await sim.command("/mind optimize stm")
+    shown = asyncio.Event()
+    plain = sim.display
+
+    async def display(message: DisplayMessage) -> None:
+        await plain(message)
+        shown.set()
+
+    sim.display = display  # type: ignore[method-assign]
+    done = await sim.command("/mind optimize stm")  # answered at acceptance (BATCH-8)
     assert done.level == "info", done.text
-    assert "stm" in done.text
+    assert "accepted: stm" in done.text
+    await asyncio.wait_for(shown.wait(), WAIT)  # the report card follows
+    assert "stm reviewed-no-op" in sim.displayed[-1].title
     assert len([c for c in signal.calls if c.kind == "worker"]) == 2

@@ -140,7 +140,7 @@ def test_m_optimize_history_8_19_after_rename_stays_prepared_uncertain(layout: L
 def test_m_optimize_history_10_finalize_failure_is_success_with_warning(layout: Layout) -> None:
     target, store, fs = _faulty(layout)
     history = OptimizeHistory(store)
-    fs.fail_at(3, ops=["fsync"])  # receipt, store, then the settling write fails
+    fs.fail_at(3, ops=["open_new"])  # receipt temp, store temp, then the settle marker fails
     result = history.apply(target, _merge, before=0, after=0)
     fs.clear()
     assert result.warnings

@@ -165,5 +165,8 @@ class CompanionActor(Actor[CompanionMsg]):
         """Resync the host's specs (a call may change them), then answer now or deferred."""
         await self._sync_specs()
         if isinstance(result, Background):
+            if result.reply is not None:  # answered at acceptance; the work runs detached
+                self.start_work(f"{result.key}-{next(self._keys)}", result.work)
+                return result.reply
             return self.defer(f"{result.key}-{next(self._keys)}", result.work)
         return result

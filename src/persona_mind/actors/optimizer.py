@@ -27,6 +27,7 @@ from persona_mind.actors._consolidator import Consolidator, parse_tier
 from persona_mind.actors._review import Record, ReviewContext, run_review
 from persona_mind.messages.optimizer import (
     DiscardPlans,
+    OptimizeAdmissible,
     OptimizeApply,
     OptimizeHistoryList,
     OptimizeInspect,
@@ -121,6 +122,9 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 )
             case OptimizeReview():
                 return self._review(message)
+            case OptimizeAdmissible():
+                self._admissible()
+                return None
             case DiscardPlans():
                 self.plans.discard_owner(message.owner)
                 return None
@@ -134,13 +138,7 @@ class OptimizerActor(Actor[OptimizerMsg]):
     def _review(self, message: OptimizeReview) -> object:
         """Admit one review batch (single-flight) as deferred work; see ``_review.py``."""
         targets = review_targets(message.scope, message.target)
-        if "review" in self.work_keys():
-            raise InvalidArgument("optimize.busy", "a review is already running; wait for it")
-        runner = self._runner() if self._runner is not None else None
-        if runner is None:
-            raise AccessRefused(
-                "optimize.no_workers", "this runtime has no child runner for worker reviews"
-            )
+        runner = self._admissible()
         if not message.model:
             raise InvalidArgument("optimize.no_model", "the session has no model to review with")
         ctx = ReviewContext(
@@ -159,6 +157,17 @@ class OptimizerActor(Actor[OptimizerMsg]):
             return await run_review(targets, ctx)
 
         return self.defer("review", work)
+
+    def _admissible(self) -> ActorRef[Any]:
+        """Single flight and a child runner: the gates a review must pass; the runner."""
+        if "review" in self.work_keys():
+            raise InvalidArgument("optimize.busy", "a review is already running; wait for it")
+        runner = self._runner() if self._runner is not None else None
+        if runner is None:
+            raise AccessRefused(
+                "optimize.no_workers", "this runtime has no child runner for worker reviews"
+            )
+        return runner
 
     async def _stage(self, message: OptimizeStage) -> Plan:
         tier, now = parse_tier(message.tier), self.clock.wall()
@@ -277,6 +286,16 @@ class OptimizerClient:
             return await scheduler.ask(explicit, timeout=REVIEW_DEADLINE * 3 + 150.0)
         msg = OptimizeReview(owner=owner, scope=scope, target=target, model=model)
         return await self.ref.ask(msg, timeout=REVIEW_DEADLINE * 3 + 120.0)
+
+    async def admit_review(self) -> None:
+        """Raise the refusal a review would get now (the Scheduler's gates if it admits)."""
+        scheduler = self._admission() if self._admission is not None else None
+        if scheduler is not None:
+            from persona_mind.messages.scheduler import ExplicitAdmissible  # noqa: PLC0415
+
+            await scheduler.ask(ExplicitAdmissible(), timeout=self.timeout)
+            return
+        await self.ref.ask(OptimizeAdmissible(), timeout=self.timeout)
 
     def discard(self, owner: str) -> None:
         if isinstance(self._ref, ActorRef):  # never spawn an Optimizer just to discard

@@ -38,6 +38,7 @@ from persona_mind.messages.scheduler import (
     AutoSetting,
     Busy,
     Deactivate,
+    ExplicitAdmissible,
     ExplicitReview,
     Saved,
     SchedulerMsg,
@@ -138,6 +139,9 @@ class SchedulerActor(Actor[SchedulerMsg]):
                 return await self._auto(message.verb)
             case ExplicitReview():
                 return self._explicit(message)
+            case ExplicitAdmissible():
+                self._admissible()
+                return None
             case _:
                 assert_never(message)
         return None
@@ -277,8 +281,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
             self._set(rules.set_auto(self.state, enabled=True))
         return rules.status_lines(self.state, self.clock.monotonic())
 
-    def _explicit(self, message: ExplicitReview) -> object:
-        """``/mind optimize``: bypasses dirty/token/cooldown/off gates, never single flight."""
+    def _admissible(self) -> ActorRef[Any]:
+        """The explicit-review gates (single flight, agent idle, an Optimizer); its ref."""
         if self.state.in_flight is not None:
             self._set(self.state.bump(coalesced=1))
             raise InvalidArgument(
@@ -289,6 +293,11 @@ class SchedulerActor(Actor[SchedulerMsg]):
         optimizer = self._optimizer()
         if optimizer is None:
             raise AccessRefused("optimize.no_workers", "this runtime has no Optimizer")
+        return optimizer
+
+    def _explicit(self, message: ExplicitReview) -> object:
+        """``/mind optimize``: bypasses dirty/token/cooldown/off gates, never single flight."""
+        optimizer = self._admissible()
         attempt = rules.Attempt(f"explicit-{next(self._ids)}", (), retry=False)
         self._set(rules.admit(self.state, attempt))
         msg = OptimizeReview(

@@ -377,15 +377,43 @@ class MindFeature:
     ) -> CommandResult | Background[CommandResult]:
         """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3).
 
-        Issue 11: an optimize review runs for minutes, so it answers as background work
-        (the Companion's mailbox stays free; an owner change cancels it).
+        Issue 11: an optimize review runs for minutes, so the command answers once the
+        review is accepted (a short reply and a toast, M-OPTIMIZE-BATCH-8/9) and the review
+        runs as the Companion's detached work: its report arrives later as a report card
+        and session entry. An owner change cancels it (and its worker): no stale report.
         """
+        from persona_mind.mind._optimize_commands import is_review  # noqa: PLC0415 - lazy
+
         words = call.args.split()
-        if words[:1] == ["optimize"] and (
-            len(words) == 1 or words[1] in ("all", "persona", "project", "stm", "shared")
-        ):
-            return Background(key="mind-optimize-review", work=lambda: self._command(call))
+        if words[:1] == ["optimize"] and is_review(words[1:]):
+            accepted = await self.session.accept_review(words[1:])
+            if accepted.level == "error":
+                return accepted
+            await self.runtime.host.notify(accepted.text.splitlines()[-1])
+            return Background(
+                key="mind-optimize-review", work=lambda: self._report(call), reply=accepted
+            )
         return await self._command(call)
+
+    async def _report(self, call: CommandCall) -> CommandResult:
+        """Run the review and deliver its terminal report as a card (M-OPTIMIZE-BATCH-10)."""
+        service = self.session.service
+        result = await self.session.on_command(call)
+        if self.session.active and self.session.service is service:  # M-UI-5: never stale
+            await self.runtime.host.append_entry(
+                REPORT_ENTRY_TYPE,
+                {"command": f"/{call.name} {call.args}".strip(), "text": result.text},
+            )
+            lines = result.text.splitlines()
+            await self.runtime.host.display(
+                DisplayMessage(
+                    kind=REPORT_ENTRY_TYPE,
+                    title=lines[0] if lines else "Optimize review",
+                    body="\n".join(lines[1:]),
+                    details={"command": f"/{call.name} {call.args}".strip(), "level": result.level},
+                )
+            )
+        return result
 
     async def _command(self, call: CommandCall) -> CommandResult:
         result = await self.session.on_command(call)

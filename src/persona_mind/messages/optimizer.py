@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = (
     "DiscardPlans",
+    "OptimizeAdmissible",
     "OptimizeApply",
     "OptimizeHistoryList",
     "OptimizeInspect",
@@ -91,6 +92,11 @@ class OptimizeReview(Ask["ReviewReport"], frozen=True, kw_only=True):
     model: str
 
 
+class OptimizeAdmissible(Ask[None], frozen=True, kw_only=True):
+    """Would an :class:`OptimizeReview` be admitted now? Raises the refusal it would get
+    (the command answers at acceptance, M-OPTIMIZE-BATCH-8)."""
+
+
 class DiscardPlans(Msg, frozen=True, kw_only=True):
     """Drop every plan of ``owner`` (its session or scope changed)."""
 
@@ -104,6 +110,7 @@ OptimizerMsg = (
     | OptimizeUndo
     | OptimizeHistoryList
     | OptimizeReview
+    | OptimizeAdmissible
     | DiscardPlans
     | OwnerChanged
 )

@@ -26,6 +26,7 @@ __all__ = (
     "AutoSetting",
     "Busy",
     "Deactivate",
+    "ExplicitAdmissible",
     "ExplicitReview",
     "Saved",
     "SchedulerMsg",
@@ -97,6 +98,14 @@ class AutoSetting(Ask["tuple[str, ...]"], frozen=True, kw_only=True):
     verb: Literal["status", "on", "off"] = "status"
 
 
+class ExplicitAdmissible(Ask[None], frozen=True, kw_only=True):
+    """Would an :class:`ExplicitReview` be admitted now? Raises the refusal it would get.
+
+    ``/mind optimize`` answers at acceptance (M-OPTIMIZE-BATCH-8): the command asks this,
+    replies, and sends the :class:`ExplicitReview` as detached work right after.
+    """
+
+
 class ExplicitReview(Ask["ReviewReport"], frozen=True, kw_only=True):
     """An explicit ``/mind optimize`` review through the same single-flight admission."""
 
@@ -117,5 +126,6 @@ SchedulerMsg = (
     | AttemptEnded
     | AutoSetting
     | ExplicitReview
+    | ExplicitAdmissible
     | OwnerChanged
 )

@@ -8,8 +8,10 @@ runtime never applies on its own, -43); ``history [target] [limit=N]`` lists rec
 what needs recovery; ``undo <receipt> [target]`` restores a consolidation.
 
 Bare ``/mind optimize``, ``/mind optimize all`` or a named target run an explicit review
-by worker children through the Optimizer (``_optimize_review.py``); the command answers
-with the terminal report (not at acceptance — see docs/mind.md).
+by worker children through the Optimizer (``_optimize_review.py``). The command answers
+at acceptance (:func:`review_acceptance`: the targets and "one bounded window per tier,
+sequentially", M-OPTIMIZE-BATCH-8/9); the terminal report (:func:`run_optimize`) arrives
+later as a report card.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from persona_mind.mind._model import Tier
 from persona_mind.mind._optimize_inspect import Inspection
 from persona_mind.mind._optimize_plans import Applied, Plan, preview
 from persona_mind.mind._optimize_port import OptimizeBinding
+from persona_mind.mind._optimize_review import review_targets
 
 __all__ = (
     "OPTIMIZE_USAGE",
@@ -32,6 +35,7 @@ __all__ = (
     "history_card",
     "inspection_card",
     "plan_card",
+    "review_acceptance",
     "run_optimize",
     "tracked",
 )
@@ -208,6 +212,32 @@ async def _review(binding: OptimizeBinding, target: str | None) -> Card:
         lines.append(f"undo with: /mind optimize undo {done.receipt} {done.tier}")
     title = "Optimize review: " + ", ".join(f"{o.tier} {o.status}" for o in report.outcomes)
     return Card(title, tuple(lines), data={"run": report.run_id, "model": report.model})
+
+
+def is_review(words: list[str]) -> bool:
+    """Whether ``words`` (after ``optimize``) ask for a worker review, not a manual verb."""
+    plain, _ = _options(words)
+    return not plain or plain[0] == "all" or plain[0] in _TIERS
+
+
+def review_acceptance(words: list[str], binding: OptimizeBinding) -> Card:
+    """The short answer a review request gets once accepted (M-OPTIMIZE-BATCH-8, -9).
+
+    Everything that can refuse before any store read or worker runs is checked here (the
+    session model, the target rules incl. ``shared`` and home); a busy Optimizer or
+    Scheduler refuses later, in the report card.
+    """
+    plain, _ = _options(words)
+    if not binding.model:
+        raise InvalidArgument(
+            "optimize.no_model", "the session has no model selected; reviews use exactly it"
+        )
+    targets = review_targets(binding.scope, plain[0] if plain else None)
+    line = (
+        f"Optimize review accepted: {', '.join(targets)} - one bounded window per tier, "
+        "run sequentially; the report follows as a card."
+    )
+    return Card("Optimize review accepted", (line,), data={"targets": list(targets)})
 
 
 async def run_optimize(words: list[str], binding: OptimizeBinding) -> Card:

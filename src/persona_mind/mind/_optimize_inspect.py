@@ -20,7 +20,6 @@ import bisect
 import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations
 from operator import attrgetter
 
 from persona_mind.mind._errors import InvalidArgument, LimitExceeded
@@ -107,16 +106,20 @@ class SafetyMemo:
 
     def __init__(self, capacity: int = 40_000) -> None:
         self.capacity = capacity
-        self._seen: dict[tuple[str, tuple[str, ...], str | None], bool] = {}
+        # text -> (tags, source, verdict): keyed by the text alone (its hash is cached by
+        # the str; a tuple key would rehash the tags on every lookup), the other scanned
+        # fields compared on a hit — one remembered variant per text
+        self._seen: dict[str, tuple[tuple[str, ...], str | None, bool]] = {}
 
     def __call__(self, row: Fact) -> bool:
-        key = (row.text, row.tags, row.source)
-        found = self._seen.get(key)
-        if found is None:
-            found = self._seen[key] = safe_row(row)
-            if len(self._seen) > self.capacity:
-                del self._seen[next(iter(self._seen))]
-        return found
+        hit = self._seen.get(row.text)
+        if hit is not None and hit[0] == row.tags and hit[1] == row.source:
+            return hit[2]
+        verdict = safe_row(row)
+        self._seen[row.text] = (row.tags, row.source, verdict)
+        if len(self._seen) > self.capacity:
+            del self._seen[next(iter(self._seen))]
+        return verdict
 
 
 def _int_arg(name: str, value: object, default: int) -> int:
@@ -139,14 +142,25 @@ def _pairs(page: tuple[Fact, ...]) -> tuple[CandidatePair, ...]:
     sizes = [m.bit_count() for m in masks]
     ids = [f.id for f in page]
     found: list[tuple[float, str, str]] = []
-    for i, j in combinations(range(len(page)), 2):
-        a, b = sizes[i], sizes[j]
-        if min(a, b) < PAIR_THRESHOLD * max(a, b) or not a:  # Jaccard <= small / large
+    # below this unrounded Jaccard the rounded score cannot reach the threshold; only the
+    # pairs above it pay for a division and a round (issue 11: inspect within 3x a read)
+    floor = PAIR_THRESHOLD - 0.0005
+    n = len(page)
+    for i in range(n):
+        a, mask_a = sizes[i], masks[i]
+        if not a:
             continue
-        inter = (masks[i] & masks[j]).bit_count()
-        score = round(inter / (a + b - inter), 3)
-        if score >= PAIR_THRESHOLD:
-            found.append((-score, ids[i], ids[j]))
+        low, high = PAIR_THRESHOLD * a, a / PAIR_THRESHOLD  # sizes a Jaccard >= T allows
+        for j in range(i + 1, n):
+            b = sizes[j]
+            if b < low or b > high:  # Jaccard <= small / large < T
+                continue
+            inter = (mask_a & masks[j]).bit_count()
+            union = a + b - inter
+            if inter >= floor * union:
+                score = round(inter / union, 3)
+                if score >= PAIR_THRESHOLD:
+                    found.append((-score, ids[i], ids[j]))
     best = heapq.nsmallest(MAX_CANDIDATE_PAIRS, found)
     return tuple(CandidatePair(a, b, -neg) for neg, a, b in best)
 

@@ -50,6 +50,10 @@ class OptimizerPort(Protocol):
         self, owner: str, scope: MindScope, target: str | None, model: str
     ) -> ReviewReport: ...
 
+    async def admit_review(self) -> None:
+        """Raise the refusal a review request would get now (nothing is started)."""
+        ...
+
     def discard(self, owner: str) -> None: ...
 
 

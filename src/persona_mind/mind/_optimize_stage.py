@@ -18,6 +18,7 @@ in STM the *earliest* source expiry, so consolidation never revives stale workin
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -147,15 +148,15 @@ def _check_ids(ops: Sequence[Operation]) -> None:
 
 
 def _index(rows: tuple[Fact, ...]) -> dict[str, Fact]:
-    by_id: dict[str, Fact] = {}
-    for row in rows:
-        if row.id in by_id:
-            raise MalformedStore(
-                "store.duplicate_ids",
-                f"the store holds two rows with id {row.id}; repair it (`persona-mind "
-                "store scan`) before consolidating",
-            )
-        by_id[row.id] = row
+    by_id = {row.id: row for row in rows}  # one C-level pass; duplicates found below
+    if len(by_id) != len(rows):
+        counts = Counter(row.id for row in rows)
+        dup = next(i for i, n in counts.items() if n > 1)
+        raise MalformedStore(
+            "store.duplicate_ids",
+            f"the store holds two rows with id {dup}; repair it (`persona-mind "
+            "store scan`) before consolidating",
+        )
     return by_id
 
 
@@ -321,7 +322,7 @@ def apply_rows(
             superseded[src.id] = rep.new if src.id == rep.new.id else _retire(src, rep.new.id)
         if rep.new.id in by_id and rep.new.id not in {s.id for s in rep.sources}:
             raise PlanConflict("plan.collision", f"fact {rep.new.id} now exists; stage again")
-    kept = tuple(superseded.get(r.id, r) for r in rows)
+    kept = [superseded.get(r.id, r) for r in rows] if superseded else list(rows)
     return (*kept, *(rep.new for rep in replacements if rep.new.id not in by_id))
 
 

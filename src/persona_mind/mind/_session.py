@@ -56,6 +56,7 @@ from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem, Tier
 from persona_mind.mind._notes import NotesLedger, OwnerKey
+from persona_mind.mind._optimize_commands import review_acceptance
 from persona_mind.mind._optimize_port import OptimizeBinding, OptimizerPort
 from persona_mind.mind._ranker import SemanticSource
 from persona_mind.mind._scope import MindScope, find_project
@@ -367,6 +368,22 @@ class MindSession:
             optimize=self._optimize_binding(),
         )
         return await tools.call(call.name, call.arguments)
+
+    async def accept_review(self, words: list[str]) -> CommandResult:
+        """The acceptance answer of ``/mind optimize [all|target]`` (M-OPTIMIZE-BATCH-8, -9).
+
+        ``level == "error"`` means refused: the caller then starts no review.
+        """
+        binding = None if self.leg else self._optimize_binding()
+        if self.service is None or binding is None:
+            why = self.refusal or "the Optimizer is not available here"
+            return CommandResult(text=f"Mind is inactive: {why}", level="error")
+        try:
+            card = review_acceptance(words, binding)  # model and target rules
+            await binding.port.admit_review()  # single flight, agent idle, workers
+            return CommandResult(text=card.full())
+        except (MindRefusal, PersonaMindError) as exc:
+            return CommandResult(text=str(exc), level="error")
 
     async def on_command(self, call: CommandCall) -> CommandResult:
         """``/mind`` and ``/persona-mind``."""

@@ -13,8 +13,22 @@ a replacement under memory -> history -> store locks (M-OPTIMIZE-HISTORY-2):
 5. a failure before the rename settles the receipt ``aborted``; a failure after it (the
    directory fsync) leaves it *prepared* with outcome ``uncertain`` and raises
    ``OutcomeUncertain`` — never presumed applied or discarded (-8, -19, -20);
-6. settle it ``applied``; if only that last write fails, the replacement still succeeded:
-   the result carries a warning and the receipt stays prepared until reconciled (-10).
+6. settle it ``applied`` by creating a *settle marker* ``<history>.settled-<id>`` beside it
+   — written and closed, **not fsynced** (see below); if only that fails, the replacement
+   still succeeded: the result carries a warning and the receipt stays prepared until
+   reconciled (-10).
+
+Why the settle needs no fsync of its own (docs/storage.md "Optimizer receipts"): the
+marker is created only after the store write was *acknowledged* (file and directory
+fsynced), so a marker that exists always tells the truth. A process crash (kill -9) cannot
+lose a closed file's data — the page cache survives the process. Only an OS crash or
+power loss can, and then the marker is missing, empty or torn: a marker counts only when
+it decodes strictly and names the prepared receipt's id and after-fingerprint, so a lost
+or torn one leaves the receipt *prepared* — never presumed — and ``reconcile`` (or the
+next apply, which reconciles on fingerprint proof first) settles it when the store proves
+the outcome. Every reader folds valid markers into the view; the next durable history
+write (the next apply's prepared receipt, a reconcile, a resolve) folds them into the file
+and then removes them. Apply thus costs one durable receipt write plus the store write.
 
 :meth:`reconcile` settles prepared receipts only on proof (the store's fingerprint equals the
 receipt's after- or before-fingerprint); anything else needs :meth:`resolve` by an operator.
@@ -22,8 +36,10 @@ receipt's after- or before-fingerprint); anything else needs :meth:`resolve` by 
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
@@ -102,6 +118,27 @@ def _size(receipts: tuple[Receipt, ...], version: int) -> int:
     return len(encode_snapshot(snap))
 
 
+class _Marker(msgspec.Struct, frozen=True, kw_only=True):
+    """A settle marker's content: which receipt, proven by which after-fingerprint."""
+
+    id: str
+    outcome: Literal["applied"]
+    settledAt: str  # noqa: N815
+    afterFingerprint: str  # noqa: N815
+
+
+def settle_marker(target: StoreTarget[Any], receipt_id: str) -> Path:
+    """The settle marker of one receipt of ``target``."""
+    hist = Layout.history(target.path)
+    return hist.with_name(f"{hist.name}.settled-{receipt_id}")
+
+
+_MARKER_CAP = 4096
+_SIZE_SLACK = 128
+"""Per receipt, more than a snapshot's size can grow by besides the new receipt's own bytes
+(a comma, longer sequence and timestamp digits, a folded receipt's settle fields)."""
+
+
 class OptimizeHistory:
     """Receipt-guarded replacements of memory stores (see the module doc)."""
 
@@ -121,8 +158,48 @@ class OptimizeHistory:
     ) -> tuple[Receipt, ...]:
         """The receipts of ``target`` (newest last), optionally one owner's; never writes."""
         snap = self.engine.read(history_target(target))
-        found = () if snap is None else snap.entries
+        found, _ = self._fold(target, () if snap is None else snap.entries)
         return tuple(r for r in found if owner is None or r.owner == owner)
+
+    def _fold(
+        self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]
+    ) -> tuple[tuple[Receipt, ...], list[Path]]:
+        """``receipts`` with every valid settle marker applied, and those markers' paths."""
+        out: list[Receipt] = []
+        used: list[Path] = []
+        for r in receipts:
+            mark, path = None, settle_marker(target, r.id)
+            if r.state == "prepared" and r.outcome == "pending":
+                mark = self._read_marker(path)
+            if mark is not None and (mark.id, mark.afterFingerprint) == (r.id, r.afterFingerprint):
+                used.append(path)
+                out.append(
+                    msgspec.structs.replace(
+                        r, state="settled", outcome=mark.outcome, settledAt=mark.settledAt
+                    )
+                )
+            else:
+                out.append(r)
+        return tuple(out), used
+
+    def _read_marker(self, path: Path) -> _Marker | None:
+        """A marker that decodes strictly, or ``None`` (missing, empty, torn: not proof)."""
+        try:
+            found = self.engine.fs.read_capped(path, _MARKER_CAP)
+        except OSError:
+            return None
+        if found is None or found.data is None:
+            return None
+        try:
+            return msgspec.json.decode(found.data, type=_Marker)
+        except msgspec.DecodeError:
+            return None
+
+    def _drop_markers(self, paths: list[Path]) -> None:
+        """Remove markers already folded into a durable write (a leftover one is inert)."""
+        for path in paths:
+            with contextlib.suppress(OSError):
+                self.engine.fs.unlink(path)
 
     def _plan(self, target: StoreTarget[Any]) -> list[tuple[Any, Any]]:
         layout = self.engine._layout("history")
@@ -175,7 +252,10 @@ class OptimizeHistory:
         engine = self.engine
         hist = history_target(target)
         stored_hist = engine.load_locked(hist)
-        receipts = () if stored_hist is None else stored_hist.snapshot.entries
+        receipts, folded = self._fold(
+            target, () if stored_hist is None else stored_hist.snapshot.entries
+        )
+        receipts = self._settle_proven(target, receipts)
         open_ = [r.id for r in receipts if r.state == "prepared"]
         if open_:
             raise HistoryBlocked(
@@ -205,8 +285,16 @@ class OptimizeHistory:
             after=msgspec.Raw(msgspec.json.encode(after)),
             note=note,
         )
-        kept = self._fit(target, receipts, receipt, hist.version)
+        size = 0 if stored_hist is None else stored_hist.size
+        if len(receipts) < self.max_receipts and (
+            size + len(msgspec.json.encode(receipt)) + _SIZE_SLACK * (len(receipts) + 1)
+            <= self.max_bytes
+        ):
+            kept = receipts  # fits for sure: the exact encoding is only needed near the cap
+        else:
+            kept = self._fit(target, receipts, receipt, hist.version)
         self._write_history(target, (*kept, receipt))  # prepared: durable before the rename
+        self._drop_markers(folded)  # folded into that durable write
         try:
             written = engine.commit_locked(target, prepared)
         except WriteFailed as exc:
@@ -220,7 +308,7 @@ class OptimizeHistory:
             self._try_settle(target, receipt, "aborted")
             raise
         warnings: tuple[str, ...] = ()
-        settled = self._try_settle(target, receipt, "applied")
+        settled = self._mark_settled(target, receipt)
         if settled is None:
             warnings = (
                 f"the replacement of {target.path.name} is committed, but receipt {receipt.id} "
@@ -252,6 +340,50 @@ class OptimizeHistory:
             )
         return tuple(kept)
 
+    def _settle_proven(
+        self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]
+    ) -> tuple[Receipt, ...]:
+        """Under the locks: a pending prepared receipt whose after-fingerprint the store
+        still shows is settled ``applied`` in the view (its settle marker was lost to an OS
+        crash; the next durable write records it). Anything else stays prepared."""
+        if not any(r.state == "prepared" and r.outcome == "pending" for r in receipts):
+            return receipts
+        current = self.engine.load_locked(target)
+        actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
+        return tuple(
+            msgspec.structs.replace(
+                r, state="settled", outcome="applied", settledAt=utc(self.engine.wall())
+            )
+            if r.state == "prepared" and r.outcome == "pending" and r.afterFingerprint == actual
+            else r
+            for r in receipts
+        )
+
+    def _mark_settled(self, target: StoreTarget[Any], receipt: Receipt) -> Receipt | None:
+        """Settle ``receipt`` ``applied`` by its marker: created, written, closed, no fsync
+        (the module doc argues why); ``None`` if that fails (it then stays prepared)."""
+        final = msgspec.structs.replace(
+            receipt, state="settled", outcome="applied", settledAt=utc(self.engine.wall())
+        )
+        mark = _Marker(
+            id=receipt.id,
+            outcome="applied",
+            settledAt=final.settledAt or "",
+            afterFingerprint=receipt.afterFingerprint,
+        )
+        data = memoryview(msgspec.json.encode(mark))
+        fs = self.engine.fs
+        try:
+            fd = fs.open_new(settle_marker(target, receipt.id))
+            try:
+                while data:
+                    data = data[fs.write(fd, data) :]
+            finally:
+                fs.close(fd)
+        except OSError:
+            return None
+        return final
+
     def _try_settle(
         self,
         target: StoreTarget[Any],
@@ -279,9 +411,14 @@ class OptimizeHistory:
         report: list[str] = []
         with self.engine.hold(self._plan(target), "history reconcile"):
             stored = self.engine.load_locked(history_target(target))
+            entries = () if stored is None else stored.snapshot.entries
+            view, folded = self._fold(target, entries)
+            if folded:  # settled by markers: record them durably, then drop the markers
+                self._write_history(target, view)
+                self._drop_markers(folded)
             current = self.engine.load_locked(target)
             actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
-            for receipt in () if stored is None else stored.snapshot.entries:
+            for receipt in view:
                 if receipt.state != "prepared":
                     continue
                 if actual == receipt.afterFingerprint:
@@ -304,13 +441,13 @@ class OptimizeHistory:
         """An operator's explicit decision about one prepared receipt."""
         with self.engine.hold(self._plan(target), "history resolve"):
             stored = self.engine.load_locked(history_target(target))
-            found = [
-                r for r in (() if stored is None else stored.snapshot.entries) if r.id == receipt_id
-            ]
+            view, folded = self._fold(target, () if stored is None else stored.snapshot.entries)
+            found = [r for r in view if r.id == receipt_id]
             if not found or found[0].state != "prepared":
                 raise StorageError(f"no prepared receipt {receipt_id!r} for {target.path.name}")
             final = msgspec.structs.replace(
                 found[0], state="settled", outcome=outcome, settledAt=utc(self.engine.wall())
             )
-            self._write_history(target, _replace(stored.snapshot.entries, final))  # type: ignore[union-attr]
+            self._write_history(target, _replace(view, final))
+            self._drop_markers(folded)
             return final
