@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from persona_mind.clock import MonotonicClock
+from persona_mind.runners.child import CancelLadder, PiBackend
 from persona_mind.testing._fake_openai import FakeOpenAI, pi_agent_env
 from persona_mind.testing._pi import PiInstall, require_pi
 
@@ -34,6 +36,17 @@ WAIT = 60.0  # generous: CI machines are slow; every wait ends early on success
 @pytest.fixture(scope="session")
 def pi() -> PiInstall:
     return require_pi()
+
+
+def child_backend(pi: PiInstall, fake: FakeOpenAI, agent_dir: Path) -> PiBackend:
+    """A real `pi` child backend in RPC mode on the fake model server (workers, consults)."""
+    return PiBackend(
+        pi.argv,
+        clock=MonotonicClock(),
+        mode="rpc",
+        base_env=pi_agent_env(agent_dir, fake.base_url),
+        ladder=CancelLadder(abort_grace=5, term_grace=5, kill_grace=10),
+    )
 
 
 @pytest.fixture

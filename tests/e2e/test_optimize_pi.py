@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.e2e.conftest import child_backend
 from tests.optimize._helpers import rows, scope_for, seed
 
 from persona_mind.actors import ActorSystem
@@ -24,29 +25,16 @@ from persona_mind.clock import MonotonicClock
 from persona_mind.errors import StaleGeneration
 from persona_mind.messages.optimizer import OptimizeReview, OptimizeUndo
 from persona_mind.messages.runner import ListChildren
-from persona_mind.runners.child import CancelLadder, PiBackend, group_members
+from persona_mind.runners.child import group_members
 from persona_mind.testing import ManualClock
-from persona_mind.testing._fake_openai import FakeOpenAI, pi_agent_env
-from persona_mind.testing._pi import PiInstall, require_pi
+from persona_mind.testing._fake_openai import FakeOpenAI
+from persona_mind.testing._pi import PiInstall
 
 pytestmark = pytest.mark.e2e
 
 LONG = " before every push, and keep the integration suite green for each release"
 
 
-@pytest.fixture(scope="module")
-def pi() -> PiInstall:
-    return require_pi()
-
-
-def backend(pi: PiInstall, fake: FakeOpenAI, tmp_path: Path) -> PiBackend:
-    return PiBackend(
-        pi.argv,
-        clock=MonotonicClock(),
-        mode="rpc",
-        base_env=pi_agent_env(tmp_path / "pi-agent", fake.base_url),
-        ladder=CancelLadder(abort_grace=5, term_grace=5, kill_grace=10),
-    )
 
 
 @pytest.mark.asyncio
@@ -57,7 +45,7 @@ async def test_real_pi_worker_proposal_is_applied_and_undone(pi: PiInstall, tmp_
     answer = {"operations": [{"sources": [a.id, b.id], "text": f"Lint with ruff{LONG}."}]}
     scope = scope_for(tmp_path)
     with FakeOpenAI([{"text": json.dumps(answer)}]) as fake:
-        pi_backend = backend(pi, fake, tmp_path)
+        pi_backend = child_backend(pi, fake, tmp_path / "pi-agent")
         async with ActorSystem(clock=MonotonicClock()) as system:
             runner = system.spawn(lambda: ChildRunner(pi_backend), name="child-runner")
             ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
@@ -87,7 +75,7 @@ async def test_owner_change_cancels_the_real_worker_and_leaves_no_process(
     before = rows(tmp_path, clock, "stm")
     scope = scope_for(tmp_path)
     with FakeOpenAI([{"delay": 60, "text": '{"operations": []}'}]) as fake:
-        pi_backend = backend(pi, fake, tmp_path)
+        pi_backend = child_backend(pi, fake, tmp_path / "pi-agent")
         async with ActorSystem(clock=MonotonicClock()) as system:
             runner = system.spawn(lambda: ChildRunner(pi_backend), name="child-runner")
             ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)

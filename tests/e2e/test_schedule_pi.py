@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.e2e.conftest import child_backend
 from tests.optimize._helpers import scope_for, seed
 
 from persona_mind.actors import ActorSystem
@@ -23,10 +24,10 @@ from persona_mind.actors.scheduler import spawn_scheduler
 from persona_mind.clock import MonotonicClock
 from persona_mind.messages.runner import ListChildren
 from persona_mind.messages.scheduler import Activate, AutoSetting, Busy, Saved, Settled
-from persona_mind.runners.child import CancelLadder, PiBackend, group_members
+from persona_mind.runners.child import group_members
 from persona_mind.testing import ManualClock
-from persona_mind.testing._fake_openai import FakeOpenAI, pi_agent_env
-from persona_mind.testing._pi import PiInstall, require_pi
+from persona_mind.testing._fake_openai import FakeOpenAI
+from persona_mind.testing._pi import PiInstall
 
 pytestmark = pytest.mark.e2e
 
@@ -34,19 +35,6 @@ LONG = " before every push, and keep the integration suite green for each releas
 MODEL = "fake/fake-model"
 
 
-@pytest.fixture(scope="module")
-def pi() -> PiInstall:
-    return require_pi()
-
-
-def _backend(pi: PiInstall, fake: FakeOpenAI, tmp_path: Path) -> PiBackend:
-    return PiBackend(
-        pi.argv,
-        clock=MonotonicClock(),
-        mode="rpc",
-        base_env=pi_agent_env(tmp_path / "pi-agent", fake.base_url),
-        ladder=CancelLadder(abort_grace=5, term_grace=5, kill_grace=10),
-    )
 
 
 @pytest.mark.asyncio
@@ -66,7 +54,7 @@ async def test_save_and_settle_launch_one_real_worker_and_input_cancels_it(
         receipts.append(data)
 
     with FakeOpenAI([{"delay": 60, "text": '{"operations": []}'}]) as fake:
-        pi_backend = _backend(pi, fake, tmp_path)
+        pi_backend = child_backend(pi, fake, tmp_path / "pi-agent")
         async with ActorSystem(clock=MonotonicClock()) as system:
             runner = system.spawn(lambda: ChildRunner(pi_backend), name="child-runner")
             opt = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
@@ -110,7 +98,7 @@ async def test_auto_off_then_a_save_launches_no_real_worker(pi: PiInstall, tmp_p
         return None
 
     with FakeOpenAI([{"text": '{"operations": []}'}]) as fake:
-        pi_backend = _backend(pi, fake, tmp_path)
+        pi_backend = child_backend(pi, fake, tmp_path / "pi-agent")
         async with ActorSystem(clock=MonotonicClock()) as system:
             runner = system.spawn(lambda: ChildRunner(pi_backend), name="child-runner")
             opt = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)

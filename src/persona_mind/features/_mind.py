@@ -263,7 +263,7 @@ class MindFeature:
         self._bound = key
         self._activate_scheduler(start, owner.generation)
         await self._count_session_file(start.session_file)
-        await self._arm_reminders(owner.generation, entries=entries)
+        await self._arm_reminders(entries=entries)
 
     async def _count_session_file(self, path: str | None) -> None:
         """Every note event of the session file counts toward the lifetime budget
@@ -283,9 +283,7 @@ class MindFeature:
             return
         session.count_whole_session(entries)
 
-    async def _arm_reminders(
-        self, generation: int, *, entries: tuple[CustomEntry, ...] = ()
-    ) -> None:
+    async def _arm_reminders(self, *, entries: tuple[CustomEntry, ...] = ()) -> None:
         """Re-arm; on (re)bind ``entries`` is the branch, whose ack entries are replayed so a
         wake shown before a restart and ``/resume`` is never shown again (M-REMINDER-3)."""
         from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind
@@ -340,7 +338,7 @@ class MindFeature:
                 if line:
                     await self.runtime.host.notify(line, "info")
                 if self.session.active:
-                    await self._arm_reminders(owner.generation)
+                    await self._arm_reminders()
             case SessionTree():
                 self.session.on_tree(event)
             case SessionShutdown():
@@ -369,7 +367,7 @@ class MindFeature:
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         result = await self.session.on_tool(call)
         if call.name == "backlog" and not result.is_error:
-            await self._arm_reminders(owner.generation)
+            await self._arm_reminders()
         return result
 
     async def command(
