@@ -32,6 +32,7 @@ from persona_mind.messages.host import (
     SessionStart,
     SessionTree,
     ToolCall,
+    ToolExecutionEnd,
     ToolSpec,
 )
 from persona_mind.messages.owner import GetOwner, OwnerChanged, OwnerMsg, OwnerState
@@ -75,7 +76,7 @@ class CompanionActor(Actor[CompanionMsg]):
                 return self.owner
             case BeforeAgentStart():
                 return await self._inject(message)
-            case Input() | AgentStart() | AgentEnd() | AgentSettled():
+            case Input() | AgentStart() | AgentEnd() | AgentSettled() | ToolExecutionEnd():
                 await self._broadcast(message)
                 return None
             case SessionTree() | ModelSelect():

@@ -31,6 +31,7 @@ from persona_mind.messages.host import (
     SessionStart,
     SessionTree,
     ToolCall,
+    ToolExecutionEnd,
     ToolResult,
     ToolSpec,
 )
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from persona_mind.messages.reminder import ReminderMsg
     from persona_mind.mind import MindSession
     from persona_mind.mind._optimize_port import OptimizerPort
+    from persona_mind.mind._relay import RelayTracker
     from persona_mind.mind._session import CompanionAnswer
     from persona_mind.runtime import Runtime
     from persona_mind.storage.port import StorePort
@@ -88,6 +90,7 @@ class MindFeature:
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
         self.optimizer: Callable[[], ActorRef[Any] | None] | None = None  # issue 11
         self.scheduler: Callable[[], ActorRef[Any] | None] | None = None  # issue 12
+        self._relays: RelayTracker | None = None  # issue 13: relayed reports, per turn
         if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
             persona.settings_sources.append(self.settings_contribution)
 
@@ -241,6 +244,7 @@ class MindFeature:
         key = (owner.session_id, owner.active_persona, owner.generation, owner.cwd)
         if self._bound == key:
             return
+        self._settle_relays()  # an owner change discards the old owner's relay state
         entries = tuple(await self.runtime.host.branch_entries())
         start = SessionStart(
             reason=self._start.reason,
@@ -315,7 +319,8 @@ class MindFeature:
             case Input():
                 if not event.text.lstrip().startswith("/"):  # a slash command runs no agent
                     self._busy("input")  # cancels a running automatic review (AUTO-27)
-                outcome = await self.session.on_input(event)
+                # Only the reserved custom type replays direct user input (M-TRUST-2).
+                outcome = await self.session.on_input(event, deferred=event.deferred)
                 if outcome.captured is not None:
                     await self.runtime.host.notify(
                         f"persona-mind remembered: {outcome.captured.fact.text[:120]}", "info"
@@ -328,7 +333,10 @@ class MindFeature:
                 return await self.session.before_agent_start(event)
             case AgentStart():
                 self._busy("agent-start")
+            case ToolExecutionEnd():
+                self._relay(event)
             case AgentSettled():
+                self._settle_relays()  # M-CAPTURE-10
                 if self.scheduler is not None:  # only main-session input tokens count
                     from persona_mind.messages.scheduler import Settled  # noqa: PLC0415
 
@@ -349,6 +357,7 @@ class MindFeature:
                 self.session.revoke()
                 self._start = None
                 self._bound = None
+                self._settle_relays()
                 reminders = self._reminder_ref(spawn=False)
                 if reminders is not None:
                     from persona_mind.messages.reminder import CancelReminders  # noqa: PLC0415
@@ -357,6 +366,32 @@ class MindFeature:
             case _:
                 pass
         return None
+
+    # -- issue 13 item 2: relayed blocked reports (M-CAPTURE-7..10) ----------------------
+    def _relay(self, event: ToolExecutionEnd) -> None:
+        """Feed the relay tracker; a visibly relayed blocked report becomes a model nudge."""
+        session = self._session
+        if session is None or not session.active or session.leg:
+            return
+        from persona_mind.mind._capture import relay_hint  # noqa: PLC0415 - bound session
+        from persona_mind.mind._relay import RelayTracker  # noqa: PLC0415
+
+        if self._relays is None:
+            self._relays = RelayTracker()
+        found = self._relays.result(
+            call_id=event.tool_call_id,
+            tool_name=event.tool_name,
+            text=event.text,
+            parent_call_id=event.parent_tool_call_id,
+            is_error=event.is_error,
+        )
+        hint = relay_hint(found)
+        if hint is not None:
+            session.suggest(hint)
+
+    def _settle_relays(self) -> None:
+        if self._relays is not None:
+            self._relays.settle()
 
     def _busy(self, reason: str) -> None:
         if self.scheduler is not None:

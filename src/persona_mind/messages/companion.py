@@ -16,6 +16,7 @@ from persona_mind.messages.host import (
     SessionStart,
     SessionTree,
     ToolCall,
+    ToolExecutionEnd,
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerChanged
@@ -37,6 +38,7 @@ CompanionMsg = (
     | SessionTree
     | ModelSelect
     | SessionShutdown
+    | ToolExecutionEnd
     | ToolCall
     | CommandCall
     | OwnerChanged

@@ -11,7 +11,7 @@ Events in (host → runtime) are :data:`HostEvent`; calls in are :class:`ToolCal
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from persona_mind.messages.owner import OwnerState  # noqa: F401 - named in Ask["OwnerState"]
 
 __all__ = (
+    "DEFERRED_INPUT_TYPE",
+    "MAX_TOOL_TEXT",
     "AgentEnd",
     "AgentSettled",
     "AgentStart",
@@ -41,6 +43,7 @@ __all__ = (
     "SessionStartReason",
     "SessionTree",
     "ToolCall",
+    "ToolExecutionEnd",
     "ToolResult",
     "ToolSpec",
     "Usage",
@@ -49,6 +52,16 @@ __all__ = (
 SessionStartReason = Literal["startup", "reload", "new", "resume", "fork"]
 InputSource = Literal["interactive", "rpc", "extension"]
 NotifyLevel = Literal["info", "warning", "error"]
+
+DEFERRED_INPUT_TYPE = "pi-persona-deferred-input"
+"""The one custom message type that replays direct user input (M-TRUST-2): a trusted
+extension that held the user's own words back (a queued prompt, a confirmation dialog)
+sends them later as ``pi.sendMessage({customType: DEFERRED_INPUT_TYPE, ...})``. It is a
+convention between cooperating extensions, not authentication (M-TRUST-3)."""
+MAX_TOOL_TEXT = 8000
+"""Characters of a tool result's text the host forwards in :class:`ToolExecutionEnd`; the
+host clips longer results (and says so with ``truncated``); a longer ``text`` is a decode
+error, never silently cut here."""
 
 
 class CustomEntry(msgspec.Struct, frozen=True, kw_only=True):
@@ -95,6 +108,15 @@ class Input(Ask[None], frozen=True, kw_only=True):
 
     text: str
     source: InputSource = "interactive"
+    custom_type: str | None = None
+    """Set when the text came as a host *custom message* (not typed input): its custom type.
+    Only :data:`DEFERRED_INPUT_TYPE` replays direct user input (M-TRUST-2); any other type
+    is foreign material like ``source="extension"`` text (M-TRUST-1)."""
+
+    @property
+    def deferred(self) -> bool:
+        """True only for the reserved deferred-input replay (M-TRUST-2)."""
+        return self.custom_type == DEFERRED_INPUT_TYPE
 
 
 class BeforeAgentStart(Ask["PromptInjection"], frozen=True, kw_only=True):
@@ -118,6 +140,24 @@ class AgentSettled(Ask[None], frozen=True, kw_only=True):
     """The host is idle after a run; carries the main session's usage for the turn."""
 
     usage: Usage | None = None
+
+
+class ToolExecutionEnd(Ask[None], frozen=True, kw_only=True):
+    """A tool call finished in the host, the model's own or one a tool made (M-CAPTURE-7..10).
+
+    ``parent_tool_call_id`` is the host's own record of which call made this one (Pi's
+    ``parentToolCallId``); ``None`` for a call the model issued. Provenance follows it only —
+    ids are opaque, their syntax is never parsed (M-CAPTURE-7). ``text`` is the result's
+    text content, at most :data:`MAX_TOOL_TEXT` characters (``truncated`` when the host
+    clipped it). Worker output stays foreign material: it can suggest, never capture.
+    """
+
+    tool_call_id: str
+    tool_name: str
+    parent_tool_call_id: str | None = None
+    is_error: bool = False
+    text: Annotated[str, msgspec.Meta(max_length=MAX_TOOL_TEXT)] = ""
+    truncated: bool = False
 
 
 class SessionTree(Ask[None], frozen=True, kw_only=True):
@@ -149,6 +189,7 @@ HostEvent = (
     | SessionTree
     | ModelSelect
     | SessionShutdown
+    | ToolExecutionEnd
 )
 
 

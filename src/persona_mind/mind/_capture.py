@@ -16,18 +16,27 @@ Nothing unsafe is captured (issue 14): when the text a cue would save carries a 
 an injected instruction or hidden characters, the decision is ``refuse`` with one line for
 the user saying why — in every mode and for casual cues too, so the model is never nudged
 to save it either.  Nothing is written.
+
+Relayed blocked reports (M-CAPTURE-8, :mod:`persona_mind.mind._relay`) become one
+:func:`relay_hint` for the model — "offer to add it to the backlog" — never a write and never
+direct-user input.  The report is worker output: its detail is scanned first, and withheld
+from the hint when the scanner objects (M-TRUST-1/8).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._facts import Draft, validate_draft
+from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._model import Kind
 from persona_mind.mind._scanner import Finding, scan
+
+if TYPE_CHECKING:
+    from persona_mind.mind._relay import Suggestion
 
 __all__ = (
     "CASUAL_CUES",
@@ -37,6 +46,7 @@ __all__ = (
     "decide_capture",
     "direct_user_text",
     "refusal_line",
+    "relay_hint",
 )
 
 CaptureMode = Literal["auto", "prompt", "off"]
@@ -215,3 +225,32 @@ def decide_capture(
             "The user may want this remembered; if it is durable, save it with the memory tool.",
         )
     return CaptureDecision("none", cue2)
+
+
+MAX_RELAY_HINTS = 3
+"""Relayed blocked reports named in one hint; more are counted, not listed."""
+
+
+def relay_hint(suggestions: list[Suggestion]) -> str | None:
+    """One nudge for the model from visibly relayed blocked reports, or ``None``.
+
+    The hint quotes each report's (bounded) detail so the model can offer a backlog item the
+    user then confirms; a detail the scanner flags is withheld, the suggestion kept.
+    """
+    if not suggestions:
+        return None
+    parts = []
+    for s in suggestions[:MAX_RELAY_HINTS]:
+        origin = s.tool_name if s.source == s.tool_name else f"{s.source} via {s.tool_name}"
+        withheld = "details withheld by the content scanner"
+        detail = withheld if scan(s.text) else escape_memory(s.text)  # can't close a wrapper
+        parts.append(f"[{origin}] {detail}")
+    more = len(suggestions) - MAX_RELAY_HINTS
+    tail = f" (and {more} more)" if more > 0 else ""
+    return (
+        "A worker report relayed to the user says it is blocked: "
+        + "; ".join(parts)
+        + tail
+        + ". If this is work to come back to, offer to add it to the backlog with the "
+        "backlog tool; do not add it unless the user agrees."
+    )

@@ -282,6 +282,17 @@ class MindSession:
             return InputOutcome()
         return InputOutcome(captured=found)
 
+    def suggest(self, hint: str) -> bool:
+        """A nudge that is not the user's own words (a relayed blocked report, M-CAPTURE-8):
+        added once to the next injection like a casual-cue nudge, inside its budget.  Never a
+        write; nothing in ``off`` mode, with nudges off, in a leg or while inactive."""
+        if self.service is None or self.leg:
+            return False
+        if self.settings.capture == "off" or not self.settings.nudge:
+            return False
+        self._nudge = hint if not self._nudge else f"{self._nudge} {hint}"
+        return True
+
     async def before_agent_start(self, event: BeforeAgentStart) -> PromptInjection:
         """The memory block, or nothing; fails open after 750 ms with a disclosure."""
         service = self.service

@@ -13,6 +13,10 @@ Example::
         await host.start()
         injection = await host.turn("remember that we deploy on Fridays")
         result = await host.call_tool("memory", {"action": "recall", "query": "deploy"})
+
+Other extensions' traffic is simulated too: :meth:`SimHost.custom_message` (a
+``pi.sendMessage`` custom message, e.g. the ``pi-persona-deferred-input`` replay) and
+:meth:`SimHost.tool_end` (a finished tool call, nested ones with their ``parentToolCallId``).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from persona_mind.messages.host import (
     SessionStartReason,
     SessionTree,
     ToolCall,
+    ToolExecutionEnd,
     ToolResult,
     ToolSpec,
     Usage,
@@ -210,6 +215,34 @@ class SimHost:
         await self.runtime.event(AgentSettled(usage=usage or Usage(input_tokens=1000)))
         system = "\n\n".join((self.base_system_prompt, *injection.sections))
         return Turn(prompt=prompt, injection=injection, system_prompt=system)
+
+    async def custom_message(self, custom_type: str, text: str) -> None:
+        """Another extension's ``pi.sendMessage({customType, content})`` reached the model.
+
+        Forwarded like Pi's bridge does, as input marked with its custom type; only the
+        reserved ``pi-persona-deferred-input`` counts as the user's own words (M-TRUST-2).
+        """
+        await self.runtime.event(Input(text=text, source="extension", custom_type=custom_type))
+
+    async def tool_end(
+        self,
+        call_id: str,
+        tool_name: str,
+        text: str,
+        *,
+        parent: str | None = None,
+        is_error: bool = False,
+    ) -> None:
+        """A tool call finished (``parent``: the call that made it, Pi's ``parentToolCallId``)."""
+        await self.runtime.event(
+            ToolExecutionEnd(
+                tool_call_id=call_id,
+                tool_name=tool_name,
+                parent_tool_call_id=parent,
+                is_error=is_error,
+                text=text,
+            )
+        )
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """The model calls one of the runtime's tools."""
