@@ -13,6 +13,7 @@
 import type { ExtensionAPI, ExtensionContext } from "@earendil-works/pi-coding-agent";
 import { appendFileSync, writeSync } from "node:fs";
 import { Sidecar, SidecarError, startProblem, type CommandSpec, type Ready, type ToolSpec } from "./sidecar.ts";
+import { DeferredInputs, toolEndEvent } from "./relay.ts";
 
 const env = process.env;
 const ms = (name: string, fallback: number) => {
@@ -507,10 +508,12 @@ export default function personaMind(pi: ExtensionAPI): void {
 
   pi.on("before_agent_start", async (event: any, c: ExtensionContext) => {
     ctx = c;
+    const replay = forwardDeferredInput(event?.messageType === "custom" ? event?.message : undefined);
     if (!(await whenReady()) || !side) return;
     let injection: any;
+    const prompt = String(event?.prompt ?? replay?.text ?? "");
     try {
-      injection = await side.request("event", { event: { type: "BeforeAgentStart", prompt: String(event?.prompt ?? ""), system_prompt: String(event?.systemPrompt ?? "") } }, INJECT_TIMEOUT);
+      injection = await side.request("event", { event: { type: "BeforeAgentStart", prompt, system_prompt: String(event?.systemPrompt ?? "") } }, INJECT_TIMEOUT);
     } catch (err: any) {
       notify(`persona-mind: memory was not injected (${err?.message ?? err})`, "warning");
       return;
@@ -526,6 +529,26 @@ export default function personaMind(pi: ExtensionAPI): void {
       return;
     }
     if (text) return { systemPrompt: `${event.systemPrompt}\n\n<${SECTION}>\n${text}\n</${SECTION}>` };
+  });
+
+  // Issue 13 item 2 (relay.ts): the deferred-input replay (M-TRUST-2) and every finished
+  // tool call with its parentToolCallId (M-CAPTURE-7..10). Only these two handlers and the
+  // before_agent_start line above touch it.
+  const deferredInputs = new DeferredInputs();
+  function forwardDeferredInput(message: any): Record<string, unknown> | undefined {
+    const event = deferredInputs.take(message);
+    if (event) forward(event);
+    return event;
+  }
+
+  pi.on("message_end", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    forwardDeferredInput(event?.message);
+  });
+
+  pi.on("tool_execution_end", async (event: any, c: ExtensionContext) => {
+    ctx = c;
+    forward(toolEndEvent(event));
   });
 
   pi.on("agent_start", async (_event: any, c: ExtensionContext) => {
