@@ -2,7 +2,9 @@
 //
 // `/e2e-custom <customType> <text>` sends `text` as a custom message of that type with
 // pi.sendMessage(..., { triggerTurn: true }) — what a trusted extension replaying deferred
-// user input does (M-TRUST-2), or any other extension's custom message.
+// user input does (M-TRUST-2), or any other extension's custom message;
+// `/e2e-custom-next` queues it for the next turn instead (Pi then announces it only by
+// message_end, the other path the bridge forwards).
 // `delegate {task, relay}` runs the tool `worker_report` through ctx.executeTool, so Pi emits
 // the worker's tool_execution_end with parentToolCallId = the delegate call; the delegate's
 // own result carries the worker's blocked report (relay: true) or drops it (relay: false).
@@ -17,6 +19,13 @@ export default function (pi: ExtensionAPI): void {
     handler: async (args: string) => {
       const [customType, ...rest] = args.trim().split(" ");
       pi.sendMessage({ customType, content: rest.join(" "), display: true }, { triggerTurn: true });
+    },
+  });
+  pi.registerCommand("e2e-custom-next", {
+    description: "test helper: queue a custom message for the next turn",
+    handler: async (args: string) => {
+      const [customType, ...rest] = args.trim().split(" ");
+      pi.sendMessage({ customType, content: rest.join(" "), display: true }, { deliverAs: "nextTurn" });
     },
   });
   pi.registerTool({

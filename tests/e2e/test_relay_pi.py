@@ -59,6 +59,18 @@ def test_only_the_deferred_input_custom_type_is_captured_M_TRUST_2(real: PiEnv) 
     assert FACT in _memory_files(real)
 
 
+def test_deferred_input_queued_for_the_next_turn_is_captured_M_TRUST_2(real: PiEnv) -> None:
+    """``deliverAs: "nextTurn"``: Pi announces the message only by ``message_end``."""
+    with real.rpc(session=True) as rpc:
+        command = f"/e2e-custom-next pi-persona-deferred-input Remember that {FACT}"
+        rpc.call({"type": "prompt", "message": command})  # handled: no turn runs
+        assert FACT not in _memory_files(real)  # queued, not delivered yet
+        rpc.prompt("hello")
+        rpc.wait_notify("persona-mind remembered")
+        assert any(FACT in t for t in real.fake.user_texts(-1))  # delivered with the turn
+    assert FACT in _memory_files(real)
+
+
 def _delegate_step(*, relay: bool) -> list[dict[str, object]]:
     call = {
         "name": "delegate",
