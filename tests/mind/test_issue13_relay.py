@@ -60,6 +60,18 @@ async def test_only_the_reserved_custom_type_is_direct_input_M_TRUST_2(
 
 
 @pytest.mark.asyncio
+async def test_a_custom_message_is_foreign_whatever_its_source_M_TRUST_1(
+    store: FakeStore, clock: ManualClock, tmp_path: Path, repo: Path
+) -> None:
+    s = session(store, clock, tmp_path)
+    s.start(start_event(repo), persona=ARCHITECT, generation=1)
+    event = Input(text=TEXT, source="interactive", custom_type="intercom-message")
+    out = await s.on_input(event, deferred=event.deferred)
+    assert (out.captured, out.nudge) == (None, None)
+    assert store.writes == []
+
+
+@pytest.mark.asyncio
 @pytest.mark.parametrize(
     ("settings", "shown"),
     [

@@ -255,7 +255,8 @@ class MindSession:
         """Capture strong direct-user cues before the model starts; remember a nudge."""
         if self.service is None or self.leg:
             return InputOutcome()
-        direct = deferred or event.source != "extension"
+        # A custom message of any other type is foreign, whatever its source (M-TRUST-1/2).
+        direct = deferred or (event.source != "extension" and event.custom_type is None)
         decision = decide_capture(
             event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
         )
