@@ -508,7 +508,7 @@ export default function personaMind(pi: ExtensionAPI): void {
 
   pi.on("before_agent_start", async (event: any, c: ExtensionContext) => {
     ctx = c;
-    const replay = forwardDeferredInput(event?.messageType === "custom" ? event?.message : undefined);
+    const replay = forwardDeferredInput(event?.messageType === "custom" ? event?.message : undefined, "before_agent_start");
     if (!(await whenReady()) || !side) return;
     let injection: any;
     const prompt = String(event?.prompt ?? replay?.text ?? "");
@@ -535,15 +535,17 @@ export default function personaMind(pi: ExtensionAPI): void {
   // tool call with its parentToolCallId (M-CAPTURE-7..10). Only these two handlers and the
   // before_agent_start line above touch it.
   const deferredInputs = new DeferredInputs();
-  function forwardDeferredInput(message: any): Record<string, unknown> | undefined {
+  function forwardDeferredInput(message: any, via: string): Record<string, unknown> | undefined {
     const event = deferredInputs.take(message);
-    if (event) forward(event);
+    if (!event) return undefined;
+    log(`deferred input forwarded at ${via}`);
+    forward(event);
     return event;
   }
 
   pi.on("message_end", async (event: any, c: ExtensionContext) => {
     ctx = c;
-    forwardDeferredInput(event?.message);
+    forwardDeferredInput(event?.message, "message_end");
   });
 
   pi.on("tool_execution_end", async (event: any, c: ExtensionContext) => {

@@ -56,6 +56,10 @@ def test_only_the_deferred_input_custom_type_is_captured_M_TRUST_2(real: PiEnv) 
         refused = [n for n in rpc.notifications() if "did not remember" in n]
     assert len(remembered) == 1  # the intercom message was never treated as user input
     assert refused == []
+    # the triggerTurn run announced it first at before_agent_start, and it was sent once
+    forwarded = [ln for ln in real.bridge_log.read_text().splitlines() if "deferred input" in ln]
+    assert len(forwarded) == 1
+    assert forwarded[0].endswith("deferred input forwarded at before_agent_start")
     assert FACT in _memory_files(real)
 
 
@@ -69,6 +73,8 @@ def test_deferred_input_queued_for_the_next_turn_is_captured_M_TRUST_2(real: PiE
         rpc.wait_notify("persona-mind remembered")
         assert any(FACT in t for t in real.fake.user_texts(-1))  # delivered with the turn
     assert FACT in _memory_files(real)
+    forwarded = [ln for ln in real.bridge_log.read_text().splitlines() if "deferred input" in ln]
+    assert [ln.rsplit(" ", 1)[-1] for ln in forwarded] == ["message_end"]
 
 
 def _delegate_step(*, relay: bool) -> list[dict[str, object]]:
