@@ -113,6 +113,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         self._waits = itertools.count(1)
         lead = team.lead
         self.tracker = RoundtableTracker(query, lead.name if lead else "(no lead)", 0.0)
+        if selection is not None:  # chosen already: the display starts at Round 1
+            self.tracker.selected(selection)
+            self.tracker.enter("independent")
         self.result: asyncio.Future[RoundtableResult] | None = None
 
     async def on_start(self) -> None:
