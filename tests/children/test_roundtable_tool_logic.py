@@ -214,3 +214,41 @@ def test_result_is_the_synthesis_in_full_with_the_present_verbatim_instruction()
     assert text.endswith("\n\n" + FULL)
     assert PRESENT_IN_FULL in text
     assert "3 children, 15 tokens" in text
+
+
+# -- the sidecar's host side speaks the two new frames ---------------------------------------
+
+
+class _Caller:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    async def call(self, method: str, params: object, result_type: Any = None) -> Any:
+        self.calls.append((method, params))
+        return None
+
+
+@pytest.mark.asyncio
+async def test_bridge_host_sends_tool_update_and_user_message_frames() -> None:
+    """docs/bridge.md: ``tool_update {call_id, text, details}`` → Pi's ``onUpdate`` for
+    that call; ``send_user_message {text}`` → ``pi.sendUserMessage``."""
+    import msgspec  # noqa: PLC0415
+
+    from persona_mind.runners._sidecar_host import BridgeHost  # noqa: PLC0415
+
+    caller = _Caller()
+    host = BridgeHost(caller)
+    await host.tool_update("call-7", "Phase: independent", {"roundtable": {"phase": "x"}})
+    await host.send_user_message("[persona-mind:roundtable-request] …")
+    frames = [(m, msgspec.to_builtins(p)) for m, p in caller.calls]
+    assert frames == [
+        (
+            "tool_update",
+            {
+                "call_id": "call-7",
+                "text": "Phase: independent",
+                "details": {"roundtable": {"phase": "x"}},
+            },
+        ),
+        ("send_user_message", {"text": "[persona-mind:roundtable-request] …"}),
+    ]

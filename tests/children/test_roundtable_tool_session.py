@@ -83,6 +83,8 @@ async def test_the_command_asks_the_lead_and_offers_the_selection_tool(host: Sim
     request = await ask(host)
     assert request.startswith(REQUEST_MARKER)
     assert QUERY in request
+    waiting = await host.command("/persona-roundtable status")
+    assert waiting.text.startswith("Waiting for the team lead (tech-lead)")
     schema = offered(host)["persona_roundtable"]
     names = schema["properties"]["specialists"]["items"]["properties"]["name"]["enum"]
     assert sorted(names) == ["architect", "code-reviewer", "security-reviewer", "test-engineer"]

@@ -199,6 +199,13 @@ class ChildrenFeature:
         query = call.args.strip()
         if query in ("", "status"):
             status = await desk.ask(RoundtableStatus())
+            asked = self.asked
+            if asked is not None and not asked.accepted and not status.running:
+                lead = asked.team.lead.name if asked.team.lead else "the lead"
+                return CommandResult(
+                    text=f"Waiting for the team lead ({lead}) to select specialists with "
+                    f"persona_roundtable for: {asked.query}"
+                )
             if status.progress is None:
                 return CommandResult(
                     text="No round-table has run in this session. "
