@@ -9,6 +9,7 @@ synthesis with an empty section fails the run (P-ROUNDTABLE-9).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,30 @@ async def test_the_cli_path_still_selects_by_child(tmp_path: Path) -> None:
     assert result.roster == (("critic", "risks"),)
     assert model.calls[0].kind == "select"
     assert result.children == 4
+
+
+@pytest.mark.asyncio
+async def test_aborting_the_tool_call_stops_the_round_table_and_its_children(
+    host: SimHost, model: ScriptedModel
+) -> None:
+    """Pi aborts a tool (Esc) by cancelling its request: the run is cancelled, every child
+    of the phase is stopped, nothing is synthesized, and the desk admits a new run."""
+    model.on(phase="round1", hang=True)
+    await ask(host)
+    running = asyncio.ensure_future(host.call_tool("persona_roundtable", call()))
+    for _ in range(500):
+        await asyncio.sleep(0)
+        if len(model.calls) == len(PICKS):
+            break
+    assert len(model.calls) == len(PICKS)  # both Round 1 children started
+    running.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running
+    for _ in range(500):
+        status = await host.command("/persona-roundtable status")
+        if "(finished)" in status.text:
+            break
+    assert "(finished)" in status.text
+    assert "cancelled" in status.text
+    assert sorted(model.cancelled) == sorted(c.request_id for c in model.calls)
+    assert [c.kind for c in model.calls] == ["round1", "round1"]
