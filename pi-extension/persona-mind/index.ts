@@ -206,7 +206,7 @@ export default function personaMind(pi: ExtensionAPI): void {
         label: spec.label ?? spec.name,
         description: spec.description,
         parameters: spec.parameters as any,
-        async execute(toolCallId: string, params: any, signal?: AbortSignal) {
+        execute: withToolUpdates(async function execute(toolCallId: string, params: any, signal?: AbortSignal) {
           await whenReady();
           const why = unavailable();
           if (why || !side) return { content: [{ type: "text", text: why }], details: undefined, isError: true };
@@ -217,7 +217,7 @@ export default function personaMind(pi: ExtensionAPI): void {
             throw new Error(`persona-mind ${spec.name}: ${err?.message ?? err}`);
           }
           return { content: [{ type: "text", text: String(result?.text ?? "") }], details: result?.details ?? undefined, isError: Boolean(result?.is_error) };
-        },
+        }),
       } as any);
     }
     const gone = [...tools.keys()].filter((n) => !wanted.has(n));
@@ -294,6 +294,10 @@ export default function personaMind(pi: ExtensionAPI): void {
         if ((ctx as any)?.mode !== "tui") notify(`${m.title ?? m.kind ?? "persona-mind"}\n${m.body ?? ""}`.trim(), "info");
         return null;
       }
+      case "tool_update":
+        return toolUpdate(params), null;
+      case "send_user_message":
+        return sendUserMessage(String(params?.text ?? "")), null;
       case "reload":
         reloadWanted = true;
         if (!inCommand && ctx?.isIdle()) triggerReload();
@@ -301,6 +305,39 @@ export default function personaMind(pi: ExtensionAPI): void {
       default:
         throw new SidecarError("unknown_method", `the extension has no method ${JSON.stringify(method)}`);
     }
+  }
+
+  // Live tool progress (P-ROUNDTABLE-17): while one of our tools runs, the runtime may send
+  // `tool_update {call_id, text, details}`; it becomes a partial result of that call through
+  // Pi's onUpdate (the TUI redraws the tool's box). Updates for a call that already ended
+  // are dropped: the result is what counts.
+  const toolUpdaters = new Map<string, (partial: any) => void>();
+  function withToolUpdates<R>(run: (toolCallId: string, params: any, signal?: AbortSignal) => Promise<R>) {
+    return async (toolCallId: string, params: any, signal?: AbortSignal, onUpdate?: (partial: any) => void): Promise<R> => {
+      if (typeof onUpdate === "function") toolUpdaters.set(toolCallId, onUpdate);
+      try {
+        return await run(toolCallId, params, signal);
+      } finally {
+        toolUpdaters.delete(toolCallId);
+      }
+    };
+  }
+  function toolUpdate(params: any): void {
+    const update = toolUpdaters.get(String(params?.call_id ?? ""));
+    if (!update) return log(`tool_update for a call not in flight: ${params?.call_id}`);
+    try {
+      update({ content: [{ type: "text", text: String(params?.text ?? "") }], details: params?.details ?? undefined });
+    } catch (err: any) {
+      log(`tool_update failed: ${err?.message ?? err}`);
+    }
+  }
+
+  // A real user message from the runtime (`/persona-roundtable` asks the session's lead):
+  // it starts a turn when Pi is idle, and follows the running one otherwise.
+  function sendUserMessage(text: string): void {
+    if (!text) return;
+    if (ctx?.isIdle?.() ?? true) pi.sendUserMessage(text);
+    else pi.sendUserMessage(text, { deliverAs: "followUp" } as any);
   }
 
   function triggerReload(): void {

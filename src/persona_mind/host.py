@@ -56,6 +56,13 @@ class HostPort(Protocol):
         """Send ``text`` as a real user message (``/persona use <name> <query>``)."""
         ...
 
+    async def tool_update(self, call_id: str, text: str, details: Any = None) -> None:
+        """Show progress of tool call ``call_id`` while it runs (a partial result in Pi).
+
+        Only for the call in flight: the final answer is still the tool's result. A host
+        without live tool display may drop it (P-ROUNDTABLE-17: the round-table's phases)."""
+        ...
+
     async def request_reload(self) -> None:
         """Ask the host to reload the session (team switch, rollback)."""
         ...

@@ -6,7 +6,6 @@ the host port, as Pi would.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -149,28 +148,33 @@ async def test_consult_runs_a_leaf_child_with_the_consultant_prompt(
 
 @pytest.mark.asyncio
 async def test_roundtable_presents_the_full_synthesis(host: SimHost, model: ScriptedModel) -> None:
-    """P-ROUNDTABLE: lead selects, two parallel rounds, one moderated synthesis shown in full."""
+    """P-ROUNDTABLE: the session's lead selects by one tool call, two parallel rounds, one
+    moderated synthesis returned in full with the instruction to present it verbatim."""
     await bind_team(host)
-    picks = {
-        "specialists": [
-            {"name": "architect", "reason": "the design"},
-            {"name": "test-engineer", "reason": "the proof"},
-        ]
-    }
-    model.on(phase="select", reply=json.dumps(picks))
     model.on(phase="round1", reply="first view")
     model.on(phase="round2", reply="final position")
     synthesis = "\n".join(f"## {title}\n{title.lower()} text" for title, _ in SECTIONS)
     model.on(phase="synthesis", reply=synthesis)
-    result = await host.command("/persona-roundtable should we split the service?")
-    assert result.level == "info", result.text
-    assert "## Decision" in result.text
-    assert host.displayed[-1].kind == "persona-roundtable"
+    asked = await host.command("/persona-roundtable should we split the service?")
+    assert asked.level == "info", asked.text
+    assert "persona_roundtable" in (await host.next_user_message())
+    picks = {
+        "query": "should we split the service?",
+        "specialists": [
+            {"name": "architect", "reason": "the design"},
+            {"name": "test-engineer", "reason": "the proof"},
+        ],
+    }
+    result = await host.call_tool("persona_roundtable", picks)
+    assert not result.is_error, result.text
+    assert result.text.endswith(synthesis)  # the synthesis in full (P-ROUNDTABLE-16)
+    assert "in full" in result.text
     phases = [c.kind for c in model.calls]
     assert phases.count("round1") == 2
     assert phases.count("round2") == 2
-    assert phases[0] == "select"
+    assert "select" not in phases
     assert phases[-1] == "synthesis"
+    assert host.tool_updates  # live progress reached the host (P-ROUNDTABLE-17)
     status = await host.command("/persona-roundtable status")
     assert "finished" in status.text
 

@@ -86,6 +86,9 @@ class Recording:
     async def send_user_message(self, text: str) -> None:
         self.seen.append("user")
 
+    async def tool_update(self, call_id: str, text: str, details: object = None) -> None:
+        self.seen.append(f"tool_update:{call_id}")
+
     async def request_reload(self) -> None:
         self.seen.append("reload")
 

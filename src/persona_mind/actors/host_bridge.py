@@ -47,6 +47,7 @@ from persona_mind.messages.host_bridge import (
     RequestReload,
     SendUserMessage,
     SetStatus,
+    ToolUpdate,
 )
 
 if TYPE_CHECKING:
@@ -100,6 +101,7 @@ class HostBridgeActor(Actor[HostBridgeMsg]):
                 | SetStatus()
                 | Display()
                 | SendUserMessage()
+                | ToolUpdate()
                 | RequestReload()
             ):
                 self._enqueue(message, None)
@@ -162,6 +164,8 @@ class HostBridgeActor(Actor[HostBridgeMsg]):
                 await port.display(display)
             case SendUserMessage(text=text):
                 await port.send_user_message(text)
+            case ToolUpdate(call_id=call_id, text=text, details=details):
+                await port.tool_update(call_id, text, details)
             case RequestReload():
                 await port.request_reload()
             case BranchEntries():
@@ -204,6 +208,9 @@ class HostClient:
 
     async def send_user_message(self, text: str) -> None:
         self.ref.tell(SendUserMessage(text=text))
+
+    async def tool_update(self, call_id: str, text: str, details: Any = None) -> None:
+        self.ref.tell(ToolUpdate(call_id=call_id, text=text, details=details))
 
     async def request_reload(self) -> None:
         self.ref.tell(RequestReload())

@@ -1,5 +1,9 @@
 """One round-table run as an actor: selection → Round 1 → Round 2 → synthesis.
 
+The selection comes either from the session's lead as one validated ``persona_roundtable``
+tool call (Pi: the coordinator is given the picks and starts at Round 1) or, on the
+CLI/library path, from a child lead's JSON answer (the ``selection`` phase below).
+
 The coordinator owns the run's progress (its mailbox orders every update) and runs the
 fixed workflow as one piece of cancellable work. Each parallel phase is a kernel
 ``fan_out`` over children started through the ChildRunner: the first failure (or the
@@ -52,6 +56,7 @@ from persona_mind.runners._child_types import (
 from persona_mind.runners._roundtable_logic import (
     check_synthesis,
     parse_selection,
+    picks_by_name,
     round1_prompt,
     round2_prompt,
     selection_prompt,
@@ -92,6 +97,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         phase_slack: float = 20.0,
         cwd: str | None = None,
         on_change: Callable[[RoundtableProgress], None] | None = None,
+        selection: tuple[tuple[str, str], ...] | None = None,
     ) -> None:
         self.runner = runner
         self.team = team
@@ -103,9 +109,13 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         self.phase_slack = phase_slack
         self.cwd = cwd
         self.on_change = on_change
+        self.selection = selection
         self._waits = itertools.count(1)
         lead = team.lead
         self.tracker = RoundtableTracker(query, lead.name if lead else "(no lead)", 0.0)
+        if selection is not None:  # chosen already: the display starts at Round 1
+            self.tracker.selected(selection)
+            self.tracker.enter("independent")
         self.result: asyncio.Future[RoundtableResult] | None = None
 
     async def on_start(self) -> None:
@@ -231,10 +241,16 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         if not self.team.specialists:
             raise SelectionInvalid(f"pack {self.team.pack!r} has no specialists")
         tell = self.ref.tell_if_alive
-        tell(RoundtableStep(kind="phase", phase="selection"))
-        selection = await self._child("select", lead, selection_prompt(self.team, self.query))
-        usage = selection.usage
-        picks = parse_selection(selection.text, self.team)
+        usage = ChildUsage()
+        children = 2
+        if self.selection is not None:  # the session's lead chose by tool call (validated)
+            picks = picks_by_name(self.selection, self.team)
+            children = 1
+        else:
+            tell(RoundtableStep(kind="phase", phase="selection"))
+            selection = await self._child("select", lead, selection_prompt(self.team, self.query))
+            usage = selection.usage
+            picks = parse_selection(selection.text, self.team)
         roster = tuple((p.name, reason) for p, reason in picks)
         tell(RoundtableStep(kind="selected", picks=roster))
         tell(RoundtableStep(kind="phase", phase="independent"))
@@ -259,7 +275,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             lead=lead.name,
             roster=roster,
             synthesis=synthesis.text,
-            children=2 + 2 * len(picks),
+            children=children + 2 * len(picks),
             usage=usage,
             elapsed=self.clock.monotonic() - self.tracker.started,
         )

@@ -12,7 +12,9 @@ generation cancels it like every other piece of work admitted under an older one
 Restart contract (docs/actors.md): a crash cancels and awaits the running round-table (its
 children stop) and fails its asker with ``ActorStopped``; the last progress snapshot is
 lost; the run counter is kept (checkpointed: each run's coordinator is named after it), and
-the restarted desk admits a new run.
+the restarted desk admits a new run. ``WatchRoundtable`` long-polls the progress (the
+lead's ``persona_roundtable`` tool streams it to Pi that way); watchers waiting when the
+desk stops are failed by the kernel like every other promise.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from persona_mind.messages.roundtable_desk import (
     RoundtableEnded,
     RoundtableStatus,
     StartRoundtable,
+    WatchedProgress,
+    WatchRoundtable,
 )
 from persona_mind.runners._child_errors import ChildCancelled, RoundtableBusy
 
@@ -47,7 +51,10 @@ class RoundtableDesk(Actor[DeskMsg]):
         self.running: tuple[str, Deferred] | None = None
         self.progress: RoundtableProgress | None = None
         self.refused_busy = 0
+        self.version = 0  # counts progress changes (snapshots and run ends)
+        self.watchers: list[tuple[int, Deferred]] = []
         self._runs = itertools.count(1)
+        self._watch_keys = itertools.count(1)
 
     async def on_start(self) -> None:
         # run numbers outlive a restart: each run spawns a coordinator named after it
@@ -55,15 +62,26 @@ class RoundtableDesk(Actor[DeskMsg]):
         if isinstance(saved, int):
             self._runs = itertools.count(saved)
 
+    async def on_stop(self) -> None:
+        # Watchers still waiting get the last state rather than ActorStopped: a display
+        # that already left (its ask was gone before the watch was handled) has no one to
+        # read an error, and a present one learns the desk has no more news.
+        watchers, self.watchers = self.watchers, []
+        for _after, answer in watchers:
+            answer.resolve(self._watched())
+
     async def receive(self, message: DeskMsg) -> object:
         match message:
             case StartRoundtable():
                 return self._start(message)
             case RoundtableStatus():
                 return DeskStatus(running=self.running is not None, progress=self.progress)
+            case WatchRoundtable(after=after):
+                return self._watch(after)
             case DeskProgress(progress=progress):
                 if self.running is not None:
                     self.progress = progress
+                    self._changed()
             case CancelRun(reason=reason):
                 if self.running is not None:
                     self.cancel_work(self.running[0], reason)
@@ -92,6 +110,7 @@ class RoundtableDesk(Actor[DeskMsg]):
 
         answer = self.promise(key, on_abandoned=abandoned)
         self.running, self.progress = (key, answer), None
+        self._changed()  # watchers of the previous run see that a new one started
 
         def on_progress(progress: RoundtableProgress) -> None:
             ref.tell_if_alive(DeskProgress(progress=progress))
@@ -109,16 +128,44 @@ class RoundtableDesk(Actor[DeskMsg]):
                 injection=message.injection,
                 cwd=message.cwd,
                 run_id=f"{self.name}-{key}",
+                selection=message.selection,
             )
 
         self.start_work(key, run, lambda outcome: RoundtableEnded(outcome=outcome))
         return answer
+
+    def _watched(self) -> WatchedProgress:
+        return WatchedProgress(
+            version=self.version, running=self.running is not None, progress=self.progress
+        )
+
+    def _watch(self, after: int) -> WatchedProgress | Deferred:
+        if self.version > after:
+            return self._watched()
+
+        def gone() -> None:
+            # The watcher left (its display closed): settle the promise now, so it is not
+            # failed with nobody listening when the desk stops; _changed skips it later.
+            answer.resolve(None)
+
+        answer = self.promise(f"watch-{next(self._watch_keys)}", on_abandoned=gone)
+        self.watchers.append((after, answer))
+        return answer
+
+    def _changed(self) -> None:
+        """A new snapshot or a run's end: answer every watcher (each waits for one change)."""
+        self.version += 1
+        watchers, self.watchers = self.watchers, []
+        news = self._watched()
+        for _after, answer in watchers:
+            answer.resolve(news)
 
     def _ended(self, outcome: object) -> None:
         if self.running is None:
             return
         _, answer = self.running
         self.running = None
+        self._changed()
         match outcome:
             case Ok(value=value):
                 answer.resolve(value)

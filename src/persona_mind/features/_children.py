@@ -1,5 +1,12 @@
 """Consults and round-tables as a Companion feature, run on the ChildRunner actor.
 
+``/persona-roundtable <q>`` asks the session's lead — the main session, by a user message —
+to select specialists through exactly one ``persona_roundtable`` tool call (P-ROUNDTABLE-2,
+-4). The tool is offered from that moment, its schema naming this team's specialists; a
+call whose selection does not validate is an error result the lead may correct (at most
+:data:`MAX_INVALID_SELECTIONS` times, never a lexical guess), the first valid one is
+accepted and runs the round-table with a live display, and any later call is refused.
+
 Both are slow (child processes), so both answer as :class:`~persona_mind.feature.Background`
 work: the Companion's mailbox keeps serving host events, several ``persona_consult`` calls
 run side by side (P-CONSULT), and ``/persona-roundtable status`` can inspect a running
@@ -9,7 +16,7 @@ lean objective/LTM injection, read-only tools and no memory tools (M-LEG).
 
 from __future__ import annotations
 
-import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import ChildError
@@ -18,7 +25,6 @@ from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
     CommandSpec,
-    DisplayMessage,
     HostEvent,
     ModelSelect,
     PromptInjection,
@@ -28,7 +34,12 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
-from persona_mind.runners._child_specs import CONSULT_TOOL, ROUNDTABLE_COMMAND
+from persona_mind.runners._child_specs import (
+    CONSULT_TOOL,
+    ROUNDTABLE_COMMAND,
+    ROUNDTABLE_TOOL_NAME,
+    roundtable_tool,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -37,9 +48,25 @@ if TYPE_CHECKING:
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.runners._child_launch import HostState
+    from persona_mind.runners._child_types import ChildTeam
     from persona_mind.runtime import Runtime
 
-__all__ = ("ChildrenFeature",)
+__all__ = ("MAX_INVALID_SELECTIONS", "ChildrenFeature")
+
+MAX_INVALID_SELECTIONS = 3
+"""Invalid ``persona_roundtable`` calls a request survives before it is dropped."""
+
+
+@dataclass(slots=True)
+class _Asked:
+    """A ``/persona-roundtable`` request waiting for (or past) the lead's one tool call."""
+
+    query: str
+    team: ChildTeam
+    model: str
+    injection: str
+    accepted: bool = False
+    invalid: int = 0
 
 
 class ChildrenFeature:
@@ -65,6 +92,7 @@ class ChildrenFeature:
         self.cwd: str | None = None
         self._desk = desk  # the RoundtableDesk: one round-table at a time, by mailbox order
         self.host_state: HostState | None = None
+        self.asked: _Asked | None = None  # the round-table request the lead answers
 
     @property
     def runner(self) -> ActorRef[Any]:
@@ -82,17 +110,26 @@ class ChildrenFeature:
         return runner
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
-        return (CONSULT_TOOL,) if self.persona.ready else ()
+        specs = (CONSULT_TOOL,) if self.persona.ready else ()
+        if self.asked is not None:  # offered once asked; later calls get a clear refusal
+            names = tuple(p.name for p in self.asked.team.specialists)
+            specs = (*specs, roundtable_tool(names))
+        return specs
 
     def command_specs(self) -> tuple[CommandSpec, ...]:
         return (ROUNDTABLE_COMMAND,)
 
     async def on_owner(self, owner: OwnerState) -> None:
-        """Nothing to do: the kernel cancels children admitted under an older generation."""
+        """Drop a waiting round-table request: it was made for another session or persona.
+
+        Running children need nothing here: the kernel cancels work admitted under an
+        older generation."""
+        self.asked = None
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:
             case SessionStart():
+                self.asked = None
                 self.model = event.model or self.model
                 self.cwd = event.cwd
                 from persona_mind.runners._child_launch import HostState  # noqa: PLC0415
@@ -109,6 +146,8 @@ class ChildrenFeature:
         return await self.mind.lean_injection(query) if self.mind is not None else ""
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
+        if call.name == ROUNDTABLE_TOOL_NAME:
+            return self._roundtable_call(call)
         from persona_mind.runners.child import (  # noqa: PLC0415 - at the first consult
             handle_consult_tool,
             team_from_snapshot,
@@ -147,9 +186,8 @@ class ChildrenFeature:
     ) -> CommandResult | Background[CommandResult]:
         from persona_mind.messages.roundtable_desk import (  # noqa: PLC0415
             RoundtableStatus,
-            StartRoundtable,
         )
-        from persona_mind.runners._child_errors import RoundtableBusy  # noqa: PLC0415
+        from persona_mind.runners._roundtable_logic import lead_request  # noqa: PLC0415
         from persona_mind.runners.child import (  # noqa: PLC0415 - at the first round-table
             render_progress,
             team_from_snapshot,
@@ -161,6 +199,13 @@ class ChildrenFeature:
         query = call.args.strip()
         if query in ("", "status"):
             status = await desk.ask(RoundtableStatus())
+            asked = self.asked
+            if asked is not None and not asked.accepted and not status.running:
+                lead = asked.team.lead.name if asked.team.lead else "the lead"
+                return CommandResult(
+                    text=f"Waiting for the team lead ({lead}) to select specialists with "
+                    f"persona_roundtable for: {asked.query}"
+                )
             if status.progress is None:
                 return CommandResult(
                     text="No round-table has run in this session. "
@@ -181,34 +226,86 @@ class ChildrenFeature:
         if self.model is None:
             return CommandResult(text="/persona-roundtable: no model is selected", level="error")
         team, model = team_from_snapshot(snapshot, self.host_state), self.model
+        if team.lead is None or not team.specialists:
+            return CommandResult(
+                text=f"/persona-roundtable: team {team.pack} needs one [G] lead and at least "
+                "one specialist",
+                level="error",
+            )
+        if (await desk.ask(RoundtableStatus())).running:
+            return CommandResult(
+                text="A round-table is already running; see /persona-roundtable status",
+                level="warning",
+            )
         injection = await self._lean(query)
-        host = self.runtime.host
-        start = StartRoundtable(
-            team=team, query=query, model=model, injection=injection, cwd=self.cwd
+        self.asked = _Asked(query=query, team=team, model=model, injection=injection)
+        host, request = self.runtime.host, lead_request(team, query)
+
+        async def ask_lead() -> CommandResult:
+            # after the reply: the Companion has registered persona_roundtable by then
+            await host.send_user_message(request)
+            return CommandResult(text="")
+
+        return Background(
+            key="roundtable-ask",
+            work=ask_lead,
+            reply=CommandResult(
+                text=f"Round-table: asked the team lead ({team.lead.name}) to select "
+                f"specialists for: {query}"
+            ),
         )
 
-        async def work() -> CommandResult:
-            try:
-                result = await desk.ask(start, timeout=math.inf)
-            except RoundtableBusy:
-                return CommandResult(
-                    text="A round-table is already running; see /persona-roundtable status",
-                    level="warning",
-                )
-            except ChildError as exc:
-                await host.set_status("persona-roundtable", None)
-                return CommandResult(text=f"Round-table stopped: {exc}", level="error")
-            await host.display(
-                DisplayMessage(
-                    kind="persona-roundtable",
-                    title=f"Round-table: {query}",
-                    body=result.synthesis,
-                    details={
-                        "roster": [list(r) for r in result.roster],
-                        "children": result.children,
-                    },
-                )
+    def _roundtable_call(self, call: ToolCall) -> ToolResult | Background[ToolResult]:
+        """The lead's ``persona_roundtable`` call: validate, accept once, run (see module)."""
+        from persona_mind.messages.roundtable_desk import StartRoundtable  # noqa: PLC0415
+        from persona_mind.runners._child_errors import SelectionInvalid  # noqa: PLC0415
+        from persona_mind.runners._roundtable_logic import (  # noqa: PLC0415
+            validate_selection,
+        )
+        from persona_mind.runners._roundtable_tool import run_roundtable_call  # noqa: PLC0415
+
+        asked = self.asked
+        if asked is None:
+            return _refused(
+                "no round-table is waiting for a selection; the user starts one with "
+                "/persona-roundtable <question>"
             )
-            return CommandResult(text=result.synthesis)
+        if asked.accepted:
+            return _refused(
+                "this round-table's selection was already accepted: persona_roundtable takes "
+                "exactly one call per round-table; present its synthesis when it arrives"
+            )
+        try:
+            query, picks = validate_selection(call.arguments, asked.team)
+        except SelectionInvalid as exc:
+            asked.invalid += 1
+            left = MAX_INVALID_SELECTIONS - asked.invalid
+            if left <= 0:
+                self.asked = None
+                return _refused(
+                    f"{exc}. The round-table was dropped after {MAX_INVALID_SELECTIONS} "
+                    "invalid selections: tell the user; /persona-roundtable starts a new one"
+                )
+            return _refused(f"{exc}. Correct the selection and call again ({left} left).")
+        desk = self._desk() if self._desk is not None else None
+        if desk is None:
+            return _refused("children are off in this runtime")
+        asked.accepted = True
+        start = StartRoundtable(
+            team=asked.team,
+            query=query,
+            model=asked.model,
+            injection=asked.injection,
+            cwd=self.cwd,
+            selection=tuple((persona.name, reason) for persona, reason in picks),
+        )
+        host, call_id = self.runtime.host, call.call_id
+
+        async def work() -> ToolResult:
+            return await run_roundtable_call(desk, host, call_id, start)
 
         return Background(key="roundtable", work=work)
+
+
+def _refused(text: str) -> ToolResult:
+    return ToolResult(text=f"persona_roundtable: {text}", is_error=True)

@@ -229,6 +229,18 @@ class DisplayParams(msgspec.Struct, frozen=True, kw_only=True):
     message: DisplayMessage
 
 
+class SendUserMessageParams(msgspec.Struct, frozen=True, kw_only=True):
+    text: str
+
+
+class ToolUpdateParams(msgspec.Struct, frozen=True, kw_only=True):
+    """``tool_update``: progress of the runtime's tool call ``call_id`` (Pi's ``onUpdate``)."""
+
+    call_id: str
+    text: str
+    details: Any = None
+
+
 # -- codec -----------------------------------------------------------------------------------
 _ENCODER = msgspec.json.Encoder()
 _FRAME_DECODER: msgspec.json.Decoder[AnyFrame] = msgspec.json.Decoder(AnyFrame)

@@ -33,6 +33,7 @@ __all__ = (
     "RequestReload",
     "SendUserMessage",
     "SetStatus",
+    "ToolUpdate",
 )
 
 
@@ -67,6 +68,14 @@ class SendUserMessage(Msg, frozen=True, kw_only=True):
     text: str
 
 
+class ToolUpdate(Msg, frozen=True, kw_only=True):
+    """Progress of a tool call in flight (a partial result; never its answer)."""
+
+    call_id: str
+    text: str
+    details: Any = None
+
+
 class RequestReload(Msg, frozen=True, kw_only=True):
     pass
 
@@ -93,6 +102,7 @@ HostRequest = (
     | SetStatus
     | Display
     | SendUserMessage
+    | ToolUpdate
     | RequestReload
     | BranchEntries
 )

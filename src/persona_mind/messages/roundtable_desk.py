@@ -28,6 +28,8 @@ __all__ = (
     "RoundtableEnded",
     "RoundtableStatus",
     "StartRoundtable",
+    "WatchRoundtable",
+    "WatchedProgress",
 )
 
 
@@ -39,6 +41,9 @@ class StartRoundtable(Ask["RoundtableResult"], frozen=True, kw_only=True):
     model: str
     injection: str = ""
     cwd: str | None = None
+    selection: tuple[tuple[str, str], ...] | None = None
+    """The session lead's validated ``(name, reason)`` roster (its ``persona_roundtable``
+    call); ``None``: a child lead selects (the CLI/library path)."""
 
 
 class DeskStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,6 +53,23 @@ class DeskStatus(msgspec.Struct, frozen=True, kw_only=True):
 
 class RoundtableStatus(Ask[DeskStatus], frozen=True, kw_only=True):
     """Whether a round-table runs, and the last progress snapshot (never opinions)."""
+
+
+class WatchedProgress(msgspec.Struct, frozen=True, kw_only=True):
+    """A progress snapshot newer than the watcher's ``after`` (``version`` counts changes)."""
+
+    version: int
+    running: bool
+    progress: RoundtableProgress | None
+
+
+class WatchRoundtable(Ask[WatchedProgress], frozen=True, kw_only=True):
+    """Answered with the first progress snapshot whose version is above ``after``.
+
+    A live display long-polls with it (``after`` = the last version it showed): the answer
+    comes at once when there is news, else at the next change. No reply-to ref travels."""
+
+    after: int = 0
 
 
 class DeskProgress(Msg, frozen=True, kw_only=True):
@@ -68,4 +90,11 @@ class RoundtableEnded(Msg, frozen=True, kw_only=True):
     outcome: Any
 
 
-DeskMsg = StartRoundtable | RoundtableStatus | DeskProgress | CancelRun | RoundtableEnded
+DeskMsg = (
+    StartRoundtable
+    | RoundtableStatus
+    | WatchRoundtable
+    | DeskProgress
+    | CancelRun
+    | RoundtableEnded
+)

@@ -178,12 +178,33 @@ class SelectionInvalid(ChildError):
 
 
 class SynthesisIncomplete(ChildError):
-    """The moderator's synthesis lacks a required section."""
+    """The moderator's synthesis lacks a section, has an empty one, or has them out of order.
 
-    def __init__(self, missing: tuple[str, ...]) -> None:
+    P-ROUNDTABLE-9: perspectives, disagreements, tradeoffs, decision and uncertainty, each
+    present, non-empty and in that order."""
+
+    def __init__(
+        self,
+        missing: tuple[str, ...] = (),
+        *,
+        empty: tuple[str, ...] = (),
+        order: tuple[str, ...] = (),
+    ) -> None:
         self.missing = missing
+        self.empty = empty
+        self.order = order
+        problems = []
+        if missing:
+            problems.append(f"is missing sections: {', '.join(missing)}")
+        if empty:
+            problems.append(f"has empty sections: {', '.join(empty)}")
+        if order:
+            problems.append(
+                f"has its sections out of order ({' → '.join(order)}; required: "
+                "Perspectives → Disagreements → Tradeoffs → Decision → Uncertainty)"
+            )
         super().__init__(
-            f"the moderator synthesis is missing sections: {', '.join(missing)}; "
+            f"the moderator synthesis {'; '.join(problems) or 'is incomplete'}; "
             "the round-table result was not presented — run it again"
         )
 

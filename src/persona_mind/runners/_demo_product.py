@@ -54,17 +54,17 @@ _SQLITE_SYNTHESIS = "\n\n".join(
 )
 
 
+_PICKS = [
+    {"name": "architect", "reason": "design the module boundary"},
+    {"name": "test-engineer", "reason": "say what proves the change works"},
+]
+
+
 def fake_children_env(workdir: Path) -> dict[str, str]:
     """A fake-pi script for the demo's consult and round-table (written to ``workdir``)."""
-    picks = {
-        "specialists": [
-            {"name": "architect", "reason": "design the module boundary"},
-            {"name": "test-engineer", "reason": "say what proves the change works"},
-        ]
-    }
     script = {
         "rules": [
-            {"prompt_contains": SELECT_MARKER, "reply": json.dumps(picks)},
+            {"prompt_contains": SELECT_MARKER, "reply": json.dumps({"specialists": _PICKS})},
             {"prompt_contains": SYNTHESIS_MARKER, "reply": _SQLITE_SYNTHESIS},
             {"system_contains": "security", "reply": "Scope the token to read-only; rotate it."},
             {"system_contains": "ARCHITECT", "reply": _ARCHITECT},
@@ -140,7 +140,14 @@ async def children_section(host: SimHost, say: Say) -> None:
         {"consultant": "security-reviewer", "question": "Is the deploy token safe?"},
     )
     say("persona_consult security-reviewer:\n   " + "\n   ".join(consult.text.splitlines()[:4]))
-    result = await host.command("/persona-roundtable Should the store move to SQLite?")
+    question = "Should the store move to SQLite?"
+    asked = await host.command(f"/persona-roundtable {question}")
+    say(f"/persona-roundtable {question}\n   {asked.text}")
+    await host.next_user_message()  # what Pi's lead reads; the demo plays the lead
+    result = await host.call_tool(
+        "persona_roundtable", {"query": question, "specialists": _PICKS}
+    )
+    say(f"the lead's persona_roundtable call: {len(host.tool_updates)} live progress updates")
     say("/persona-roundtable synthesis (in full):\n   " + "\n   ".join(result.text.splitlines()))
     status = await host.command("/persona-roundtable status")
     say("progress view:\n   " + "\n   ".join(status.text.splitlines()[:8]))

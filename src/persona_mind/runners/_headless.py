@@ -100,6 +100,9 @@ class HeadlessHost:
         # An MCP server cannot speak for the user; the text is only logged.
         log(f"a user message was asked for and not sent: {text[:200]}")
 
+    async def tool_update(self, call_id: str, text: str, details: Any = None) -> None:
+        log(f"tool {call_id}: {text.splitlines()[0] if text else ''}")
+
     async def request_reload(self) -> None:
         self.reload_requested = True
 

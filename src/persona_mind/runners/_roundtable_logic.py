@@ -5,10 +5,16 @@ with one reason each; Round 1 asks each for an independent position on its assig
 Round 2 reveals the ordered Round 1 answers and asks for a self-contained final position;
 the lead moderates one synthesis with five named sections.
 
-The selection is *schema-validated* (P-ROUNDTABLE-4): the lead's answer must be exactly one
-JSON object ``{"specialists": [{"name": …, "reason": …}, …]}`` (optionally inside one
-```` ```json ```` fence). Anything else is a :class:`SelectionInvalid` — there is no
-lexical fallback that guesses names from prose (P-ROUNDTABLE-10).
+The selection is *schema-validated* (P-ROUNDTABLE-4). In Pi the session's lead makes it as
+one ``persona_roundtable`` tool call whose arguments :func:`validate_selection` checks
+(``{"query": …, "specialists": [{"name": …, "reason": …}, …]}``); on the CLI/library path a
+child lead answers one JSON object ``{"specialists": [...]}`` (optionally inside one
+```` ```json ```` fence) that :func:`parse_selection` checks with the same rules. Anything
+else is a :class:`SelectionInvalid` — there is no lexical fallback that guesses names from
+prose (P-ROUNDTABLE-10).
+
+The synthesis check (P-ROUNDTABLE-9) wants all five sections as heading lines, each
+non-empty and in the order of :data:`SECTIONS`.
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ __all__ = (
     "SELECT_MARKER",
     "Pick",
     "check_synthesis",
+    "lead_request",
     "parse_selection",
+    "picks_by_name",
     "round1_prompt",
     "round2_prompt",
     "selection_prompt",
     "synthesis_prompt",
+    "validate_selection",
 )
 
 MAX_SPECIALISTS = 5
@@ -40,6 +49,8 @@ MAX_SPECIALISTS = 5
 MAX_REASON_CHARS = 600
 SELECT_MARKER = "[persona-mind:roundtable-select]"
 SYNTHESIS_MARKER = "[persona-mind:roundtable-synthesis]"
+REQUEST_MARKER = "[persona-mind:roundtable-request]"
+MAX_QUERY_CHARS = 4000
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("Perspectives", r"perspectives?"),
     ("Disagreements", r"disagreements?"),
@@ -66,6 +77,13 @@ class _Selection(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     specialists: list[Pick]
 
 
+class _ToolSelection(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The ``persona_roundtable`` tool's arguments (the schema in ``roundtable_tool``)."""
+
+    query: str
+    specialists: list[Pick]
+
+
 _FENCE = re.compile(r"\A```(?:json)?\s*\n(?P<body>.*)\n```\Z", re.DOTALL)
 
 
@@ -84,8 +102,46 @@ def selection_prompt(team: ChildTeam, query: str) -> str:
     )
 
 
+def lead_request(team: ChildTeam, query: str) -> str:
+    """The message that asks the session's lead to select specialists by tool call.
+
+    Sent as a user message in the main session (``/persona-roundtable <q>`` in Pi): the
+    lead answers with exactly one ``persona_roundtable`` call (P-ROUNDTABLE-2, -4)."""
+    lead = team.lead.name if team.lead is not None else "the team lead"
+    roster = "\n".join(
+        f"- {p.name}: {p.description or '(no description)'}" for p in team.specialists
+    )
+    return (
+        f"{REQUEST_MARKER}\nThe user asked for a round-table of team {team.pack}. As its "
+        f"lead ({lead}), select between 1 and {MAX_SPECIALISTS} specialists whose expertise "
+        "the query needs and give each one a reason: the specific contribution you assign "
+        "to it. Then call the persona_roundtable tool exactly once with the query to "
+        "delegate and your selection; it runs the round-table and returns the moderated "
+        "synthesis, which you then present to the user in full.\n\n"
+        f"Specialists you may select (exact names):\n{roster}\n\nQuery:\n{query.strip()}"
+    )
+
+
+def validate_selection(
+    arguments: object, team: ChildTeam
+) -> tuple[str, tuple[tuple[ChildPersona, str], ...]]:
+    """Check a ``persona_roundtable`` call's arguments; return the query and the picks."""
+    try:
+        selection = msgspec.convert(arguments, type=_ToolSelection)
+    except msgspec.ValidationError as exc:
+        raise SelectionInvalid(f"the arguments do not match the selection schema ({exc})") from exc
+    query = selection.query.strip()
+    if not query:
+        raise SelectionInvalid("the delegated query is empty")
+    if len(query) > MAX_QUERY_CHARS:
+        raise SelectionInvalid(
+            f"the delegated query is {len(query)} characters (at most {MAX_QUERY_CHARS})"
+        )
+    return query, _check_picks(selection.specialists, team)
+
+
 def parse_selection(text: str, team: ChildTeam) -> tuple[tuple[ChildPersona, str], ...]:
-    """Validate the lead's reply; return ``(persona, reason)`` pairs in the lead's order."""
+    """Validate a child lead's reply; return ``(persona, reason)`` pairs in the lead's order."""
     body = text.strip()
     fenced = _FENCE.match(body)
     if fenced:
@@ -96,7 +152,17 @@ def parse_selection(text: str, team: ChildTeam) -> tuple[tuple[ChildPersona, str
         raise SelectionInvalid(f"the JSON does not match the selection schema ({exc})") from exc
     except msgspec.DecodeError as exc:
         raise SelectionInvalid(f"the reply is not one JSON object ({exc})") from exc
-    picks = selection.specialists
+    return _check_picks(selection.specialists, team)
+
+
+def picks_by_name(
+    selection: tuple[tuple[str, str], ...], team: ChildTeam
+) -> tuple[tuple[ChildPersona, str], ...]:
+    """An already chosen ``(name, reason)`` roster, checked again against ``team``."""
+    return _check_picks([Pick(name=n, reason=r) for n, r in selection], team)
+
+
+def _check_picks(picks: list[Pick], team: ChildTeam) -> tuple[tuple[ChildPersona, str], ...]:
     if not 1 <= len(picks) <= MAX_SPECIALISTS:
         raise SelectionInvalid(
             f"{len(picks)} specialists selected; between 1 and {MAX_SPECIALISTS} are allowed"
@@ -167,12 +233,45 @@ def synthesis_prompt(
     )
 
 
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<title>.*?)\s*#*\s*$")
+_BOLD_HEADING = re.compile(r"^\s*\*\*(?P<title>[^*\n]+?)\*\*\s*:?\s*(?P<rest>.*)$")
+
+
+def _section_of(line: str) -> tuple[str, str] | None:
+    """The section a heading line opens and any text on the same line, else ``None``.
+
+    ``## Tradeoffs``, ``### 3. Trade-offs and risks`` and ``**Decision:** adopt X`` open a
+    section (a bold lead-in's own text counts as content); other lines do not."""
+    md = _MD_HEADING.match(line)
+    bold = None if md else _BOLD_HEADING.match(line)
+    head = md or bold
+    if head is None:
+        return None
+    title = head.group("title").strip().rstrip(":").strip()
+    rest = bold.group("rest").strip() if bold else ""
+    for name, pattern in SECTIONS:
+        if re.match(rf"(?:\d+[.)]\s*)?(?:the\s+)?{pattern}\b", title, re.IGNORECASE):
+            return name, rest
+    return None
+
+
 def check_synthesis(text: str) -> None:
-    """Raise :class:`SynthesisIncomplete` unless every section has a heading line."""
-    missing = tuple(
-        title
-        for title, pattern in SECTIONS
-        if not re.search(rf"^\s*(?:#+\s*|\*\*)\s*{pattern}\b", text, re.IGNORECASE | re.MULTILINE)
-    )
-    if missing:
-        raise SynthesisIncomplete(missing)
+    """Raise :class:`SynthesisIncomplete` unless all five sections are present (a heading
+    line each), each has text before the next section, and they come in order."""
+    seen: list[str] = []
+    body: dict[str, list[str]] = {}
+    current: str | None = None
+    for line in text.splitlines():
+        opened = _section_of(line)
+        if opened is not None and opened[0] not in body:
+            current = opened[0]
+            seen.append(current)
+            body[current] = [opened[1]] if opened[1] else []
+        elif current is not None and line.strip() and opened is None:
+            body[current].append(line)
+    names = tuple(name for name, _ in SECTIONS)
+    missing = tuple(name for name in names if name not in body)
+    empty = tuple(name for name in seen if not body[name])
+    order = tuple(seen) if tuple(seen) != tuple(n for n in names if n in body) else ()
+    if missing or empty or order:
+        raise SynthesisIncomplete(missing, empty=empty, order=order)

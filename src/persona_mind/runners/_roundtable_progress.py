@@ -22,6 +22,7 @@ __all__ = (
     "RoundtableProgress",
     "RoundtableResult",
     "RoundtableTracker",
+    "render_live",
     "render_progress",
 )
 
@@ -200,4 +201,25 @@ def render_progress(p: RoundtableProgress, *, header: bool = True) -> str:
     )
     if p.error:
         lines.append(f"Error: {p.error}")
+    return "\n".join(lines)
+
+
+def render_live(p: RoundtableProgress) -> str:
+    """The tool display while the round-table runs: at most ten lines (Pi's collapsed tool
+    view shows ten), no opinions (P-ROUNDTABLE-17, -18)."""
+    tokens = p.usage.input_tokens + p.usage.output_tokens
+    lines = [
+        f"Round-table: {p.query}",
+        f"Context policy: {p.context_policy}",
+        f"Phase: {p.phase} — {p.phase_purpose}",
+    ]
+    for s in p.roster[:5]:
+        act = f", {s.activity}" if s.activity else ""
+        lines.append(f"  {s.name} [{s.state}{act}]: {s.reason}")
+    lines.append(f"Moderator: {p.lead} ({p.lead_state}) · Next: {p.next_step}")
+    lines.append(
+        f"Totals: {p.children_finished}/{p.children_started} children finished, "
+        f"{tokens} tokens, {p.elapsed:.1f}s"
+        + (f" · Error: {p.error}" if p.error else "")
+    )
     return "\n".join(lines)

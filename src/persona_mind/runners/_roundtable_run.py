@@ -50,10 +50,13 @@ async def run_roundtable(
     phase_deadline: float = PHASE_DEADLINE,
     cwd: str | None = None,
     run_id: str | None = None,
+    selection: tuple[tuple[str, str], ...] | None = None,
 ) -> RoundtableResult:
     """One round-table on ``team`` with children on ``runner``; see the module docstring.
 
-    An empty query is refused before any child starts (it would only spend tokens)."""
+    An empty query is refused before any child starts (it would only spend tokens).
+    ``selection`` is the lead's validated ``(name, reason)`` roster when the session's lead
+    chose by tool call; without it a child lead selects (the CLI/library path)."""
     if not query.strip():
         raise RoundtableQueryEmpty()
     rid = run_id or f"rt{next(_runs)}"
@@ -75,6 +78,7 @@ async def run_roundtable(
             phase_deadline=phase_deadline,
             cwd=cwd,
             on_change=changed,
+            selection=selection,
         ),
         name=f"roundtable-{rid}",
     )

@@ -130,5 +130,12 @@ class BridgeHost:
     async def display(self, message: DisplayMessage) -> None:
         await self._side.call("display", b.DisplayParams(message=message))
 
+    async def send_user_message(self, text: str) -> None:
+        await self._side.call("send_user_message", b.SendUserMessageParams(text=text))
+
+    async def tool_update(self, call_id: str, text: str, details: Any = None) -> None:
+        params = b.ToolUpdateParams(call_id=call_id, text=text, details=details)
+        await self._side.call("tool_update", params)
+
     async def request_reload(self) -> None:
         await self._side.call("reload", None)

@@ -21,6 +21,7 @@ Other extensions' traffic is simulated too: :meth:`SimHost.custom_message` (a
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -105,6 +106,8 @@ class SimHost:
         self.displayed: list[DisplayMessage] = []
         self.reload_requests = 0
         self.user_messages: list[str] = []
+        self.tool_updates: list[tuple[str, str, Any]] = []
+        self._user_message = asyncio.Event()
         self._ids = itertools.count(1)
         self.session = self._new_session()
         self.sessions: dict[str, _Session] = {self.session.session_id: self.session}
@@ -167,9 +170,20 @@ class SimHost:
     async def request_reload(self) -> None:
         self.reload_requests += 1
 
+    async def tool_update(self, call_id: str, text: str, details: Any = None) -> None:
+        """Recorded in order: what Pi would show as the call's partial results."""
+        self.tool_updates.append((call_id, text, details))
+
     async def send_user_message(self, text: str) -> None:
         """Recorded; a test runs the turn with ``await host.turn(text)`` when it wants it."""
         self.user_messages.append(text)
+        self._user_message.set()
+
+    async def next_user_message(self) -> str:
+        """Wait for a user message the runtime sends later (detached work), and return it."""
+        await self._user_message.wait()
+        self._user_message.clear()
+        return self.user_messages[-1]
 
     # -- session verbs (events into the runtime) --------------------------------------
     async def start(self, reason: SessionStartReason = "startup") -> None:
