@@ -72,7 +72,9 @@ class Case:
     questions: list[tuple[str, str, set[str]]]
 
 
-def _fact(fid: str, text: str, n: int, kind: str = "note", tags: Sequence[str] = ()) -> Fact:
+def _fact(
+    fid: str, text: str, n: float, kind: str = "note", tags: Sequence[str] = ()
+) -> Fact:
     return Fact(
         id=fid,
         kind=kind,  # type: ignore[arg-type]
@@ -101,7 +103,13 @@ def _sessions(doc: dict[str, Any], path: Path) -> list[Case]:
 
 def _facts(doc: dict[str, Any], path: Path) -> list[Case]:
     facts = [
-        _fact(str(f["id"]), str(f["text"]), i + 1, str(f.get("kind", "note")), f.get("tags", ()))
+        _fact(
+            str(f["id"]),
+            str(f["text"]),
+            float(f.get("recordedAt", i + 1)),
+            str(f.get("kind", "note")),
+            f.get("tags", ()),
+        )
         for i, f in enumerate(doc["facts"])
     ]
     ids = {f.id for f in facts}

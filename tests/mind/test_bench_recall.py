@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bench import _madial as madial
 from bench import recall
 
 from persona_mind.mind import Fact
@@ -111,3 +112,62 @@ def test_longmemeval_loader_uses_turn_labels(tmp_path: Path) -> None:
     assert len(cases) == 1  # the abstention instance is skipped
     assert cases[0].questions[0][2] == {"s2:0"}
     assert [f.id for f in cases[0].facts] == ["s1:0", "s2:0"]
+
+
+def _madial_fixture(root: Path) -> Path:
+    """A hand-written two-memory, two-dialogue archive in MADial-Bench's JSON-lines layout."""
+    en = root / "data" / "en"
+    en.mkdir(parents=True)
+    mems = [
+        {"7": {"time": "2023-12-25", "scene": "Activity", "emotion": "Happy",
+               "event": "Ana sang at the winter concert and felt proud."}},
+        {"9": {"time": "2024-02-01", "scene": "Others", "emotion": "Sad",
+               "event": "Ana lost her blue scarf on the bus."}},
+    ]
+    dialogues = [
+        {"dialogue": ["<BOD>\n", '<Ana>: "I have a show tonight!"\n',
+                      '<Assistant>: "Remember your concert?"\n', "<EOD>\n"],
+         "test-turn": [2], "relevant-id": [7], "user-id": 1},
+        {"dialogue": ["<BOD>\n", '<Ana>: "It is cold."\n', '<Ana>: "Brr."\n',
+                      '<Assistant>: "Your scarf..."\n'],
+         "test-turn": [3, 2], "relevant-id": [9, 9], "user-id": 1},
+    ]
+    (en / madial.MEMORY).write_text("\n".join(json.dumps(m) for m in mems) + "\n")
+    (en / madial.DIALOGUE).write_text("\n".join(json.dumps(d) for d in dialogues) + "\n")
+    return en
+
+
+def test_madial_converter_keeps_context_before_first_test_turn(tmp_path: Path) -> None:
+    """The public conversational set: memories become facts, the dialogue before the first
+    test turn becomes the prompt (the test turn itself would leak the answer), relevant ids
+    become the expected facts; the output loads in the harness."""
+    _madial_fixture(tmp_path / "MADial-Bench")
+    doc = madial.convert(tmp_path / "MADial-Bench")
+    assert [f["id"] for f in doc["facts"]] == ["mem-7", "mem-9"]
+    assert doc["facts"][0]["tags"] == ["activity", "happy"]
+    assert doc["facts"][1]["recordedAt"] == 1706745600.0  # 2024-02-01 UTC
+    first, second = doc["prompts"]
+    assert first == {"id": "d001", "prompt": "Ana: I have a show tonight!", "expected": ["mem-7"]}
+    assert second["prompt"] == "Ana: It is cold."  # min(test-turn) = 2, not 3
+    assert second["expected"] == ["mem-9"]
+    out = tmp_path / "madial.json"
+    assert madial.main([str(tmp_path / "MADial-Bench"), str(out)]) == 0
+    (case,) = recall.load(out)
+    assert {f.id: f.recordedAt for f in case.facts}["mem-7"] == 1703462400.0
+    assert madial.convert(tmp_path / "MADial-Bench") == doc  # deterministic
+
+
+def test_madial_converter_refuses_unknown_memories_and_empty_context(tmp_path: Path) -> None:
+    en = _madial_fixture(tmp_path)
+    bad = {"dialogue": ["<BOD>\n", '<Ana>: "hi"\n'], "test-turn": [1], "relevant-id": [3]}
+    (en / madial.DIALOGUE).write_text(json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match="unknown memories"):
+        madial.convert(en)
+    bad = {"dialogue": ["<BOD>\n", '<Ana>: "hi"\n'], "test-turn": [1], "relevant-id": [7]}
+    (en / madial.DIALOGUE).write_text(json.dumps(bad) + "\n")
+    with pytest.raises(ValueError, match="leaves no context"):
+        madial.convert(en)
+    (en / madial.MEMORY).write_text("{not json\n")
+    with pytest.raises(ValueError, match=r"memory.json:1: not a JSON line"):
+        madial.convert(en)
+    assert madial.main([str(tmp_path / "absent"), str(tmp_path / "o.json")]) == 2
