@@ -159,7 +159,7 @@ def test_madial_converter_keeps_context_before_first_test_turn(tmp_path: Path) -
 
 def test_madial_converter_refuses_unknown_memories_and_empty_context(tmp_path: Path) -> None:
     en = _madial_fixture(tmp_path)
-    bad = {"dialogue": ["<BOD>\n", '<Ana>: "hi"\n'], "test-turn": [1], "relevant-id": [3]}
+    bad = {"dialogue": ["<BOD>\n", '<Ana>: "hi"\n'], "test-turn": [2], "relevant-id": [3]}
     (en / madial.DIALOGUE).write_text(json.dumps(bad) + "\n")
     with pytest.raises(ValueError, match="unknown memories"):
         madial.convert(en)
