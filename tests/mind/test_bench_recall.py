@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from bench import _bigcoding as bigcoding
 from bench import _madial as madial
 from bench import recall
 
@@ -171,3 +172,66 @@ def test_madial_converter_refuses_unknown_memories_and_empty_context(tmp_path: P
     with pytest.raises(ValueError, match=r"memory.json:1: not a JSON line"):
         madial.convert(en)
     assert madial.main([str(tmp_path / "absent"), str(tmp_path / "o.json")]) == 2
+
+
+GUIDE = """# Style
+
+Intro paragraph that is long enough to count as a real sentence here. Short one.
+
+```python
+def never_a_fact(): return "code is dropped even when it is a long enough line"
+```
+
+- Prefer [small functions](https://example.org/x) over `very_long` **ones** in every module.
+- See https://example.org for details about this rule and many other rules.
+
+| a table row | is dropped even when it is long enough to count |
+|---|---|
+
+Intro paragraph that is long enough to count as a real sentence here.
+"""
+
+
+def test_large_store_extracts_prose_sentences_only() -> None:
+    """Distractors are guideline sentences: code, tables, headings, URLs and duplicates out."""
+    assert bigcoding.sentences(GUIDE) == [
+        "Intro paragraph that is long enough to count as a real sentence here.",
+        "Prefer small functions over very_long ones in every module.",
+    ]
+
+
+def test_large_store_quotas_spread_picks_and_refuse_too_few() -> None:
+    assert bigcoding._quotas([10, 2, 10], 12) == [5, 2, 5]
+    assert sum(bigcoding._quotas([400, 30, 7], 300)) == 300
+    with pytest.raises(ValueError, match="hold 3 candidate sentences"):
+        bigcoding._quotas([1, 2], 5)
+
+
+def test_large_store_build_is_deterministic_and_keeps_the_coding_prompts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """≥ base facts + distractors, base prompts unchanged, same bytes on a rebuild; a missing
+    source is a clear error naming the repository, path and commit to check out."""
+    guide = tmp_path / "acme" / "guides" / "STYLE.md"
+    guide.parent.mkdir(parents=True)
+    rule = "Rule number {} says every widget needs a reviewer before it ships."
+    lines = [rule.format(i) for i in range(9)]
+    guide.write_text("\n\n".join(lines))
+    monkeypatch.setattr(bigcoding, "SOURCES", (("acme/guides", "c0ffee", "STYLE.md", "acme"),))
+    doc = bigcoding.build(tmp_path, total=3)
+    base = json.loads(CODING.read_text(encoding="utf-8"))
+    extra = [f for f in doc["facts"] if f["id"].startswith("x-")]
+    assert [f["text"] for f in extra] == [lines[0], lines[3], lines[6]]  # evenly spaced
+    assert all(f["tags"] == ["acme"] and f["source"]["repo"] == "acme/guides" for f in extra)
+    assert len(doc["facts"]) == len(base["facts"]) + 3
+    assert doc["prompts"] == base["prompts"]
+    assert sorted(f["recordedAt"] for f in doc["facts"]) == [
+        float(i + 1) for i in range(len(doc["facts"]))
+    ]
+    assert bigcoding.build(tmp_path, total=3) == doc
+    out = tmp_path / "large.json"
+    assert bigcoding.main([str(tmp_path), str(out), "--distractors", "3"]) == 0
+    assert len(recall.load(out)[0].facts) == len(doc["facts"])
+    guide.unlink()
+    with pytest.raises(ValueError, match=r"acme/guides STYLE\.md not found.*c0ffee"):
+        bigcoding.build(tmp_path, total=3)
