@@ -12,7 +12,10 @@ Two settings: ``caps`` — the production caps and the 2,400-token block (projec
 at most 4 entries), against BM25's top 4; ``budget@N`` — caps lifted, the whole block
 within N tokens, against BM25 lines (``- text``, no wrapper) packed in score order within
 the same N tokens.  Two measures: *any* — the share of questions with at least one
-evidence fact injected; *share* — the mean share of a question's evidence injected.
+evidence fact injected; *share* — the mean share of a question's evidence injected.  Two
+diagnostics without a target: *entries* — the mean number of facts injected (at a token
+budget Mind's block pays for its wrapper, headings and entry tags, BM25's bare lines do
+not) and *plan_ms*.
 
 Datasets (``--dataset PATH``, repeatable; default: the two bundled sets):
 
@@ -25,6 +28,12 @@ Datasets (``--dataset PATH``, repeatable; default: the two bundled sets):
 
     {"facts": [{"id", "kind", "text", "tags", "source": {"repo", "path"}}],
      "prompts": [{"id", "prompt", "expected": ["fact id", ...]}]}
+
+Converted public sets use the ``facts`` format (a fact may carry ``recordedAt``):
+``python -m bench._madial`` (MADial-Bench, a public conversational-memory set with evidence
+labels) and ``python -m bench._bigcoding`` (the coding set plus 1,250 distractors from
+other projects' guides, 1,553 facts); neither output is committed — see
+``bench/data/README.md``.
 
 ``longmemeval`` (a list of instances, one haystack each; see ``bench/data/README.md``):
 every turn of ``haystack_sessions`` becomes a fact; turns with ``has_answer: true`` are the
@@ -218,7 +227,7 @@ def bm25_pick(bm: BM25, query: str, cap: int | None, budget: int | None) -> set[
 class Score:
     any: float
     share: float
-    tokens: float
+    entries: float
     ms: float
 
 
@@ -228,6 +237,7 @@ Picker = Callable[[Case, FactIndex, BM25, str, int | None, int | None], set[str]
 def _measure(cases: Sequence[Case], pick: Picker, cap: int | None, budget: int | None) -> Score:
     anys: list[float] = []
     shares: list[float] = []
+    sizes: list[int] = []
     times: list[float] = []
     for case in cases:
         index = FactIndex.build(case.facts)
@@ -237,9 +247,15 @@ def _measure(cases: Sequence[Case], pick: Picker, cap: int | None, budget: int |
             got = pick(case, index, bm, question, cap, budget)
             times.append((time.perf_counter() - t0) * 1e3)
             hit = len(got & evidence)
+            sizes.append(len(got))
             anys.append(float(hit > 0))
             shares.append(hit / len(evidence))
-    return Score(statistics.fmean(anys), statistics.fmean(shares), 0.0, statistics.median(times))
+    return Score(
+        statistics.fmean(anys),
+        statistics.fmean(shares),
+        statistics.fmean(sizes),
+        statistics.median(times),
+    )
 
 
 def mind_picker(edge: SemanticEdge | None, fusion: Fusion) -> Picker:
@@ -311,6 +327,18 @@ def run(path: Path, rankers: Sequence[str], fusion: Fusion) -> list[dict[str, ob
             margin = MARGIN if ranker == "hybrid" else 0.0
             out.append(_row(f"{tag} {label} any {ranker}", got.any, floor.any, margin))
             out.append(_row(f"{tag} {label} share {ranker}", got.share, floor.share, margin))
+            out.append(
+                {  # how many entries fit: the block's wrapper and tags cost room BM25's bare
+                    # lines do not, so at a token budget Mind shows fewer entries
+                    "name": f"{tag} {label} entries {ranker}",
+                    "value": round(got.entries, 1),
+                    "unit": "entries",
+                    "floor": round(floor.entries, 1),
+                    "ratio": round(got.entries / floor.entries, 2) if floor.entries else None,
+                    "target": None,
+                    "ok": None,
+                }
+            )
             out.append(
                 {
                     "name": f"{tag} {label} plan_ms {ranker}",
