@@ -3,7 +3,8 @@
 What is compared, in one run, per dataset:
 
 * ``bm25`` — the floor: a textbook BM25 (k1 1.2, b 0.75, lower-cased word tokens, no
-  stemming) written in this file, independent of Mind's ranking code.
+  stemming) written in this file, independent of Mind's ranking code; facts it does not
+  match follow by recency, as in Mind's planner.
 * ``lexical`` — Mind's planner ranking with BM25 over stemmed terms (no model).
 * ``hybrid`` — Mind's planner with the semantic ranker fused in (needs the ``semantic``
   extra; skipped with the reason when the model is not installed).
@@ -192,6 +193,8 @@ class BM25:
         self.k1, self.b = k1, b
 
     def ranked(self, query: str) -> list[Fact]:
+        """Matches by score (ties by recency), then — as Mind's planner does — every other
+        fact by recency, so neither side gains by filling room the other leaves empty."""
         q = set(_plain(query))
         scores: list[tuple[float, int]] = []
         for i, c in enumerate(self.tf):
@@ -201,8 +204,13 @@ class BM25:
                 s += self.idf[t] * c[t] * (self.k1 + 1) / (c[t] + norm)
             if s > 0:
                 scores.append((s, i))
-        scores.sort(key=lambda x: (-x[0], -self.facts[x[1]].lastSeenAt))
-        return [self.facts[i] for _, i in scores]
+        scores.sort(key=lambda x: (-x[0], -self.facts[x[1]].lastSeenAt, self.facts[x[1]].id))
+        hit = {i for _, i in scores}
+        rest = sorted(
+            (i for i in range(len(self.facts)) if i not in hit),
+            key=lambda i: (-self.facts[i].lastSeenAt, self.facts[i].id),
+        )
+        return [self.facts[i] for _, i in scores] + [self.facts[i] for i in rest]
 
 
 def bm25_pick(bm: BM25, query: str, cap: int | None, budget: int | None) -> set[str]:
