@@ -3,7 +3,8 @@
 What is compared, in one run, per dataset:
 
 * ``bm25`` — the floor: a textbook BM25 (k1 1.2, b 0.75, lower-cased word tokens, no
-  stemming) written in this file, independent of Mind's ranking code.
+  stemming) written in this file, independent of Mind's ranking code; facts it does not
+  match follow by recency, as in Mind's planner.
 * ``lexical`` — Mind's planner ranking with BM25 over stemmed terms (no model).
 * ``hybrid`` — Mind's planner with the semantic ranker fused in (needs the ``semantic``
   extra; skipped with the reason when the model is not installed).
@@ -12,7 +13,10 @@ Two settings: ``caps`` — the production caps and the 2,400-token block (projec
 at most 4 entries), against BM25's top 4; ``budget@N`` — caps lifted, the whole block
 within N tokens, against BM25 lines (``- text``, no wrapper) packed in score order within
 the same N tokens.  Two measures: *any* — the share of questions with at least one
-evidence fact injected; *share* — the mean share of a question's evidence injected.
+evidence fact injected; *share* — the mean share of a question's evidence injected.  Two
+diagnostics without a target: *entries* — the mean number of facts injected (at a token
+budget Mind's block pays for its wrapper, headings and entry tags, BM25's bare lines do
+not) and *plan_ms*.
 
 Datasets (``--dataset PATH``, repeatable; default: the two bundled sets):
 
@@ -25,6 +29,12 @@ Datasets (``--dataset PATH``, repeatable; default: the two bundled sets):
 
     {"facts": [{"id", "kind", "text", "tags", "source": {"repo", "path"}}],
      "prompts": [{"id", "prompt", "expected": ["fact id", ...]}]}
+
+Converted public sets use the ``facts`` format (a fact may carry ``recordedAt``):
+``python -m bench._madial`` (MADial-Bench, a public conversational-memory set with evidence
+labels) and ``python -m bench._bigcoding`` (the coding set plus 1,250 distractors from
+other projects' guides, 1,553 facts); neither output is committed — see
+``bench/data/README.md``.
 
 ``longmemeval`` (a list of instances, one haystack each; see ``bench/data/README.md``):
 every turn of ``haystack_sessions`` becomes a fact; turns with ``has_answer: true`` are the
@@ -72,7 +82,9 @@ class Case:
     questions: list[tuple[str, str, set[str]]]
 
 
-def _fact(fid: str, text: str, n: int, kind: str = "note", tags: Sequence[str] = ()) -> Fact:
+def _fact(
+    fid: str, text: str, n: float, kind: str = "note", tags: Sequence[str] = ()
+) -> Fact:
     return Fact(
         id=fid,
         kind=kind,  # type: ignore[arg-type]
@@ -101,7 +113,13 @@ def _sessions(doc: dict[str, Any], path: Path) -> list[Case]:
 
 def _facts(doc: dict[str, Any], path: Path) -> list[Case]:
     facts = [
-        _fact(str(f["id"]), str(f["text"]), i + 1, str(f.get("kind", "note")), f.get("tags", ()))
+        _fact(
+            str(f["id"]),
+            str(f["text"]),
+            float(f.get("recordedAt", i + 1)),
+            str(f.get("kind", "note")),
+            f.get("tags", ()),
+        )
         for i, f in enumerate(doc["facts"])
     ]
     ids = {f.id for f in facts}
@@ -175,6 +193,8 @@ class BM25:
         self.k1, self.b = k1, b
 
     def ranked(self, query: str) -> list[Fact]:
+        """Matches by score (ties by recency), then — as Mind's planner does — every other
+        fact by recency, so neither side gains by filling room the other leaves empty."""
         q = set(_plain(query))
         scores: list[tuple[float, int]] = []
         for i, c in enumerate(self.tf):
@@ -184,8 +204,13 @@ class BM25:
                 s += self.idf[t] * c[t] * (self.k1 + 1) / (c[t] + norm)
             if s > 0:
                 scores.append((s, i))
-        scores.sort(key=lambda x: (-x[0], -self.facts[x[1]].lastSeenAt))
-        return [self.facts[i] for _, i in scores]
+        scores.sort(key=lambda x: (-x[0], -self.facts[x[1]].lastSeenAt, self.facts[x[1]].id))
+        hit = {i for _, i in scores}
+        rest = sorted(
+            (i for i in range(len(self.facts)) if i not in hit),
+            key=lambda i: (-self.facts[i].lastSeenAt, self.facts[i].id),
+        )
+        return [self.facts[i] for _, i in scores] + [self.facts[i] for i in rest]
 
 
 def bm25_pick(bm: BM25, query: str, cap: int | None, budget: int | None) -> set[str]:
@@ -210,7 +235,7 @@ def bm25_pick(bm: BM25, query: str, cap: int | None, budget: int | None) -> set[
 class Score:
     any: float
     share: float
-    tokens: float
+    entries: float
     ms: float
 
 
@@ -220,6 +245,7 @@ Picker = Callable[[Case, FactIndex, BM25, str, int | None, int | None], set[str]
 def _measure(cases: Sequence[Case], pick: Picker, cap: int | None, budget: int | None) -> Score:
     anys: list[float] = []
     shares: list[float] = []
+    sizes: list[int] = []
     times: list[float] = []
     for case in cases:
         index = FactIndex.build(case.facts)
@@ -229,9 +255,15 @@ def _measure(cases: Sequence[Case], pick: Picker, cap: int | None, budget: int |
             got = pick(case, index, bm, question, cap, budget)
             times.append((time.perf_counter() - t0) * 1e3)
             hit = len(got & evidence)
+            sizes.append(len(got))
             anys.append(float(hit > 0))
             shares.append(hit / len(evidence))
-    return Score(statistics.fmean(anys), statistics.fmean(shares), 0.0, statistics.median(times))
+    return Score(
+        statistics.fmean(anys),
+        statistics.fmean(shares),
+        statistics.fmean(sizes),
+        statistics.median(times),
+    )
 
 
 def mind_picker(edge: SemanticEdge | None, fusion: Fusion) -> Picker:
@@ -303,6 +335,18 @@ def run(path: Path, rankers: Sequence[str], fusion: Fusion) -> list[dict[str, ob
             margin = MARGIN if ranker == "hybrid" else 0.0
             out.append(_row(f"{tag} {label} any {ranker}", got.any, floor.any, margin))
             out.append(_row(f"{tag} {label} share {ranker}", got.share, floor.share, margin))
+            out.append(
+                {  # how many entries fit: the block's wrapper and tags cost room BM25's bare
+                    # lines do not, so at a token budget Mind shows fewer entries
+                    "name": f"{tag} {label} entries {ranker}",
+                    "value": round(got.entries, 1),
+                    "unit": "entries",
+                    "floor": round(floor.entries, 1),
+                    "ratio": round(got.entries / floor.entries, 2) if floor.entries else None,
+                    "target": None,
+                    "ok": None,
+                }
+            )
             out.append(
                 {
                     "name": f"{tag} {label} plan_ms {ranker}",

@@ -96,6 +96,19 @@ def test_fusion_admits_semantic_matches_and_keeps_lexical_hits() -> None:
     assert score[0] > score[1]  # same similarity floor, more lexical weight
 
 
+def test_score_fusion_puts_both_signals_on_this_prompts_scale() -> None:
+    """Issue 16: the best semantic match earns the same half as the best lexical hit, so a
+    static model's modest cosines (seldom above 0.5) are not drowned by a lexical best that
+    may have matched only a function word; the rest scale linearly above the floor."""
+    fused = fuse({0: 4.0, 1: 2.0}, {2: 0.45, 3: SEM_FLOOR + 0.05}, "score")
+    assert fused[0] == pytest.approx(0.5)
+    assert fused[2] == pytest.approx(0.5)
+    assert fused[1] == pytest.approx(0.25)
+    assert fused[3] == pytest.approx(0.1)
+    only_lexical = fuse({0: 4.0}, {}, "score")
+    assert only_lexical == {0: pytest.approx(0.5)}
+
+
 def test_rrf_ties_share_a_rank_so_slot_order_never_matters() -> None:
     a = fuse({0: 1.0, 1: 1.0}, {}, "rrf")
     assert a[0] == a[1]

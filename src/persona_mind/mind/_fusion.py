@@ -3,10 +3,15 @@
 Pure and deterministic.  Two methods, both measured by ``bench/recall.py --fusion``:
 
 ``score`` (the default)
-    ``LEX_WEIGHT * bm25 / max_bm25 + SEM_WEIGHT * max(0, (cos - SEM_FLOOR) / (1 - SEM_FLOOR))``.
-    BM25 is normalised by the best lexical score of this prompt, so the weights mean the same
-    for a two-word prompt and a paragraph; cosine is rescaled above a floor below which a
-    static embedding's similarity is noise.
+    ``LEX_WEIGHT * bm25 / max_bm25 + SEM_WEIGHT * max(0, cos - SEM_FLOOR) / (max_cos - SEM_FLOOR)``.
+    Both signals are normalised by this prompt's best: BM25 by the best lexical score, cosine
+    (above a floor below which a static embedding's similarity is noise) by the best
+    similarity among the candidates.  So the weights mean the same for a two-word prompt and
+    a paragraph, and the two halves are on one scale: the best lexical hit and the best
+    semantic hit each earn a full half.  (Rescaling cosine by a fixed ``1 - SEM_FLOOR``
+    instead let a static model's similarities, which seldom pass 0.5, earn a fifth of what
+    BM25's best earns even when that best matched only a function word; the symmetric
+    form holds or improves every dataset of ``bench/recall.py`` — see ``docs/mind.md``.)
 ``rrf``
     Reciprocal rank fusion, ``Σ 1 / (RRF_K + rank)`` over the two rankings.
 
@@ -72,7 +77,7 @@ def fuse(
             for d in docs
         }
     lex_scale = LEX_WEIGHT / (max(lexical.values(), default=0.0) or 1.0)
-    sem_scale = SEM_WEIGHT / (1.0 - SEM_FLOOR)
+    sem_scale = SEM_WEIGHT / ((max(sem.values(), default=0.0) - SEM_FLOOR) or 1.0)
     lex_get, sem_get = lexical.get, semantic.get
     return {
         d: lex_scale * lex_get(d, 0.0) + sem_scale * max(0.0, sem_get(d, 0.0) - SEM_FLOOR)
