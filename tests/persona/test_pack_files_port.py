@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -39,11 +40,11 @@ class Recording(DurablePackFiles):
         self.calls.append(("remove_tree", path.name))
         super().remove_tree(path)
 
-    def packs_lock(
-        self, store_root: Path, purpose: str, timeout: float
-    ) -> AbstractContextManager[None]:
+    @contextmanager
+    def packs_lock(self, store_root: Path, purpose: str, timeout: float) -> Iterator[None]:
         self.calls.append(("packs_lock", purpose))
-        return super().packs_lock(store_root, purpose, timeout)
+        with super().packs_lock(store_root, purpose, timeout):
+            yield
 
 
 def test_install_edit_and_apply_write_only_through_the_injected_port(
