@@ -20,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy, ThreadBridge
+from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import ActorError, HostError
 from persona_mind.messages.companion import CompanionMsg, Describe
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from persona_mind.actors.host_bridge import HostClient
     from persona_mind.feature import Feature
     from persona_mind.host import HostPort
+    from persona_mind.persona._fsio import PackFiles
     from persona_mind.runners.child import ChildBackend
     from persona_mind.storage.port import StorePort
 
@@ -101,7 +102,7 @@ class Runtime:
         self._scheduler: ActorRef[Any] | None = None  # issue 12: automatic reviews
         self._owner: ActorRef[OwnerMsg] | None = None
         self._companion: ActorRef[CompanionMsg] | None = None
-        self._bridge: ThreadBridge | None = None
+        self._pack_files: PackFiles | None = None
         self._tool_specs: list[ToolSpec] = []
         self._command_specs: list[CommandSpec] = []
 
@@ -284,11 +285,7 @@ class Runtime:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        try:
-            await self.system.__aexit__(exc_type, exc, tb)
-        finally:
-            if self._bridge is not None:
-                self._bridge.close()
+        await self.system.__aexit__(exc_type, exc, tb)
 
     # -- handles -----------------------------------------------------------------------
     @property
@@ -312,13 +309,35 @@ class Runtime:
         return self._owner
 
     async def offload(self, fn: Callable[[], T]) -> T:
-        """Run blocking domain work (the pack store) on the runtime's IO thread.
+        """Run blocking domain work on the Store actor's IO thread (``RunIO``).
 
-        The thread starts at the first call, so a runtime that never offloads has none.
+        The process's one serial blocking-IO executor: pack-store IO (Persona), Mind index
+        builds and the memory stores share it, one job at a time, in the Store's mailbox
+        order. ``fn`` must not wait on an actor (asking the Store from it is refused with
+        ``StoreReentry``). The Store's thread starts at its first IO; a runtime built with
+        a custom feature set gets its Store at the first offload.
         """
-        if self._bridge is None:
-            self._bridge = ThreadBridge("persona-io")
-        return await self._bridge.call(fn)
+        from persona_mind.actors.store import StoreClient  # noqa: PLC0415 - first IO
+
+        if self.store is None:
+            from persona_mind.actors.store import spawn_store  # noqa: PLC0415
+
+            self.store = spawn_store(self.system, self.agent_dir, restart=POLICY)
+        assert isinstance(self.store, StoreClient)
+        return await self.store.run_io(fn, "offloaded job")
+
+    @property
+    def pack_files(self) -> PackFiles:
+        """The pack store's durable file port (``persona_mind.storage.DurablePackFiles``).
+
+        Persona implements no file IO itself (issue 10): the runtime hands it this object,
+        and its writes run on the Store's IO thread through :meth:`offload`.
+        """
+        if self._pack_files is None:
+            from persona_mind.storage import DurablePackFiles  # noqa: PLC0415 - first session
+
+            self._pack_files = DurablePackFiles()
+        return self._pack_files
 
     def feature(self, name: str) -> Feature:
         """The feature called ``name`` (``persona``, ``mind``, ``children``)."""

@@ -13,6 +13,7 @@ from persona_mind.runners._roundtable_run import run_roundtable
 from persona_mind.runners.child import ChildUsage, RequesterNotActive
 from persona_mind.runners.cli import build_parser
 from tests.children._helpers import team
+from tests.persona._wiring import pack_store
 
 TEAM = team()
 
@@ -52,12 +53,11 @@ def test_resolve_outside_a_session_speaks_of_no_session(tmp_path: object) -> Non
     """`persona-mind persona resolve` runs outside a session: no "this session's" wording."""
     from pathlib import Path  # noqa: PLC0415
 
-    from persona_mind.persona import PackStore  # noqa: PLC0415
     from persona_mind.testing._packs import write_pack  # noqa: PLC0415
 
     base = Path(str(tmp_path))
     write_pack(base / "agent" / "persona" / "custom" / "demo")
-    store = PackStore(base / "agent")
+    store = pack_store(base / "agent")
     pack = store.load(store.resolve("demo"))
     ws = Workspace(base)
     lead = pack.personas[0].name

@@ -11,6 +11,7 @@ import yaml
 from persona_mind.persona import load_pack
 from persona_mind.persona._export import export_claude_code
 from persona_mind.runners.cli import main
+from persona_mind.storage import DurablePackFiles
 from persona_mind.testing import write_pack
 
 
@@ -78,7 +79,7 @@ def test_tools_model_and_yaml_unsafe_descriptions_map(tmp_path: Path) -> None:
     )
 
     pack = load_pack(src, "custom")
-    report = export_claude_code(pack, tmp_path / "out")
+    report = export_claude_code(DurablePackFiles(), pack, tmp_path / "out")
     meta, body = frontmatter(tmp_path / "out" / "alpha.md")
     assert meta["description"].startswith("Reads: code # and --- more")  # one line (15.5)
     assert meta["tools"] == "Read, Grep, Glob"

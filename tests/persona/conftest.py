@@ -9,6 +9,7 @@ import pytest
 
 from persona_mind.persona import PersonaService, SessionContext
 from persona_mind.testing._packs import write_pack
+from tests.persona._wiring import persona_service
 
 __all__ = ("write_pack",)
 
@@ -45,7 +46,7 @@ def agent_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def service(agent_dir: Path, catalog: Path) -> PersonaService:
     """A service over the test catalog."""
-    return PersonaService(agent_dir, catalog_dir=catalog)
+    return persona_service(agent_dir, catalog_dir=catalog)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from persona_mind.persona import (
     run_tool,
 )
 from persona_mind.persona._lifecycle import prepare_install
+from tests.persona._wiring import persona_service
 from tests.persona.conftest import write_pack
 
 Ctx = Callable[..., SessionContext]
@@ -91,7 +92,7 @@ def test_reserved_and_colliding_names_are_not_aliases(
     """P-ACTIVE-4/5, AMB-15: reserved/colliding names route only via /persona use."""
     catalog = tmp_path / "cat2"
     write_pack(catalog / "odd", name="odd", specialists=("mind", "persona-list", "review"))
-    svc = PersonaService(agent_dir, catalog_dir=catalog)
+    svc = persona_service(agent_dir, catalog_dir=catalog)
     prepare_install(svc.store, "odd").execute()
     ctx = SessionContext(session_id="x", cwd=workspace, other_commands=frozenset({"review"}))
     svc.open_session(ctx)

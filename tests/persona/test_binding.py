@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
-import pytest
 
 from persona_mind.messages.host import CommandCall
-from persona_mind.persona import PersonaService, SessionContext, _binding, _fsio, run_command
+from persona_mind.persona import PersonaService, SessionContext, run_command
 from persona_mind.persona._drafts import prepare_apply, prepare_edit
 from persona_mind.persona._lifecycle import prepare_install, prepare_uninstall
+from persona_mind.storage import DurablePackFiles
 
 Ctx = Callable[..., SessionContext]
 
@@ -196,9 +196,7 @@ def test_legacy_fallback_only_without_setup_team_or_default(
     assert service.open_session(ctx, reason="resume").scope.state == "unbound"
 
 
-def test_a_failed_refresh_keeps_the_old_snapshot(
-    service: PersonaService, make_ctx: Ctx, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_failed_refresh_keeps_the_old_snapshot(service: PersonaService, make_ctx: Ctx) -> None:
     """P-BINDING-3/5: binding.json is the commit point; a copy that fails midway leaves the
     session on its previous snapshot, and the next refresh cleans the partial copy."""
     prepare_install(service.store, "demo").execute()
@@ -206,17 +204,20 @@ def test_a_failed_refresh_keeps_the_old_snapshot(
     service.open_session(ctx)
     _cmd(service, ctx, "team select demo")
     before = service.bindings.read("s1")
-    real_copy = _fsio.copy_tree
+    real = service.store.files
 
-    def broken(src: Path, dst: Path, files: tuple[str, ...]) -> None:
-        real_copy(src, dst, files[:2])
-        raise OSError(28, "No space left on device")
+    class Broken(DurablePackFiles):
+        """Copies two files of the tree, then the disk is full (an injected port)."""
 
-    monkeypatch.setattr(_binding, "copy_tree", broken)
+        def copy_tree(self, src: Path, dst: Path, files: tuple[str, ...]) -> None:
+            real.copy_tree(src, dst, files[:2])
+            raise OSError(28, "No space left on device")
+
+    service.store.files = Broken()
     out = run_command(service, ctx, CommandCall(name="persona", args="team refresh"))
     assert out.result.level == "error"
     assert service.bindings.read("s1") == before
-    monkeypatch.setattr(_binding, "copy_tree", real_copy)
+    service.store.files = real
     _cmd(service, ctx, "team refresh")
     record = service.bindings.read("s1")
     assert record is not None

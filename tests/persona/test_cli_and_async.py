@@ -9,6 +9,7 @@ import pytest
 from persona_mind.messages.host import CommandCall, ToolCall
 from persona_mind.persona import PersonaService, SessionContext, persona_tour
 from persona_mind.runners.cli import main
+from tests.persona._wiring import persona_service
 
 
 def test_cli_pack_lifecycle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -64,7 +65,7 @@ async def test_async_entry_points_offload_and_return_outcomes(
         calls.append(getattr(fn, "__name__", type(fn).__name__))
         return fn()
 
-    svc = PersonaService(
+    svc = persona_service(
         service.store.agent_dir, catalog_dir=service.store.catalog_dir, offload=offload
     )
     ctx = SessionContext(session_id="a", cwd=workspace)
@@ -110,6 +111,6 @@ def test_persona_tour_for_the_demo(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     lines: list[str] = []
-    svc = PersonaService(tmp_path / "agent")
+    svc = persona_service(tmp_path / "agent")
     assert persona_tour(svc, SessionContext(session_id="tour", cwd=ws), lines.append)
     assert any("refused" in line for line in lines)

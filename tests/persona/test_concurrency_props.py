@@ -10,16 +10,23 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from persona_mind.persona import PackStore
 from persona_mind.persona._lifecycle import prepare_install
 from persona_mind.persona._names import check_relative
+from tests.persona._wiring import pack_store
 
 _WORKER = """
 import sys
 from pathlib import Path
+from persona_mind.clock import MonotonicClock
 from persona_mind.persona import PackStore
 from persona_mind.persona._lifecycle import prepare_fork
-store = PackStore(Path(sys.argv[1]), catalog_dir=Path(sys.argv[2]))
+from persona_mind.storage import DurablePackFiles
+store = PackStore(
+    Path(sys.argv[1]),
+    files=DurablePackFiles(),
+    clock=MonotonicClock(),
+    catalog_dir=Path(sys.argv[2]),
+)
 for i in range(int(sys.argv[4])):
     prepare_fork(store, "official/demo", f"{sys.argv[3]}-{i}").execute()
 print("done")
@@ -29,7 +36,7 @@ print("done")
 def test_concurrent_processes_never_lose_a_store_update(agent_dir: Path, catalog: Path) -> None:
     """DEC-5/-15: store.json read-modify-write is serialised by the packs lock across
     processes — every fork from two concurrent writers is recorded, no leftovers."""
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
     procs = [
         subprocess.Popen(

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from persona_mind.errors import PersonaMindError
-from persona_mind.persona import PackStore, _fsio
 from persona_mind.persona._drafts import prepare_apply, prepare_edit
 from persona_mind.persona._lifecycle import prepare_fork, prepare_install
+from persona_mind.storage import DurablePackFiles
 from persona_mind.testing._faultfs import FaultyFileSystem
+from tests.persona._wiring import pack_store
 
 _DATA_OPS = ("open_new", "write", "fsync", "replace", "fsync_dir", "mkdir", "rmtree", "unlink")
 """Faults land on the data path; a lock fd's close always frees it (the kernel's rule),
@@ -26,7 +27,7 @@ which the fault harness cannot model, so lock calls and close are not failed her
 
 def _template(agent_dir: Path, catalog: Path) -> str:
     """A store with custom/mine and a staged, changed draft; returns the old digest."""
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
     prepare_fork(store, "demo", "mine").execute()
     old = store.load("custom/mine").digest
@@ -39,7 +40,7 @@ def _template(agent_dir: Path, catalog: Path) -> str:
 
 @pytest.mark.parametrize("persistent", [False, True], ids=["transient", "persistent"])
 def test_apply_survives_a_fault_at_every_call(
-    tmp_path: Path, catalog: Path, monkeypatch: pytest.MonkeyPatch, persistent: bool
+    tmp_path: Path, catalog: Path, persistent: bool
 ) -> None:
     """F3: fail call k (k = 1, 2, …) of apply; the pack is old-or-new, never torn."""
     seen_new = False
@@ -47,11 +48,10 @@ def test_apply_survives_a_fault_at_every_call(
     for k in range(1, 400):
         agent_dir = tmp_path / f"agent-{k}"
         shutil.copytree(tmp_path / "template", agent_dir)
-        store = PackStore(agent_dir, catalog_dir=catalog)
+        faulty = FaultyFileSystem()
+        store = pack_store(agent_dir, catalog_dir=catalog, files=DurablePackFiles(faulty))
         change = prepare_apply(store, "mine")
         new = change.details["digest"]
-        faulty = FaultyFileSystem()
-        monkeypatch.setattr(_fsio, "FS", faulty)
         faulty.fail_at(k, errno.EIO, persistent=persistent, ops=_DATA_OPS)
         try:
             change.execute()
@@ -60,7 +60,6 @@ def test_apply_survives_a_fault_at_every_call(
         else:
             failed = faulty.failures > 0
         faulty.clear()
-        monkeypatch.setattr(_fsio, "FS", faulty.inner)
         with store.mutation("recover"):
             pass
         digest = store.load("custom/mine").digest

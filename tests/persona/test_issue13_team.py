@@ -12,6 +12,7 @@ import pytest_asyncio
 from persona_mind.messages.host import HostEvent, PromptInjection, SessionStart
 from persona_mind.testing import ManualClock
 from persona_mind.testing._simhost import SimHost
+from tests.persona._wiring import pack_store, persona_service
 
 
 @pytest_asyncio.fixture
@@ -71,7 +72,7 @@ def test_roundtable_team_refuses_an_ambiguous_bare_name_P_PACK_5(tmp_path: Path)
 
 def test_official_and_custom_drafts_of_one_name_coexist(agent_dir: Path, catalog: Path) -> None:
     """Drafts are keyed by source/name: official/demo and custom/demo are edited at once."""
-    from persona_mind.persona import AmbiguousPackName, PackStore  # noqa: PLC0415
+    from persona_mind.persona import AmbiguousPackName  # noqa: PLC0415
     from persona_mind.persona._drafts import (  # noqa: PLC0415
         prepare_apply,
         prepare_create,
@@ -80,7 +81,7 @@ def test_official_and_custom_drafts_of_one_name_coexist(agent_dir: Path, catalog
     )
     from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
 
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
     prepare_edit(store, "official/demo").execute()
     prepare_create(store, "demo").execute()  # custom/demo, while official/demo is in a draft
@@ -102,11 +103,10 @@ def test_a_draft_staged_under_the_older_bare_key_still_works(
     """store.json written before source/name keys: drafts/<name> keeps working."""
     import json  # noqa: PLC0415
 
-    from persona_mind.persona import PackStore  # noqa: PLC0415
     from persona_mind.persona._drafts import prepare_cancel, preview_draft  # noqa: PLC0415
     from persona_mind.testing._packs import write_pack  # noqa: PLC0415
 
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     write_pack(store.root / "drafts" / "mine", name="mine")
     draft = {"target": "custom/mine", "base_digest": "", "createdAt": "2026-01-01T00:00:00Z"}
     store.state_path.write_text(json.dumps({"version": 1, "drafts": {"mine": draft}}))
@@ -122,7 +122,6 @@ def test_ended_sessions_snapshots_are_collected_within_the_bound(
     """Every session copies its team; ended ones beyond 32 and older than 7 days go."""
     import os  # noqa: PLC0415
 
-    from persona_mind.persona import PackStore  # noqa: PLC0415
     from persona_mind.persona._binding import (  # noqa: PLC0415
         KEEP_SECONDS,
         KEEP_SESSIONS,
@@ -131,7 +130,7 @@ def test_ended_sessions_snapshots_are_collected_within_the_bound(
     )
     from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
 
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
     bindings = Bindings(store)
     now = 1_900_000_000.0
@@ -160,10 +159,10 @@ def test_a_session_start_collects_stale_snapshots(agent_dir: Path, catalog: Path
     """The collection runs at session open in the product path (PersonaService)."""
     import os  # noqa: PLC0415
 
-    from persona_mind.persona import PersonaService, SessionContext  # noqa: PLC0415
+    from persona_mind.persona import SessionContext  # noqa: PLC0415
     from persona_mind.persona._binding import KEEP_SESSIONS, session_key  # noqa: PLC0415
 
-    service = PersonaService(agent_dir, catalog_dir=catalog)
+    service = persona_service(agent_dir, catalog_dir=catalog)
     from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
 
     prepare_install(service.store, "demo").execute()

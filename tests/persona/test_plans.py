@@ -17,6 +17,7 @@ from persona_mind.persona import (
     run_command,
     run_tool,
 )
+from tests.persona._wiring import persona_service
 
 Ctx = Callable[..., SessionContext]
 
@@ -127,7 +128,7 @@ def test_plans_from_another_runtime_are_refused(
 ) -> None:
     """P-CHAT-PLAN-5: a plan id this runtime never issued (restart, another process)."""
     ctx = make_ctx()
-    other = PersonaService(agent_dir, catalog_dir=catalog, plans=PlanRegistry())
+    other = persona_service(agent_dir, catalog_dir=catalog, plans=PlanRegistry())
     plan = _plan(other, ctx, action="install", pack="demo")
     ctx.user_messages += 1
     out = _confirm(service, ctx, plan)

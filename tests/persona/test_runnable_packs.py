@@ -20,7 +20,6 @@ from persona_mind.messages.host import CommandCall
 from persona_mind.persona import (
     PackInvalid,
     PackNotFound,
-    PackStore,
     PersonaService,
     Resolver,
     SessionContext,
@@ -32,6 +31,8 @@ from persona_mind.persona._drafts import prepare_create
 from persona_mind.persona._fsio import copy_tree
 from persona_mind.persona._lifecycle import prepare_fork, prepare_install
 from persona_mind.persona._scan import Limits
+from persona_mind.storage import DurablePackFiles
+from tests.persona._wiring import pack_store
 from tests.persona.conftest import write_pack
 
 Ctx = Callable[..., SessionContext]
@@ -183,7 +184,7 @@ def test_a_hard_link_made_after_validation_is_refused_on_copy(tmp_path: Path) ->
     pack = load_pack(root, "custom", expected_name="demo")
     os.link(root / "references" / "alpha" / "notes.md", tmp_path / "elsewhere.md")
     with pytest.raises(PackInvalid, match="hard link"):
-        copy_tree(root, tmp_path / "copy", pack.files)
+        copy_tree(DurablePackFiles(), root, tmp_path / "copy", pack.files)
     assert not (tmp_path / "copy").exists()
 
 
@@ -193,7 +194,7 @@ def test_install_refuses_a_catalog_pack_with_an_outside_hard_link(
     secret = tmp_path / "secret.txt"
     secret.write_text("s", encoding="utf-8")
     os.link(secret, catalog / "demo" / "references" / "alpha" / "leak.md")
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     with pytest.raises(PackInvalid):
         prepare_install(store, "demo").execute()
     assert store.installed_refs() == []
@@ -209,7 +210,7 @@ def test_device_names_are_refused_as_pack_names(
     agent_dir: Path, catalog: Path, tmp_path: Path, name: str
 ) -> None:
     """docs/persona.md: device names (any extension, any case) are refused everywhere."""
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     with pytest.raises(PackNotFound, match="not a valid pack name"):
         prepare_create(store, name)
     prepare_install(store, "demo").execute()
@@ -222,7 +223,7 @@ def test_device_names_are_refused_as_pack_names(
 
 
 def test_ordinary_names_near_device_names_are_fine(agent_dir: Path, catalog: Path) -> None:
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     for name in ("console", "com10", "lpt", "nully", "my-con"):
         prepare_create(store, name).execute()
     names = ("console", "com10", "lpt", "nully", "my-con")

@@ -34,13 +34,14 @@ from persona_mind.persona._lifecycle import (
 )
 from persona_mind.persona._store import CATALOG_DIR
 from persona_mind.persona._views import pack_list
+from tests.persona._wiring import pack_store
 from tests.persona.conftest import write_pack
 
 
 @pytest.fixture
 def store(agent_dir: Path, catalog: Path) -> PackStore:
     """A store over the test catalog."""
-    return PackStore(agent_dir, catalog_dir=catalog)
+    return pack_store(agent_dir, catalog_dir=catalog)
 
 
 def _bump_catalog(catalog: Path, version: str) -> None:
@@ -285,7 +286,7 @@ def test_store_state_corruption_is_reported_not_emptied(store: PackStore) -> Non
 def test_bundled_catalog_packs_are_valid_and_on_theme() -> None:
     """P-PACK-39 + acceptance: ≥ 3 bundled packs, each one lead + specialists; philosopher-7.
     P-PACK-19/35: each pack is one roster with its own lead; nothing coordinates above packs."""
-    store = PackStore(Path("/nonexistent-agent-dir"), catalog_dir=CATALOG_DIR)
+    store = pack_store(Path("/nonexistent-agent-dir"), catalog_dir=CATALOG_DIR)
     packs = {p.name: p for p in store.catalog()}
     assert {"software-team", "philosopher-7", "editorial-room"} <= set(packs)
     assert len(packs["philosopher-7"].specialists) == 7

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from persona_mind.errors import PersonaError
-from persona_mind.persona import PackStore
 from persona_mind.persona._drafts import (
     prepare_apply,
     prepare_cancel,
@@ -31,6 +30,7 @@ from persona_mind.persona._lifecycle import (
     prepare_uninstall,
 )
 from persona_mind.testing._packs import write_pack
+from tests.persona._wiring import pack_store
 
 NAMES = st.sampled_from(["demo", "other", "mine", "yours"])
 
@@ -44,7 +44,7 @@ class PackStoreMachine(RuleBasedStateMachine):
         catalog = self.tmp / "catalog"
         write_pack(catalog / "demo")
         write_pack(catalog / "other", name="other", specialists=("gamma",))
-        self.store = PackStore(self.tmp / "agent", catalog_dir=catalog)
+        self.store = pack_store(self.tmp / "agent", catalog_dir=catalog)
 
     def teardown(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)

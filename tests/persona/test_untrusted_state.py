@@ -32,6 +32,7 @@ from persona_mind.persona._errors import MigrationRequired, PackNotFound
 from persona_mind.persona._lifecycle import prepare_delete, prepare_install
 from persona_mind.persona._migrate import preview as migrate_preview
 from persona_mind.persona._migrate import read_receipt
+from tests.persona._wiring import pack_store
 
 Ctx = Callable[..., SessionContext]
 
@@ -104,7 +105,7 @@ def test_store_state_with_an_impossible_name_is_reported_not_used(
     agent_dir: Path, catalog: Path, state: dict[str, object], named: str
 ) -> None:
     """A name no user could have typed is a corrupt state: typed error, says what to do."""
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     _write_state(store, state)
     with pytest.raises(StoreStateCorrupt) as info:
         store.state()
@@ -116,7 +117,7 @@ def test_uninstall_never_follows_a_hostile_draft_of_the_pack(
     agent_dir: Path, catalog: Path
 ) -> None:
     """Removal also removes the pack's drafts; their names come from store.json."""
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
     victim = _victim(agent_dir)
     state = json.loads(store.state_path.read_text(encoding="utf-8"))
@@ -136,7 +137,7 @@ def test_draft_names_are_checked_even_when_the_state_is_valid(store_with_demo: P
 
 @pytest.fixture
 def store_with_demo(agent_dir: Path, catalog: Path) -> PackStore:
-    store = PackStore(agent_dir, catalog_dir=catalog)
+    store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
     return store
 

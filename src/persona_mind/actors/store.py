@@ -3,7 +3,11 @@
 Why an actor around :class:`~persona_mind.storage.FileStore`: in-process mutations are
 ordered by the mailbox (no in-process locks), and blocking IO (lock waits, fsync, rename)
 runs on one :class:`~persona_mind.actors.ThreadBridge` thread — the process's one serial
-executor for blocking IO.
+executor for blocking IO. ``RunIO`` brings the rest of the process's blocking work onto
+that thread (``Runtime.offload``): the pack store's writes and reads (Persona), Mind index
+builds. A job running there must never wait on the Store (it would wait on itself): an ask
+to this Store made from inside one of its jobs is refused at once with
+:class:`StoreReentry` instead of hanging until its timeout.
 
 Generations are the kernel's: a ``Mutate`` stamped with a stale generation never reaches
 ``receive``, and the generation the message was admitted under is handed to the engine,
@@ -24,6 +28,7 @@ completes or not atomically (old-or-new on disk), so the caller re-reads before 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
@@ -35,6 +40,7 @@ from persona_mind.messages.store import (
     ReadMany,
     ReadStored,
     Repair,
+    RunIO,
     StoreMsg,
     Transact,
     WithEngine,
@@ -46,9 +52,11 @@ if TYPE_CHECKING:
 
 __all__ = (
     "DEFAULT_STORE_ASK_TIMEOUT",
+    "IOJobFailed",
     "MutationAborted",
     "StoreActor",
     "StoreClient",
+    "StoreReentry",
     "spawn_store",
 )
 
@@ -65,6 +73,35 @@ class MutationAborted(StorageError):
     def __init__(self, cause: BaseException) -> None:
         super().__init__(f"the mutation aborted ({type(cause).__name__}: {cause}); nothing written")
         self.__cause__ = cause
+
+
+class IOJobFailed(StorageError):
+    """A ``RunIO`` job raised: the Store is unaffected; ``__cause__`` is the job's exception
+    (the client re-raises that cause, so ``offload`` callers see the job's own error)."""
+
+    def __init__(self, purpose: str, cause: BaseException) -> None:
+        super().__init__(f"the {purpose} raised {type(cause).__name__}: {cause}")
+        self.__cause__ = cause
+
+
+class StoreReentry(StorageError):
+    """A job on the Store's IO thread asked the same Store, which would wait on itself.
+
+    The Store runs one job at a time; the ask would queue behind the job that is waiting
+    for it. Do the file work inside the job itself, or return and ask afterwards.
+    """
+
+    def __init__(self, actor: str, message_type: str) -> None:
+        super().__init__(
+            f"{message_type} was asked of {actor!r} from a job running on {actor!r}'s own IO "
+            "thread, which would deadlock; do that work inside the job (it already runs on "
+            "the IO thread) or after it returns"
+        )
+
+
+_ON_IO_THREAD: ContextVar[ActorRef[Any] | None] = ContextVar("store_io_thread", default=None)
+"""The Store whose IO thread runs the current code (carried into coroutines the job submits
+to the loop, since ``run_coroutine_threadsafe`` copies the submitting thread's context)."""
 
 
 class StoreActor(Actor[StoreMsg]):
@@ -119,23 +156,42 @@ class StoreActor(Actor[StoreMsg]):
 
     async def receive(self, message: StoreMsg) -> object:
         engine, bridge = self.engine, self._io()  # built here, on the loop, never on the thread
+        on_thread = self._on_thread
         match message:
             case Read(target=target):
-                return await bridge.call(engine.read, target)
+                return await bridge.call(on_thread, engine.read, target)
             case ReadMany(targets=targets):
-                return await bridge.call(lambda: tuple(engine.read(t) for t in targets))
+                return await bridge.call(on_thread, lambda: tuple(engine.read(t) for t in targets))
             case ReadStored(target=target):
-                return await bridge.call(engine.read_stored, target)
+                return await bridge.call(on_thread, engine.read_stored, target)
             case Repair(target=target):
-                return await bridge.call(engine.repair, target)
+                return await bridge.call(on_thread, engine.repair, target)
             case Mutate():
-                return await bridge.call(self._mutate, message, self.admitted)
+                return await bridge.call(on_thread, self._mutate, message, self.admitted)
             case Transact():
-                return await bridge.call(self._transact, message, self.admitted)
+                return await bridge.call(on_thread, self._transact, message, self.admitted)
             case WithEngine():
-                return await bridge.call(self._with_engine, message)
+                return await bridge.call(on_thread, self._with_engine, message)
+            case RunIO():
+                return await bridge.call(on_thread, self._run_io, message)
             case _:
                 assert_never(message)
+
+    def _on_thread(self, fn: Callable[..., object], *args: object) -> object:
+        """Run ``fn`` on the IO thread marked as this Store's (see :class:`StoreReentry`)."""
+        token = _ON_IO_THREAD.set(self.ref)
+        try:
+            return fn(*args)
+        finally:
+            _ON_IO_THREAD.reset(token)
+
+    def _run_io(self, message: RunIO) -> object:
+        try:
+            return message.work()
+        except PersonaMindError:
+            raise  # a domain refusal goes back to the asker as it is
+        except Exception as exc:  # the job's own failure (an OSError, a bug): not a Store crash
+            raise IOJobFailed(message.purpose, exc) from exc
 
     def _with_engine(self, message: WithEngine) -> object:
         try:
@@ -178,8 +234,29 @@ class StoreClient:
     """
 
     def __init__(self, ref: ActorRef[StoreMsg], *, timeout: float = DEFAULT_STORE_ASK_TIMEOUT):
-        self.ref = ref
+        self._ref = ref
         self.timeout = timeout
+
+    @property
+    def ref(self) -> ActorRef[StoreMsg]:
+        """The Store actor; refuses (:class:`StoreReentry`) when read from one of its jobs.
+
+        Every request goes through here, so a job on the Store's IO thread that reaches
+        its own Store (through ``run_coroutine_threadsafe`` or any thread-to-loop call,
+        which carry the job's context) fails at once instead of deadlocking.
+        """
+        if _ON_IO_THREAD.get() is self._ref:
+            raise StoreReentry(self._ref.name, "a request")
+        return self._ref
+
+    async def run_io(self, work: Callable[[], R], purpose: str = "io job") -> R:
+        """Run blocking ``work`` on the Store's IO thread (see ``RunIO``); its result, or the
+        exception it raised."""
+        try:
+            result = await self.ref.ask(RunIO(work=work, purpose=purpose), timeout=self.timeout)
+        except IOJobFailed as failed:
+            raise _cause(failed) from None
+        return cast("R", result)
 
     async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
         return await self.ref.ask(Read(target=target), timeout=self.timeout)
@@ -258,7 +335,7 @@ class StoreClient:
         return await self.ref.ask(Repair(target=target), timeout=self.timeout)
 
 
-def _cause(aborted: MutationAborted) -> BaseException:
+def _cause(aborted: MutationAborted | IOJobFailed) -> BaseException:
     cause = aborted.__cause__
     return cause if cause is not None else aborted
 

@@ -79,7 +79,13 @@ class PersonaFeature:
         if self._service is None:
             from persona_mind.persona import PersonaService  # noqa: PLC0415 - first session
 
-            self._service = PersonaService(self.runtime.agent_dir, offload=self.runtime.offload)
+            runtime = self.runtime
+            self._service = PersonaService(
+                runtime.agent_dir,
+                files=runtime.pack_files,  # the durable port (issue 10: no IO of its own)
+                clock=runtime.clock,
+                offload=runtime.offload,  # the Store's one serial IO thread
+            )
         return self._service
 
     # -- what the rest of the runtime reads --------------------------------------------

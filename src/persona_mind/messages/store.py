@@ -1,4 +1,5 @@
-"""The Store actor's protocol: reads, mutations and repair of durable files.
+"""The Store actor's protocol: reads, mutations and repair of durable files, and blocking
+IO jobs (``RunIO``) run on the Store's one IO thread.
 
 These messages stay inside one process (they carry a ``StoreTarget`` and a pure mutation
 function), so they are never encoded; the generation a mutation was admitted under is the
@@ -28,6 +29,7 @@ __all__ = (
     "ReadMany",
     "ReadStored",
     "Repair",
+    "RunIO",
     "StoreMsg",
     "Transact",
     "WithEngine",
@@ -90,4 +92,17 @@ class WithEngine(Ask[object], frozen=True, kw_only=True):
     purpose: str = "engine step"
 
 
-StoreMsg = Read | ReadMany | ReadStored | Mutate | Transact | Repair | WithEngine
+class RunIO(Ask[object], frozen=True, kw_only=True):
+    """Run one blocking job on the Store's IO thread, in mailbox order (``Runtime.offload``).
+
+    The process's one serial blocking-IO executor: the pack store's writes (Persona), Mind
+    index builds and the memory stores all run on that thread, one job at a time. The job
+    is synchronous and must not wait on any actor: a job that asks the Store would wait on
+    itself, so the Store refuses that ask at once (``StoreReentry``) instead of hanging.
+    """
+
+    work: Callable[[], object]
+    purpose: str = "io job"
+
+
+StoreMsg = Read | ReadMany | ReadStored | Mutate | Transact | Repair | WithEngine | RunIO

@@ -25,7 +25,6 @@ mtime) skips unchanged files next time.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import re
@@ -64,9 +63,15 @@ JobKind = Literal["ltm", "stm", "backlog"]
 
 
 class RunBlocking(Protocol):
-    """Runs a blocking function off the event loop (``asyncio.to_thread``, a ThreadBridge)."""
+    """Runs a blocking function off the event loop: the runtime's ``offload`` (the Store's
+    IO thread). Mind never starts a thread of its own (ARCHITECTURE, issue 10)."""
 
     def __call__(self, fn: Callable[[], T], /) -> Awaitable[T]: ...
+
+
+async def _inline(fn: Callable[[], T]) -> T:
+    """No offload given (the one-shot CLI, unit tests): run the bounded read in place."""
+    return fn()
 
 
 class ImportStamp(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -204,7 +209,7 @@ class LegacyImport:
         self.legacy_persona = legacy_persona
         self.claim_persona = claim_persona
         self.report = ImportReport()
-        self._run: RunBlocking = run_blocking or asyncio.to_thread
+        self._run: RunBlocking = run_blocking or _inline
         self._jobs: list[_Job] | None = None
         self.manifest: StoreTarget[ImportStamp] = StoreTarget(
             scope.layout.root / "memory" / ".legacy-import.json", ImportStamp, lock="store"

@@ -222,7 +222,10 @@ class MindSession:
         if not self.leg:
             self.ledger.replay(event.entries)
             self.importer = LegacyImport(
-                self.service, legacy_persona=self.legacy_persona, claim_persona=True
+                self.service,
+                legacy_persona=self.legacy_persona,
+                claim_persona=True,
+                run_blocking=self.offload,  # the runtime's one IO executor, never a thread here
             )
 
     def revoke(self) -> None:

@@ -9,12 +9,9 @@ snapshot is durable, so it is the commit point: a crash mid-copy leaves the old 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import re
 import secrets
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
@@ -22,9 +19,9 @@ from typing import Literal
 import msgspec
 
 from persona_mind.errors import PersonaError
-from persona_mind.persona._fsio import FS, atomic_write, copy_tree, remove_tree
+from persona_mind.persona._fsio import PackFiles, copy_tree
 from persona_mind.persona._model import Pack, PackSource
-from persona_mind.persona._state import is_store_ref, now_iso
+from persona_mind.persona._state import is_store_ref
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import load_pack
 
@@ -91,6 +88,11 @@ class Bindings:
         self.root = store.root / ".runtime-sessions"
         self._packs: dict[Path, Pack] = {}
 
+    @property
+    def files(self) -> PackFiles:
+        """The store's injected file port (every write of a binding goes through it)."""
+        return self.store.files
+
     def session_dir(self, session_id: str) -> Path:
         """The private folder of one session."""
         return self.root / session_key(session_id)
@@ -118,24 +120,24 @@ class Bindings:
         return record
 
     def _write(self, record: BindingRecord) -> None:
-        atomic_write(
+        self.files.atomic_write(
             self.session_dir(record.session) / "binding.json",
             msgspec.json.format(msgspec.json.encode(record)) + b"\n",
         )
 
     def _drop_other_snapshots(self, session_id: str, keep: str) -> None:
         folder = self.session_dir(session_id)
-        for name in FS.listdir(folder):
+        for name in self.files.listdir(folder):
             if name.startswith("snap-") and name != keep:
                 self._packs.pop(folder / name, None)
-                remove_tree(folder / name)
+                self.files.remove_tree(folder / name)
 
     def bind(self, session_id: str, ref: str) -> BindingRecord:
         """Copy ``ref`` into a fresh private snapshot and record it as the session's team."""
         with self.store.mutation(f"bind {session_id}"):
             pack = self.store.load(ref)
             snap = f"snap-{pack.digest[:12]}-{secrets.token_hex(4)}"
-            copy_tree(pack.root, self.session_dir(session_id) / snap, pack.files)
+            copy_tree(self.files, pack.root, self.session_dir(session_id) / snap, pack.files)
             record = BindingRecord(
                 session=session_id,
                 state="bound",
@@ -143,7 +145,7 @@ class Bindings:
                 packVersion=pack.manifest.version,
                 revision=pack.digest,
                 snapshot=snap,
-                updatedAt=now_iso(),
+                updatedAt=self.store.now_iso(),
             )
             self._write(record)
             self._drop_other_snapshots(session_id, snap)
@@ -151,7 +153,7 @@ class Bindings:
 
     def set_state(self, session_id: str, state: BindingState) -> BindingRecord:
         """Record ``none`` or ``unbound`` (dropping any snapshot)."""
-        record = BindingRecord(session=session_id, state=state, updatedAt=now_iso())
+        record = BindingRecord(session=session_id, state=state, updatedAt=self.store.now_iso())
         self._write(record)
         self._drop_other_snapshots(session_id, "")
         return record
@@ -167,8 +169,8 @@ class Bindings:
         pack = self.snapshot(origin)
         if pack is None:
             return None
-        copy_tree(src, self.session_dir(session_id) / origin.snapshot, pack.files)
-        record = msgspec.structs.replace(origin, session=session_id, updatedAt=now_iso())
+        copy_tree(self.files, src, self.session_dir(session_id) / origin.snapshot, pack.files)
+        record = msgspec.structs.replace(origin, session=session_id, updatedAt=self.store.now_iso())
         self._write(record)
         return record
 
@@ -180,7 +182,7 @@ class Bindings:
         cached = self._packs.get(path)
         if cached is not None:
             return cached
-        if FS.lstat(path) is None:
+        if self.files.lstat(path) is None:
             return None
         source, name = split_ref(record.pack)
         kind: PackSource = "official" if source == "official" else "custom"
@@ -198,10 +200,12 @@ class Bindings:
         return pack
 
     def touch(self, session_id: str) -> None:
-        """Mark the session's folder as used now (its binding's mtime is its last use)."""
+        """Mark the session's folder as used now (its binding's mtime is its last use).
+
+        "Now" is the injected clock's, the same time :meth:`collect` compares against.
+        """
         path = self.session_dir(session_id) / "binding.json"
-        with contextlib.suppress(FileNotFoundError):
-            os.utime(path)
+        self.files.touch(path, self.store.clock.wall())
 
     def collect(self, active: Iterable[str], *, now: float | None = None) -> list[str]:
         """Remove ended sessions' folders beyond the retention bound; return their names.
@@ -213,16 +217,16 @@ class Bindings:
         Pi process idle for longer may lose it; it then reports the team as missing and
         `/persona team refresh` rebinds it (P-BINDING).
         """
-        if FS.lstat(self.root) is None:
+        if self.files.lstat(self.root) is None:
             return []
         keep = {session_key(s) for s in active}
-        now = time.time() if now is None else now
+        now = self.store.clock.wall() if now is None else now
         used: list[tuple[float, str]] = []
-        for name in FS.listdir(self.root):
+        for name in self.files.listdir(self.root):
             if name.startswith(".") or name in keep:
                 continue
             folder = self.root / name
-            stat = FS.lstat(folder / "binding.json") or FS.lstat(folder)
+            stat = self.files.lstat(folder / "binding.json") or self.files.lstat(folder)
             if stat is not None:
                 used.append((stat.st_mtime, name))
         used.sort(reverse=True)
@@ -234,7 +238,7 @@ class Bindings:
                 folder = self.root / name
                 for path in [p for p in self._packs if p.parent == folder]:
                     del self._packs[path]
-                remove_tree(folder)
+                self.files.remove_tree(folder)
                 removed.append(name)
         return removed
 

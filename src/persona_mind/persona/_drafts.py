@@ -21,7 +21,7 @@ from persona_mind.persona._errors import (
     PackInvalid,
     PackNotFound,
 )
-from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, stage_path, swap_in
+from persona_mind.persona._fsio import copy_tree, stage_path
 from persona_mind.persona._lifecycle import install_tree, roster_line
 from persona_mind.persona._model import Pack
 from persona_mind.persona._names import is_valid_slug
@@ -32,7 +32,6 @@ from persona_mind.persona._state import (
     draft_dir,
     draft_key,
     is_store_ref,
-    now_iso,
 )
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import digest_files, load_pack
@@ -122,12 +121,12 @@ def prepare_create(store: PackStore, name: str) -> Change:
             ):
                 raise DraftConflict(f"{target} or its draft appeared meanwhile")
             stage = stage_path(draft)
-            stage.mkdir(parents=True)
             for rel, text in _TEMPLATE.items():
-                atomic_write(stage / rel.format(name=name), text.format(name=name).encode())
-            draft.parent.mkdir(parents=True, exist_ok=True)
-            swap_in(stage, draft)
-            rec = DraftRecord(target=target, base_digest="", createdAt=now_iso())
+                store.files.atomic_write(
+                    stage / rel.format(name=name), text.format(name=name).encode()
+                )
+            store.files.swap_in(stage, draft)
+            rec = DraftRecord(target=target, base_digest="", createdAt=store.now_iso())
             store.save(evolve(state, drafts={**state.drafts, key: rec}))
         return (
             f"Staged a draft for {target} at {draft}. Edit pack.yaml, agents/*.md and "
@@ -164,10 +163,9 @@ def prepare_edit(store: PackStore, pack_name: str) -> Change:
             if digest_of("edit", ref, current.digest, again) != before:
                 raise DraftConflict(f"{ref} or its draft changed meanwhile; try again")
             stage = stage_path(draft)
-            copy_tree(current.root, stage, current.files)
-            draft.parent.mkdir(parents=True, exist_ok=True)
-            swap_in(stage, draft)
-            rec = DraftRecord(target=ref, base_digest=current.digest, createdAt=now_iso())
+            copy_tree(store.files, current.root, stage, current.files)
+            store.files.swap_in(stage, draft)
+            rec = DraftRecord(target=ref, base_digest=current.digest, createdAt=store.now_iso())
             store.save(evolve(state, drafts={**state.drafts, key: rec}))
         return (
             f"Staged a draft of {ref} at {draft}. Nothing changes until "
@@ -291,14 +289,14 @@ def prepare_apply(store: PackStore, name: str) -> Change:
                     f"the draft of {rec.target} or the pack changed since the preview"
                 )
             applied = install_tree(store, now, rec.target)
-            remove_tree(draft)
+            store.files.remove_tree(draft)
             old = state.packs.get(rec.target)
             if old is None:
                 record = PackRecord(
                     origin="create",
                     version=applied.manifest.version,
                     digest=applied.digest,
-                    updatedAt=now_iso(),
+                    updatedAt=store.now_iso(),
                 )
             elif old.origin == "catalog":
                 record = old  # keep the install digest: applied edits are local edits
@@ -307,7 +305,7 @@ def prepare_apply(store: PackStore, name: str) -> Change:
                     old,
                     version=applied.manifest.version,
                     digest=applied.digest,
-                    updatedAt=now_iso(),
+                    updatedAt=store.now_iso(),
                 )
             store.save(
                 evolve(
@@ -342,7 +340,7 @@ def prepare_cancel(store: PackStore, name: str) -> Change:
 
     def execute() -> str:
         with store.mutation(f"cancel {rec.target}") as state:
-            remove_tree(draft)
+            store.files.remove_tree(draft)
             store.save(evolve(state, drafts={k: v for k, v in state.drafts.items() if k != key}))
         return f"Discarded the draft of {rec.target}; {rec.target} is unchanged."
 

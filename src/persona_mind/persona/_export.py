@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 from persona_mind.persona._errors import DraftConflict
-from persona_mind.persona._fsio import atomic_write
+from persona_mind.persona._fsio import PackFiles
 from persona_mind.persona._model import Pack, PersonaDef
 
 __all__ = ("ExportReport", "claude_code_agent", "export_claude_code")
@@ -85,7 +85,9 @@ def claude_code_agent(pack: Pack, persona: PersonaDef, notes: list[str]) -> tupl
     return f"{name}.md", f"---\n{head}---\n\n{body}\n"
 
 
-def export_claude_code(pack: Pack, out_dir: Path, *, force: bool = False) -> ExportReport:
+def export_claude_code(
+    files: PackFiles, pack: Pack, out_dir: Path, *, force: bool = False
+) -> ExportReport:
     """Write every persona of ``pack`` under ``out_dir`` (see the module doc)."""
     report = ExportReport()
     planned: dict[Path, str] = {}
@@ -112,6 +114,6 @@ def export_claude_code(pack: Pack, out_dir: Path, *, force: bool = False) -> Exp
         )
     for path, text in planned.items():
         if path not in report.unchanged:
-            atomic_write(path, text.encode("utf-8"))
+            files.atomic_write(path, text.encode("utf-8"))
             report.written.append(path)
     return report

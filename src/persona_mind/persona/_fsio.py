@@ -1,13 +1,16 @@
-"""Durable file and directory operations for the pack store, on ``persona_mind.storage``.
+"""The pack store's file port: what Persona needs from the disk, injected, never owned.
 
-Atomic writes, the cross-process ``packs`` lock and swap recovery come from the storage
-engine (same protocol everywhere: temp → fsync → rename → directory fsync). One thing is
-local: a pack mutation must *check and change* under one lock hold (validate the draft,
-compare digests, swap the tree, write ``store.json``), while the storage helper
-``StagedDirectory.commit`` takes the packs lock itself, and that lock never nests. So
-:func:`swap_in` performs the same two-rename swap with the same ``.<name>.stage-<token>`` /
-``.<name>.old-<token>`` markers *inside* the held lock, and storage's ``recover_swaps``
-repairs a crash between the renames exactly as it does for its own swaps.
+Persona is a domain package (ARCHITECTURE, "The actor system"): it decides *what* to write
+(a pack tree, a draft, ``store.json``, a team snapshot) and the runtime decides *how*. The
+durable implementation (temp → fsync → rename → directory fsync, the cross-process
+``packs`` lock, swap recovery) is ``persona_mind.storage.DurablePackFiles``; the runtime
+and the CLI pass it to :class:`~persona_mind.persona.PackStore`, and tests pass it over a
+faulty file system, or a fake. Nothing here is global or patched.
+
+Two things stay on this side of the port because they are Persona's rules, not IO
+protocol: the staging-path naming that recovery understands (:func:`stage_path`), and the
+hard-link check right before a tree is copied (issue 15 item 6), whose refusal is a
+:class:`PackInvalid`. A lock timeout comes back as :class:`PackStoreBusy`.
 """
 
 from __future__ import annotations
@@ -16,73 +19,76 @@ import os
 import secrets
 import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from persona_mind.persona._errors import PackInvalid, PackStoreBusy, Problem
-from persona_mind.storage import (
-    FileLock,
-    FileSystem,
-    LockTimeout,
-    OsFileSystem,
-    ensure_dir,
-    write_atomic,
-)
-from persona_mind.storage import recover_swaps as _recover_swaps
+from persona_mind.storage.port import LockTimeout
 
-__all__ = (
-    "FS",
-    "atomic_write",
-    "copy_tree",
-    "packs_lock",
-    "recover_swaps",
-    "remove_tree",
-    "stage_path",
-    "swap_in",
-)
-
-FS: FileSystem = OsFileSystem()
-"""The file-system seam every pack-store write goes through."""
+__all__ = ("PackFiles", "copy_tree", "packs_lock", "stage_path")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` durably (storage's write protocol)."""
-    ensure_dir(FS, path.parent)
-    write_atomic(FS, path, data)
+class PackFiles(Protocol):
+    """Durable steps on the pack store; each is blocking file IO (run it offloaded).
 
-
-def copy_tree(src: Path, dst: Path, files: tuple[str, ...]) -> None:
-    """Copy the listed pack-relative ``files`` from ``src`` into a new ``dst``, fsyncing each.
-
-    Symlinks inside the source were validated to stay inside it; they are copied as the
-    regular files they point to, so a copy never carries a link. A hard link whose inode
-    also has a name outside the copied set is refused again here, right before the bytes
-    are read, because a link made after validation would otherwise be copied (issue 15
-    item 6).
+    Every write is atomic and fsynced before it returns; an ``OSError`` or a
+    ``StorageError`` means the step did not complete (the old content is still there).
     """
-    _refuse_outside_links(src, files)
-    ensure_dir(FS, dst.parent)
-    FS.mkdir(dst)
-    dirs = [dst]
-    for rel in files:
-        target = dst / rel
-        current = dst
-        for piece in Path(rel).parts[:-1]:
-            current = current / piece
-            if FS.lstat(current) is None:
-                FS.mkdir(current)
-                dirs.append(current)
-        data = (src / rel).read_bytes()
-        fd = FS.open_new(target)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[FS.write(fd, view) :]
-            FS.fsync(fd)
-        finally:
-            FS.close(fd)
-    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
-        FS.fsync_dir(d)
+
+    def atomic_write(self, path: Path, data: bytes) -> None:
+        """Replace ``path`` with ``data`` durably, creating missing parents."""
+        ...
+
+    def copy_tree(self, src: Path, dst: Path, files: tuple[str, ...]) -> None:
+        """Copy the listed ``src``-relative ``files`` into a new ``dst``, fsyncing each."""
+        ...
+
+    def remove_tree(self, path: Path) -> None:
+        """Remove a tree (renamed aside first, so it disappears at once); absent is fine."""
+        ...
+
+    def swap_in(self, stage: Path, target: Path) -> None:
+        """Make the fully written ``stage`` (see :func:`stage_path`) become ``target``."""
+        ...
+
+    def recover_swaps(self, parent: Path) -> list[str]:
+        """Finish or undo interrupted swaps in ``parent``; what was done, one line each."""
+        ...
+
+    def packs_lock(
+        self, store_root: Path, purpose: str, timeout: float
+    ) -> AbstractContextManager[None]:
+        """Hold the cross-process pack-store lock; ``LockTimeout`` when it stays held."""
+        ...
+
+    def listdir(self, path: Path) -> list[str]:
+        """The names in a directory."""
+        ...
+
+    def touch(self, path: Path, when: float) -> None:
+        """Set ``path``'s access and modification time to ``when``; absent is fine."""
+        ...
+
+    def lstat(self, path: Path) -> os.stat_result | None:
+        """``lstat`` of ``path``, or ``None`` when nothing is there."""
+        ...
+
+
+def stage_path(target: Path) -> Path:
+    """A fresh staging directory beside ``target`` for ``PackFiles.swap_in``."""
+    return target.parent / f".{target.name}.stage-{secrets.token_hex(6)}"
+
+
+def copy_tree(files: PackFiles, src: Path, dst: Path, rels: tuple[str, ...]) -> None:
+    """Copy a validated pack tree, refusing a hard link to a file outside the pack first.
+
+    A hard link whose inode also has a name outside the copied set is refused right before
+    the bytes are read, because a link made after validation would otherwise be copied
+    (issue 15 item 6).
+    """
+    _refuse_outside_links(src, rels)
+    files.copy_tree(src, dst, rels)
 
 
 def _refuse_outside_links(src: Path, files: tuple[str, ...]) -> None:
@@ -108,57 +114,17 @@ def _refuse_outside_links(src: Path, files: tuple[str, ...]) -> None:
             )
 
 
-def remove_tree(path: Path) -> None:
-    """Remove a tree by renaming it aside first, so it disappears at once; then delete it."""
-    if FS.lstat(path) is None:
-        return
-    trash = path.parent / f".{path.name}.trash-{secrets.token_hex(6)}"
-    FS.replace(path, trash)
-    FS.fsync_dir(path.parent)
-    FS.rmtree(trash)
-
-
-def stage_path(target: Path) -> Path:
-    """A fresh staging directory beside ``target`` for :func:`swap_in`."""
-    return target.parent / f".{target.name}.stage-{secrets.token_hex(6)}"
-
-
-def swap_in(stage: Path, target: Path) -> None:
-    """Make the fully written ``stage`` become ``target`` (call under the packs lock)."""
-    token = stage.name.rsplit(".stage-", 1)[1]
-    parent = target.parent
-    FS.fsync_dir(stage)
-    FS.fsync_dir(parent)
-    old = parent / f".{target.name}.old-{token}"
-    had_old = FS.lstat(target) is not None
-    if had_old:
-        FS.replace(target, old)
-        FS.fsync_dir(parent)
-    FS.replace(stage, target)  # the commit point
-    FS.fsync_dir(parent)
-    if had_old:
-        FS.rmtree(old)
-
-
-def recover_swaps(parent: Path) -> list[str]:
-    """Finish or undo interrupted swaps in ``parent`` (under the packs lock)."""
-    if FS.lstat(parent) is None:
-        return []
-    return _recover_swaps(parent, fs=FS)
-
-
 @contextmanager
-def packs_lock(store_root: Path, purpose: str, timeout: float = 30.0) -> Iterator[None]:
-    """Hold the cross-process pack-store lock ``<store>/.packs.lock`` for one mutation."""
-    ensure_dir(FS, store_root)
-    lock = FileLock(FS, store_root / ".packs.lock", "packs", purpose=purpose, timeout=timeout)
-    try:
-        lock.acquire()
-    except LockTimeout as exc:
-        raise PackStoreBusy(
-            f"another process is changing the pack store ({exc}); wait and try again"
-        ) from exc
-    try:
+def packs_lock(files: PackFiles, store_root: Path, purpose: str, timeout: float) -> Iterator[None]:
+    """Hold the pack-store lock for one mutation; a timeout is :class:`PackStoreBusy`.
+
+    Only taking the lock is translated: an error inside the held block passes unchanged.
+    """
+    with ExitStack() as stack:
+        try:
+            stack.enter_context(files.packs_lock(store_root, purpose, timeout))
+        except LockTimeout as exc:
+            raise PackStoreBusy(
+                f"another process is changing the pack store ({exc}); wait and try again"
+            ) from exc
         yield
-    finally:
-        lock.release()

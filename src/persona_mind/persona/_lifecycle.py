@@ -13,11 +13,11 @@ from msgspec.structs import replace as evolve
 
 from persona_mind.persona._change import Change, digest_of
 from persona_mind.persona._errors import DraftConflict, PackNotFound, UpdateRefused
-from persona_mind.persona._fsio import atomic_write, copy_tree, remove_tree, stage_path, swap_in
+from persona_mind.persona._fsio import copy_tree, stage_path
 from persona_mind.persona._model import Pack, PackSource
 from persona_mind.persona._names import is_valid_slug
 from persona_mind.persona._render import dump_yaml
-from persona_mind.persona._state import PackRecord, StoreState, draft_dir, now_iso
+from persona_mind.persona._state import PackRecord, StoreState, draft_dir
 from persona_mind.persona._store import PackStore, split_ref
 from persona_mind.persona._validate import SEMVER_RE, load_pack
 
@@ -62,10 +62,9 @@ def install_tree(store: PackStore, source: Pack, ref: str, *, rename: bool = Fal
     validation, so the swapped-in pack never disagrees with its folder.
     """
     target = store.dir_for(ref)
-    target.parent.mkdir(parents=True, exist_ok=True)
     stage = stage_path(target)
     try:
-        copy_tree(source.root, stage, source.files)
+        copy_tree(store.files, source.root, stage, source.files)
         if rename:
             # Re-emitted from the validated manifest, never edited by pattern: a line
             # that looks like ``name:`` inside another value cannot be hit (item 5).
@@ -78,12 +77,12 @@ def install_tree(store: PackStore, source: Pack, ref: str, *, rename: bool = Fal
                     "description": m.description,
                 }
             )
-            atomic_write(stage / "pack.yaml", new.encode("utf-8"))
+            store.files.atomic_write(stage / "pack.yaml", new.encode("utf-8"))
         kind: PackSource = "official" if ref.startswith("official/") else "custom"
         staged = load_pack(stage, kind, expected_name=split_ref(ref)[1], limits=store.limits)
-        swap_in(stage, target)
+        store.files.swap_in(stage, target)
     except BaseException:
-        remove_tree(stage)
+        store.files.remove_tree(stage)
         raise
     return replace(staged, root=target)
 
@@ -108,7 +107,7 @@ def prepare_install(store: PackStore, name: str) -> Change:
                 origin="catalog",
                 version=fresh.manifest.version,
                 digest=installed.digest,
-                updatedAt=now_iso(),
+                updatedAt=store.now_iso(),
             )
             store.save(evolve(state, packs={**state.packs, ref: record}))
         return (
@@ -164,7 +163,7 @@ def prepare_update(store: PackStore, name: str, *, discard_edits: bool = False) 
                 origin="catalog",
                 version=fresh.manifest.version,
                 digest=installed.digest,
-                updatedAt=now_iso(),
+                updatedAt=store.now_iso(),
             )
             store.save(evolve(state, packs={**state.packs, ref: new}))
         return (
@@ -203,9 +202,9 @@ def _prepare_removal(store: PackStore, name: str, verb: str, source: str) -> Cha
         with store.mutation(f"{verb} {ref}") as st:
             if _removal_digest(store, verb, ref, st) != before:
                 raise DraftConflict(f"the store changed since {verb} was prepared; try again")
-            remove_tree(store.dir_for(ref))
+            store.files.remove_tree(store.dir_for(ref))
             for draft in drafts:
-                remove_tree(draft_dir(store.root, draft))
+                store.files.remove_tree(draft_dir(store.root, draft))
             store.save(
                 evolve(
                     st,
@@ -263,7 +262,7 @@ def prepare_fork(store: PackStore, source_name: str, new_name: str) -> Change:
                 origin=f"fork:{ref}",
                 version=forked.manifest.version,
                 digest=forked.digest,
-                updatedAt=now_iso(),
+                updatedAt=store.now_iso(),
             )
             store.save(evolve(state, packs={**state.packs, target: record}))
         return f"Forked {ref} into {target}. It is not active anywhere until a team action."

@@ -18,12 +18,11 @@ import msgspec
 
 from persona_mind.persona._change import Change, digest_of
 from persona_mind.persona._errors import DraftConflict, MigrationRequired, PackInvalid, Problem
-from persona_mind.persona._fsio import atomic_write
 from persona_mind.persona._lifecycle import install_tree, roster_line
 from persona_mind.persona._model import Pack
 from persona_mind.persona._names import check_segment, is_valid_slug
 from persona_mind.persona._render import dump_yaml, one_line
-from persona_mind.persona._state import PackRecord, is_store_ref, now_iso
+from persona_mind.persona._state import PackRecord, is_store_ref
 from persona_mind.persona._store import PackStore
 from persona_mind.persona._validate import load_pack
 from persona_mind.persona._workspace import Workspace
@@ -189,7 +188,7 @@ def prepare_migrate(store: PackStore, ws: Workspace, name: str | None) -> Change
                 origin=f"migrate:{ws.real}",
                 version="1.0.0",
                 digest=installed.digest,
-                updatedAt=now_iso(),
+                updatedAt=store.now_iso(),
             )
             store.save(msgspec.structs.replace(state, packs={**state.packs, target: record}))
             receipt = MigrationReceipt(
@@ -197,9 +196,9 @@ def prepare_migrate(store: PackStore, ws: Workspace, name: str | None) -> Change
                 status="migrated",
                 pack=target,
                 sourceDigest=ws.source_digest(),
-                updatedAt=now_iso(),
+                updatedAt=store.now_iso(),
             )
-            atomic_write(_receipt_path(store, ws), msgspec.json.encode(receipt) + b"\n")
+            store.files.atomic_write(_receipt_path(store, ws), msgspec.json.encode(receipt) + b"\n")
         return (
             f"Migrated {ws.root}/.pi/agents into {target}; the originals are unchanged. "
             f"Select it for this session with `/persona team select {target}` when you want it."
@@ -228,10 +227,10 @@ def prepare_rollback(store: PackStore, ws: Workspace) -> Change:
                 raise MigrationRequired(
                     "the migration receipt changed; check `/persona migrate status`"
                 )
-            atomic_write(
+            store.files.atomic_write(
                 _receipt_path(store, ws),
                 msgspec.json.encode(
-                    msgspec.structs.replace(now, status="rolled-back", updatedAt=now_iso())
+                    msgspec.structs.replace(now, status="rolled-back", updatedAt=store.now_iso())
                 )
                 + b"\n",
             )

@@ -18,7 +18,7 @@ from typing import Any
 from persona_mind.persona._change import Change, digest_of
 from persona_mind.persona._errors import UnsafeWorkspacePath
 from persona_mind.persona._frontmatter import YamlProblem, load_yaml
-from persona_mind.persona._fsio import atomic_write
+from persona_mind.persona._fsio import PackFiles
 from persona_mind.persona._render import code, frontmatter, one_line
 from persona_mind.persona._scan import is_inside
 from persona_mind.persona._workspace import BASELINE, Workspace
@@ -120,12 +120,12 @@ def load_manifest(ws: Workspace) -> Manifest | None:
     return Manifest(data if isinstance(data, dict) else {})
 
 
-def start(ws: Workspace) -> str:
+def start(disk: PackFiles, ws: Workspace) -> str:
     """Create or resume the manifest; explain the journey, then ask the next question."""
     created = False
     manifest = load_manifest(ws)
     if manifest is None:
-        atomic_write(ws.confine(MANIFEST), _TEMPLATE.encode("utf-8"))
+        disk.atomic_write(ws.confine(MANIFEST), _TEMPLATE.encode("utf-8"))
         manifest, created = Manifest(load_yaml(_TEMPLATE, MANIFEST)), True
     head = f"{'Created' if created else 'Resuming'} {MANIFEST}.\n\n{JOURNEY}\n\n"
     missing = manifest.missing()
@@ -211,7 +211,7 @@ def preview(ws: Workspace) -> str:
     return "Project foundation preview:\n" + _preview_text(ws, foundation_files(ws, m))
 
 
-def prepare_foundation(ws: Workspace, doctor: Any) -> Change:
+def prepare_foundation(disk: PackFiles, ws: Workspace, doctor: Any) -> Change:
     """Plan writing the foundation files; execute writes them, indexes, and runs doctor."""
     m = load_manifest(ws)
     if m is None or any(k in {"project.name", "project.purpose"} for k, _ in m.missing()):
@@ -226,9 +226,9 @@ def prepare_foundation(ws: Workspace, doctor: Any) -> Change:
         if digest_of("onboard", ws.real, now, cur) != before:
             raise UnsafeWorkspacePath("the manifest or foundation changed since the preview")
         for rel, text in now.items():
-            atomic_write(ws.confine(rel), text.encode("utf-8"))
+            disk.atomic_write(ws.confine(rel), text.encode("utf-8"))
         index = index_shared(ws, {})
-        atomic_write(ws.confine(SHARED_INDEX), index.encode("utf-8"))
+        disk.atomic_write(ws.confine(SHARED_INDEX), index.encode("utf-8"))
         return "Project foundation applied.\n" + str(doctor())
 
     return Change(

@@ -42,7 +42,6 @@ from persona_mind.persona._onboard import prepare_foundation, start
 from persona_mind.persona._onboard import preview as onboard_preview
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._session import SessionContext, alias_names
-from persona_mind.persona._state import now_iso
 from persona_mind.persona._views import pack_list, pack_status, persona_list, team_status
 from persona_mind.persona._workspace import Workspace
 
@@ -82,7 +81,7 @@ READ_ONLY: dict[str, Callable[[PersonaService, SessionContext, dict[str, Any]], 
     "migrate.status": lambda s, c, a: f"Migration status: {migration_status(s.store, _ws(c))}",
     "migrate.preview": lambda s, c, a: migrate_preview(s.store, _ws(c), a.get("name"))[0],
     "onboard.preview": lambda s, c, a: onboard_preview(_ws(c)),
-    "onboard.start": lambda s, c, a: start(_ws(c)),
+    "onboard.start": lambda s, c, a: start(s.store.files, _ws(c)),
     "doctor": _doctor,
 }
 
@@ -186,7 +185,8 @@ def _default_set(svc: PersonaService, ctx: SessionContext, args: dict[str, Any])
                 raise PackNotFound(f"{ref} is no longer installed")
             svc.store.save(msgspec.structs.replace(st, default=ref))
         return (
-            f"New sessions will start with {ref}. This session's team is unchanged ({now_iso()})."
+            f"New sessions will start with {ref}. "
+            f"This session's team is unchanged ({svc.store.now_iso()})."
         )
 
     return Change(
@@ -263,7 +263,9 @@ CHANGES: dict[str, Callable[[PersonaService, SessionContext, dict[str, Any]], Ch
     "default.clear": _default_clear,
     "migrate.apply": _migrate_apply,
     "migrate.rollback": _migrate_rollback,
-    "onboard.apply": lambda s, c, a: prepare_foundation(_ws(c), lambda: _doctor(s, c)),
+    "onboard.apply": lambda s, c, a: prepare_foundation(
+        s.store.files, _ws(c), lambda: _doctor(s, c)
+    ),
 }
 
 

@@ -1,10 +1,11 @@
 """PersonaService: the Persona half's state and services for one runtime (host-neutral).
 
 One instance per runtime, owned by the Owner actor: it is the single writer of its
-session table, so it needs no locks (mailbox order serialises calls). Blocking work (file
-IO) runs through the injected ``offload`` (the lead passes a ThreadBridge call; the
-default is a worker thread) so it never blocks the event loop; the synchronous methods
-are also usable directly by the CLI and tests.
+session table, so it needs no locks (mailbox order serialises calls). Persona does no
+thread offload, file-IO implementation or clock read of its own: the runtime injects
+``offload`` (its one serial blocking-IO executor, the Store actor's IO thread), ``files``
+(the durable pack-store port) and ``clock``. The synchronous methods are also usable
+directly by the CLI and tests.
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ import contextlib
 import functools
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-import anyio.to_thread
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import (
@@ -45,16 +44,16 @@ from persona_mind.persona._store import PackStore
 from persona_mind.persona._team import TeamSnapshot, resolve_team
 from persona_mind.persona._workspace import Workspace
 
+if TYPE_CHECKING:
+    from persona_mind.clock import Clock
+    from persona_mind.persona._fsio import PackFiles
+
 __all__ = ("NEW_SESSION_REASONS", "Offload", "PersonaService")
 
 T = TypeVar("T")
 Offload = Callable[[Callable[[], Any]], Awaitable[Any]]
 NEW_SESSION_REASONS = frozenset({"startup", "new"})
 """Reasons under which a session with no record is genuinely new (default applies)."""
-
-
-async def _thread(fn: Callable[[], T]) -> T:
-    return await anyio.to_thread.run_sync(fn)
 
 
 class PersonaService:
@@ -64,17 +63,21 @@ class PersonaService:
         self,
         agent_dir: Path,
         *,
+        files: PackFiles,
+        clock: Clock,
+        offload: Offload,
         catalog_dir: Path | None = None,
         limits: Limits | None = None,
-        offload: Offload | None = None,
         plans: PlanRegistry | None = None,
     ) -> None:
-        self.store = PackStore(agent_dir, catalog_dir=catalog_dir, limits=limits)
+        self.store = PackStore(
+            agent_dir, files=files, clock=clock, catalog_dir=catalog_dir, limits=limits
+        )
         self.bindings = Bindings(self.store)
         self.resolver = Resolver()
         self.plans = plans or PlanRegistry()
         self.sessions: dict[str, SessionState] = {}
-        self._offload: Offload = offload or _thread
+        self._offload: Offload = offload
 
     # ---- session lifecycle -------------------------------------------------------------
 

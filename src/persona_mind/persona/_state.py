@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from persona_mind.errors import PersonaError
-from persona_mind.persona._fsio import atomic_write
 from persona_mind.persona._names import is_valid_slug
+
+if TYPE_CHECKING:
+    from persona_mind.clock import Clock
+    from persona_mind.persona._fsio import PackFiles
 
 __all__ = (
     "DraftRecord",
@@ -117,9 +121,13 @@ def draft_dir(root: Path, key: str) -> Path:
     raise StoreStateCorrupt(f"draft key {key!r} is not a pack name or reference")
 
 
-def now_iso() -> str:
-    """UTC timestamp for records (display only; ordering never depends on it)."""
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def now_iso(clock: Clock) -> str:
+    """UTC timestamp for records (display only; ordering never depends on it).
+
+    The time is the injected clock's (the runtime's, or a test's ``ManualClock``): Persona
+    never reads the system clock itself.
+    """
+    return dt.datetime.fromtimestamp(clock.wall(), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def read_state(path: Path) -> StoreState:
@@ -153,6 +161,6 @@ def read_state(path: Path) -> StoreState:
     return state
 
 
-def write_state(path: Path, state: StoreState) -> None:
+def write_state(files: PackFiles, path: Path, state: StoreState) -> None:
     """Replace the state file durably (call only under the pack-store lock)."""
-    atomic_write(path, msgspec.json.format(msgspec.json.encode(state)) + b"\n")
+    files.atomic_write(path, msgspec.json.format(msgspec.json.encode(state)) + b"\n")

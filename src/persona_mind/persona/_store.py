@@ -13,15 +13,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from persona_mind.persona._errors import AmbiguousPackName, PackInvalid, PackNotFound, Problem
-from persona_mind.persona._fsio import packs_lock, recover_swaps
+from persona_mind.persona._fsio import PackFiles, packs_lock
 from persona_mind.persona._model import Pack, PackSource
 from persona_mind.persona._names import is_valid_slug
 from persona_mind.persona._scan import Limits
-from persona_mind.persona._state import StoreState, read_state, write_state
+from persona_mind.persona._state import StoreState, now_iso, read_state, write_state
 from persona_mind.persona._validate import load_pack
+
+if TYPE_CHECKING:
+    from persona_mind.clock import Clock
 
 __all__ = ("CATALOG_DIR", "InstalledPack", "PackStore", "default_agent_dir", "split_ref")
 
@@ -58,17 +61,27 @@ class InstalledPack:
 
 
 class PackStore:
-    """The pack store of one agent directory."""
+    """The pack store of one agent directory.
+
+    ``files`` does every write (the durable implementation is
+    ``persona_mind.storage.DurablePackFiles``) and ``clock`` stamps every record: both are
+    injected by the runtime or the CLI, so Persona neither implements file IO nor reads
+    the system clock.
+    """
 
     def __init__(
         self,
         agent_dir: Path,
         *,
+        files: PackFiles,
+        clock: Clock,
         catalog_dir: Path | None = None,
         limits: Limits | None = None,
         lock_timeout: float = 30.0,
     ) -> None:
         self.agent_dir = Path(agent_dir)
+        self.files = files
+        self.clock = clock
         self.root = self.agent_dir / "persona"
         self.catalog_dir = catalog_dir or CATALOG_DIR
         self.limits = limits or Limits()
@@ -93,15 +106,19 @@ class PackStore:
     @contextmanager
     def mutation(self, purpose: str) -> Iterator[StoreState]:
         """Hold the store lock, repair interrupted swaps, and yield the current state."""
-        with packs_lock(self.root, purpose, self.lock_timeout):
+        with packs_lock(self.files, self.root, purpose, self.lock_timeout):
             # drafts live at drafts/<source>/<name> (older ones at drafts/<name>)
             for sub in ("official", "custom", "drafts", "drafts/official", "drafts/custom"):
-                recover_swaps(self.root / sub)
+                self.files.recover_swaps(self.root / sub)
             yield self.state()
 
     def save(self, state: StoreState) -> None:
         """Write the state (inside :meth:`mutation`)."""
-        write_state(self.state_path, state)
+        write_state(self.files, self.state_path, state)
+
+    def now_iso(self) -> str:
+        """The injected clock's time as a record timestamp (``updatedAt``, ``createdAt``)."""
+        return now_iso(self.clock)
 
     # ---- reads -----------------------------------------------------------------------
 

@@ -73,7 +73,7 @@ def wants_exchange(args: argparse.Namespace) -> bool:
 async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> int:
     """Run ``memory export`` or ``memory import FILE`` on ``svc``."""
     from persona_mind.mind._exchange import export_lines, import_lines  # noqa: PLC0415
-    from persona_mind.persona._fsio import atomic_write  # noqa: PLC0415
+    from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
     if args.memory_cmd == "export":
         lines = await export_lines(svc, args.tier)
@@ -81,7 +81,7 @@ async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> i
         if args.out is None:
             sys.stdout.write(text)  # JSON Lines already: the same with --json
         else:
-            atomic_write(args.out, text.encode("utf-8"))
+            DurablePackFiles().atomic_write(args.out, text.encode("utf-8"))
             if getattr(args, "json", False):
                 print(json.dumps({"exported": len(lines), "out": str(args.out)}))
             else:
@@ -118,14 +118,17 @@ async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> i
 
 
 def _run_pack_export(args: argparse.Namespace) -> int:
+    from persona_mind.clock import MonotonicClock  # noqa: PLC0415
     from persona_mind.errors import PersonaMindError  # noqa: PLC0415
     from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415
     from persona_mind.persona._export import export_claude_code  # noqa: PLC0415
+    from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
-    store = PackStore(args.agent_dir or default_agent_dir())
+    files = DurablePackFiles()
+    store = PackStore(args.agent_dir or default_agent_dir(), files=files, clock=MonotonicClock())
     try:
         pack = store.load(store.resolve(args.name))
-        report = export_claude_code(pack, args.out, force=args.force)
+        report = export_claude_code(files, pack, args.out, force=args.force)
     except PersonaMindError as exc:
         print(f"persona-mind: {exc}", file=sys.stderr)
         return 1

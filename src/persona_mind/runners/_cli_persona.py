@@ -150,9 +150,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _store(args: argparse.Namespace) -> Any:
-    from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415 - fast help
+    from persona_mind.clock import MonotonicClock  # noqa: PLC0415 - fast help
+    from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415
+    from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
-    return PackStore(args.agent_dir or default_agent_dir())
+    return PackStore(
+        args.agent_dir or default_agent_dir(), files=DurablePackFiles(), clock=MonotonicClock()
+    )
 
 
 class _Unconfirmed(Exception):
@@ -365,11 +369,11 @@ def _run_onboard(args: argparse.Namespace) -> int:
 
     def run() -> str | tuple[str, Any]:
         if args.op == "start":
-            return _onboard.start(ws)
+            return _onboard.start(store.files, ws)
         if args.op == "preview":
             return _onboard.preview(ws)
         change = _onboard.prepare_foundation(
-            ws, lambda: render(doctor(store, ws, None, Resolver()))
+            store.files, ws, lambda: render(doctor(store, ws, None, Resolver()))
         )
         return _gated(change, args.yes)
 

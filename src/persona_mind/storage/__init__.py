@@ -53,6 +53,7 @@ from persona_mind.storage._locks import (
     locked,
 )
 from persona_mind.storage._marker import StoreQuarantined, marker_path
+from persona_mind.storage._packfiles import DurablePackFiles
 from persona_mind.storage._paths import (
     RESERVED_NAMES,
     Layout,
@@ -78,6 +79,7 @@ __all__ = (
     "ApplyResult",
     "CasConflict",
     "CorruptStore",
+    "DurablePackFiles",
     "FileIdentity",
     "FileLock",
     "FileStore",

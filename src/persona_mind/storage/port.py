@@ -19,8 +19,11 @@ from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 import msgspec
 
+from persona_mind.storage._errors import LockTimeout
+
 __all__ = (
     "LockDomain",
+    "LockTimeout",
     "Mutation",
     "Snapshot",
     "StorePort",
