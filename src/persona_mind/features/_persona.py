@@ -35,13 +35,44 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
-from persona_mind.messages.owner import OwnerState, SetActivePersona
+from persona_mind.messages.owner import (
+    DropPlans,
+    IssuePlan,
+    OwnerState,
+    Plan,
+    SetActivePersona,
+    TakePlan,
+)
 
 if TYPE_CHECKING:
-    from persona_mind.persona import Effects, PersonaService, SessionContext, TeamSnapshot
+    from persona_mind.persona import (
+        Effects,
+        OwnerPlans,
+        PersonaService,
+        PlanNeed,
+        SessionContext,
+        TeamSnapshot,
+    )
     from persona_mind.runtime import Runtime
 
 __all__ = ("PersonaFeature",)
+
+class _HeldByOwner:
+    """The service's plan desk between calls: the plans live in the Owner, so any use
+    outside a call that was given the Owner's answers is a bug, reported as one."""
+
+    def _refuse(self) -> PersonaMindError:
+        return PersonaMindError("persona plans are held by the Owner; ask it (IssuePlan/TakePlan)")
+
+    def issue(self, plan: Plan) -> None:
+        raise self._refuse()
+
+    def take(self, plan_id: str, session_id: str, user_messages: int) -> Plan:
+        raise self._refuse()
+
+    def drop(self, session_id: str, action_prefix: str | None = None) -> int:
+        raise self._refuse()
+
 
 _BASE_COMMANDS = (
     CommandSpec(name="persona", description="Personas: use, status, clear, team, pack, onboard"),
@@ -79,7 +110,9 @@ class PersonaFeature:
         if self._service is None:
             from persona_mind.persona import PersonaService  # noqa: PLC0415 - first session
 
-            self._service = PersonaService(self.runtime.agent_dir, offload=self.runtime.offload)
+            self._service = PersonaService(
+                self.runtime.agent_dir, offload=self.runtime.offload, plans=_HeldByOwner()
+            )
         return self._service
 
     # -- what the rest of the runtime reads --------------------------------------------
@@ -124,7 +157,7 @@ class PersonaFeature:
                 )
 
                 if self.ctx is not None and self.ctx.session_id != event.session_id:
-                    self.service.close_session(self.ctx.session_id)
+                    await self._close(self.ctx.session_id)
                 self.ctx = SessionContext(
                     session_id=event.session_id,
                     cwd=Path(event.cwd),
@@ -168,7 +201,7 @@ class PersonaFeature:
                 if self.service.on_branch(self.ctx, event.entries):
                     await self._publish_identity()
             case SessionShutdown() if self.ctx is not None:
-                self.service.close_session(self.ctx.session_id)
+                await self._close(self.ctx.session_id)
                 self.ctx = None
             case _:
                 pass
@@ -177,7 +210,11 @@ class PersonaFeature:
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         if self.ctx is None:
             return ToolResult(text="persona_pack: no session is active yet", is_error=True)
-        outcome = await self.service.handle_tool(self.ctx, call)
+        from persona_mind.persona import tool_plan_needs  # noqa: PLC0415 - loaded by now
+
+        plans = await self._plans_for(tool_plan_needs(call))
+        outcome = await self.service.handle_tool(self.ctx, call, plans=plans)
+        await self._send_plans(plans)
         await self._apply(outcome.effects)
         result: ToolResult = outcome.result
         return result
@@ -185,7 +222,11 @@ class PersonaFeature:
     async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
         if self.ctx is None:
             return CommandResult(text="/persona: no session is active yet", level="error")
-        outcome = await self.service.handle_command(self.ctx, call)
+        from persona_mind.persona import command_plan_needs  # noqa: PLC0415 - loaded by now
+
+        plans = await self._plans_for(command_plan_needs(call))
+        outcome = await self.service.handle_command(self.ctx, call, plans=plans)
+        await self._send_plans(plans)
         result: CommandResult = outcome.result
         effects = outcome.effects
         if result.reload and effects.reload:  # the host reloads after the command itself
@@ -214,6 +255,42 @@ class PersonaFeature:
                     parts += [f"{area}.{k}={v!r}" for k, v in sorted(values.items())]
         return f"Companion settings: {', '.join(parts)}" if parts else ""
 
+    # -- plans (held by the Owner) -------------------------------------------------------
+    async def _plans_for(self, need: PlanNeed | None) -> OwnerPlans:
+        """A per-call plan desk holding the Owner's answer to what the call needs."""
+        from persona_mind.persona import OwnerPlans, PlanRefused  # noqa: PLC0415
+
+        plans = OwnerPlans()
+        if need is None or self.ctx is None:
+            return plans
+        owner, sid = self.runtime.owner_ref, self.ctx.session_id
+        if need.kind == "take":
+            ask = TakePlan(
+                plan_id=need.plan_id, session_id=sid, user_messages=self.ctx.user_messages
+            )
+            try:
+                plans.taken[need.plan_id] = await owner.ask(ask)
+            except PlanRefused as exc:  # raised where the handler takes it, as before
+                plans.taken[need.plan_id] = exc
+        else:
+            key = (sid, need.action_prefix)
+            plans.dropped[key] = await owner.ask(DropPlans(session_id=sid, action_prefix=key[1]))
+        return plans
+
+    async def _send_plans(self, plans: OwnerPlans) -> None:
+        """What the call issued or dropped, to the Owner (before the host sees the answer)."""
+        owner = self.runtime.owner_ref
+        for plan in plans.issued:
+            await owner.ask(IssuePlan(plan=plan))
+        for session_id, prefix in plans.drops:
+            await owner.ask(DropPlans(session_id=session_id, action_prefix=prefix))
+
+    async def _close(self, session_id: str) -> None:
+        """Forget the session here and its plans in the Owner (the binding stays)."""
+        plans = await self._plans_for(None)
+        self.service.close_session(session_id, plans=plans)
+        await self._send_plans(plans)
+
     # -- effects -------------------------------------------------------------------------
     async def _apply(self, effects: Effects) -> None:
         host = self.runtime.host
@@ -236,9 +313,11 @@ class PersonaFeature:
             return
         if self.handoff is not None:
             args, self.handoff = self.handoff, None
+            plans = await self._plans_for(None)
             outcome = await self.service.handle_command(
-                self.ctx, CommandCall(name="persona", args=args)
+                self.ctx, CommandCall(name="persona", args=args), plans=plans
             )
+            await self._send_plans(plans)
             await self.runtime.host.notify(outcome.result.text, outcome.result.level)
             await self._apply(outcome.effects)
             return

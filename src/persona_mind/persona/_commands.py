@@ -21,12 +21,13 @@ from persona_mind.persona._errors import (
 )
 from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
 from persona_mind.persona._outcome import CommandOutcome, Effects
+from persona_mind.persona._plans import PlanNeed
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._session import ACTIVE_ENTRY, ActivePersona, SessionContext
 from persona_mind.persona._views import persona_list, persona_status
 from persona_mind.persona._workspace import Workspace
 
-__all__ = ("HELP", "PACK_VERBS", "run_command")
+__all__ = ("HELP", "PACK_VERBS", "command_plan_needs", "run_command")
 
 PACK_VERBS = ("list", "status", "install", "update", "uninstall", "fork", "create", "edit",
               "preview", "apply", "cancel", "delete")  # fmt: skip
@@ -45,6 +46,15 @@ HELP = """\
 /persona onboard [preview|apply]
 /persona doctor
 /persona-list                 this session's team"""
+
+
+def command_plan_needs(call: CommandCall) -> PlanNeed | None:
+    """What a command needs from the Owner's plans before it runs: `/persona migrate
+    cancel` reports how many migration plans it cancelled."""
+    head, _, tail = call.args.strip().partition(" ")
+    if call.name == "persona" and head == "migrate" and tail.strip().startswith("cancel"):
+        return PlanNeed("drop", action_prefix="migrate.")
+    return None
 
 
 def _ok(text: str, **effects: Any) -> CommandOutcome:
@@ -166,7 +176,7 @@ def _persona(svc: PersonaService, ctx: SessionContext, args: str) -> CommandOutc
 
         return run_handoff(svc, ctx, tail.strip())
     if head == "migrate" and tail.strip().startswith("cancel"):
-        dropped = svc.plans.drop_session(ctx.session_id, "migrate.")
+        dropped = svc.plans.drop(ctx.session_id, "migrate.")
         return _ok(f"Cancelled {dropped} pending migration plan(s); nothing was changed.")
     action, params, flags = _action(shlex.split(raw))
     if action in READ_ONLY:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,7 +30,7 @@ from persona_mind.persona._binding import Bindings
 from persona_mind.persona._migrate import GATED, migration_status
 from persona_mind.persona._model import Pack, PackManifest
 from persona_mind.persona._outcome import CommandOutcome, ToolOutcome
-from persona_mind.persona._plans import PlanRegistry
+from persona_mind.persona._plans import LocalPlans, PlanDesk
 from persona_mind.persona._resolver import Resolver
 from persona_mind.persona._scan import Limits
 from persona_mind.persona._session import (
@@ -67,12 +67,14 @@ class PersonaService:
         catalog_dir: Path | None = None,
         limits: Limits | None = None,
         offload: Offload | None = None,
-        plans: PlanRegistry | None = None,
+        plans: PlanDesk | None = None,
     ) -> None:
         self.store = PackStore(agent_dir, catalog_dir=catalog_dir, limits=limits)
         self.bindings = Bindings(self.store)
         self.resolver = Resolver()
-        self.plans = plans or PlanRegistry()
+        self.plans: PlanDesk = plans if plans is not None else LocalPlans()
+        """The plans in effect: the service's own book when it is its own owner (CLI,
+        tests), or the runtime's per-call desk (``using_plans``) backed by the Owner."""
         self.sessions: dict[str, SessionState] = {}
         self._offload: Offload = offload or _thread
 
@@ -103,11 +105,30 @@ class PersonaService:
         with contextlib.suppress(PersonaMindError, OSError):
             self.bindings.collect(self.sessions)
 
-    def close_session(self, session_id: str) -> None:
+    def close_session(self, session_id: str, *, plans: PlanDesk | None = None) -> None:
         """Forget a session's in-memory state and plans (its binding stays for resume)."""
         self.sessions.pop(session_id, None)
-        self.plans.drop_session(session_id)
+        (plans if plans is not None else self.plans).drop(session_id)
         self.bindings.forget(session_id)
+
+    @contextlib.contextmanager
+    def using_plans(self, plans: PlanDesk | None) -> Iterator[None]:
+        """Run one call against ``plans`` (the runtime's per-call desk), then restore.
+
+        Calls are serial (the Companion's mailbox, one persona-io thread), so the swap
+        is never seen by another call."""
+        if plans is None:
+            yield
+            return
+        saved, self.plans = self.plans, plans
+        try:
+            yield
+        finally:
+            self.plans = saved
+
+    def _call(self, plans: PlanDesk | None, fn: Callable[..., T], *args: Any) -> T:
+        with self.using_plans(plans):
+            return fn(self, *args)
 
     def on_branch(self, ctx: SessionContext, entries: Sequence[CustomEntry]) -> bool:
         """The branch moved: restore the active persona from its entries; True if it changed."""
@@ -272,17 +293,21 @@ class PersonaService:
         result: T = await self._offload(fn)
         return result
 
-    async def handle_command(self, ctx: SessionContext, call: CommandCall) -> CommandOutcome:
+    async def handle_command(
+        self, ctx: SessionContext, call: CommandCall, *, plans: PlanDesk | None = None
+    ) -> CommandOutcome:
         """A slash command → :class:`~persona_mind.persona.CommandOutcome`."""
         from persona_mind.persona._commands import run_command  # noqa: PLC0415 - cycle
 
-        return await self.run(functools.partial(run_command, self, ctx, call))
+        return await self.run(functools.partial(self._call, plans, run_command, ctx, call))
 
-    async def handle_tool(self, ctx: SessionContext, call: ToolCall) -> ToolOutcome:
+    async def handle_tool(
+        self, ctx: SessionContext, call: ToolCall, *, plans: PlanDesk | None = None
+    ) -> ToolOutcome:
         """A `persona_pack` call → :class:`~persona_mind.persona.ToolOutcome`."""
         from persona_mind.persona._tool import run_tool  # noqa: PLC0415 - cycle
 
-        return await self.run(functools.partial(run_tool, self, ctx, call))
+        return await self.run(functools.partial(self._call, plans, run_tool, ctx, call))
 
     async def open(self, ctx: SessionContext, **kwargs: Any) -> SessionState:
         """Async :meth:`open_session`."""
