@@ -26,15 +26,18 @@ from typing import TYPE_CHECKING, Any, assert_never
 import msgspec
 
 from persona_mind.actors import Actor, ActorRef
-from persona_mind.messages.host import SessionShutdown, SessionStart
+from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
 from persona_mind.messages.owner import (
     DropPlans,
     GetOwner,
+    GetPersonaSession,
+    GetSessionStart,
     IssuePlan,
     ListPlans,
     OwnerChanged,
     OwnerMsg,
     OwnerState,
+    PutPersonaSession,
     SetActivePersona,
     SetWorkspace,
     Subscribe,
@@ -42,7 +45,7 @@ from persona_mind.messages.owner import (
 )
 
 if TYPE_CHECKING:
-    from persona_mind.persona import PlanBook
+    from persona_mind.persona import PersonaSession, PlanBook
 
 __all__ = ("OwnerActor",)
 
@@ -54,6 +57,8 @@ class _Saved:
     state: OwnerState
     subscribers: tuple[ActorRef[Any], ...]
     plans: PlanBook | None
+    persona: PersonaSession | None
+    start: SessionStart | None
 
 
 class OwnerActor(Actor[OwnerMsg]):
@@ -63,11 +68,16 @@ class OwnerActor(Actor[OwnerMsg]):
         self.state = OwnerState(generation=0)
         self.subscribers: tuple[ActorRef[Any], ...] = ()
         self._plans: PlanBook | None = None  # built at the first plan (imports Persona)
+        self.persona: PersonaSession | None = None
+        """The session's Persona half: active persona, team snapshot in use, counters."""
+        self.start: SessionStart | None = None
+        """The session's start (no entries; the model as last selected)."""
 
     async def on_start(self) -> None:
         saved = self.recovered
         if isinstance(saved, _Saved):  # the previous incarnation's state
-            self.state, self.subscribers, self._plans = saved.state, saved.subscribers, saved.plans
+            self.state, self.subscribers = saved.state, saved.subscribers
+            self._plans, self.persona, self.start = saved.plans, saved.persona, saved.start
         self.state = msgspec.structs.replace(self.state, generation=self.system.generation)
 
     @property
@@ -80,11 +90,12 @@ class OwnerActor(Actor[OwnerMsg]):
         return self._plans
 
     def _save(self) -> None:
-        self.checkpoint(_Saved(self.state, self.subscribers, self._plans))
+        self.checkpoint(_Saved(self.state, self.subscribers, self._plans, self.persona, self.start))
 
     async def receive(self, message: OwnerMsg) -> object:
         match message:
             case SessionStart():
+                self.start = msgspec.structs.replace(message, entries=())
                 return self._advance(
                     session_manager=message.session_manager,
                     session_id=message.session_id,
@@ -95,9 +106,17 @@ class OwnerActor(Actor[OwnerMsg]):
                     reason=f"session_start:{message.reason}",
                 )
             case SessionShutdown():
+                self.start = None
                 return self._advance(session_id=None, session_file=None, reason="session_shutdown")
             case GetOwner():
                 return self.state
+            case ModelSelect():
+                if self.start is not None and self.start.model != message.model:
+                    self.start = msgspec.structs.replace(self.start, model=message.model)
+                    self._save()
+                return None
+            case GetSessionStart():
+                return self.start
             case SetActivePersona():
                 if message.persona == self.state.active_persona:
                     return self.state
@@ -128,6 +147,13 @@ class OwnerActor(Actor[OwnerMsg]):
                 return dropped
             case ListPlans():
                 return self.plans.outstanding(message.session_id)
+            case GetPersonaSession():
+                return self.persona
+            case PutPersonaSession():
+                if message.session is not self.persona:
+                    self.persona = message.session
+                    self._save()
+                return None
             case _:
                 assert_never(message)
 

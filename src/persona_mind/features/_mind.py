@@ -296,6 +296,14 @@ class MindFeature:
         acked = tuple(sorted(acknowledged_keys(entries)))
         reminders.tell_if_alive(ArmReminders(items=items, acknowledged=acked))
 
+    async def recover(self, owner: OwnerState, start: SessionStart) -> None:
+        """A new feature (a restarted Companion) binds to the session the Owner holds: the
+        notes are replayed from the branch and counted over the session file, exactly as
+        at any rebind, and reminders are re-armed."""
+        self._start = start
+        self._bound = None
+        await self._bind(owner)
+
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         return () if self._session is None else self._session.tool_specs()

@@ -37,9 +37,11 @@ from persona_mind.messages.host import (
 )
 from persona_mind.messages.owner import (
     DropPlans,
+    GetPersonaSession,
     IssuePlan,
     OwnerState,
     Plan,
+    PutPersonaSession,
     SetActivePersona,
     TakePlan,
 )
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
         Effects,
         OwnerPlans,
         PersonaService,
+        PersonaSession,
         PlanNeed,
         SessionContext,
         TeamSnapshot,
@@ -99,6 +102,8 @@ class PersonaFeature:
         """Why the Persona half could not open this session (Mind then refuses, M-COMPANION-7)."""
         self.backend_error: str | None = None
         """Why this session's backend setting is invalid (P-CHILD-6/7); children refuse."""
+        self._held: PersonaSession | None = None
+        """The value the Owner holds for this session, as last read or sent."""
 
     @property
     def service(self) -> PersonaService:
@@ -147,7 +152,61 @@ class PersonaFeature:
     async def on_owner(self, owner: OwnerState) -> None:
         return None
 
+    # -- the session's state lives in the Owner ------------------------------------------
+    async def recover(self, owner: OwnerState, start: SessionStart) -> None:
+        """A new feature (a restarted Companion) resumes the session the Owner holds: the
+        active persona, the team snapshot in use, the counters and any pending hand-off."""
+        held = await self.runtime.owner_ref.ask(GetPersonaSession())
+        if held is None or held.session_id != start.session_id:
+            return
+        self.ctx = held.context()
+        if held.state is not None:
+            self.service.sessions[held.session_id] = held.state
+        self.handoff, self.reload_pending = held.handoff, held.reload_pending
+        self.disabled, self.backend_error = held.disabled, held.backend_error
+        self._held = held
+
+    def _value(self) -> PersonaSession | None:
+        if self.ctx is None:
+            return None
+        from persona_mind.persona import PersonaSession  # noqa: PLC0415 - loaded by now
+
+        return PersonaSession.of(
+            self.ctx,
+            self.service.sessions.get(self.ctx.session_id),
+            handoff=self.handoff,
+            reload_pending=self.reload_pending,
+            disabled=self.disabled,
+            backend_error=self.backend_error,
+        )
+
+    async def _save(self) -> None:
+        """Send the session's state to the Owner when it changed (before the host's answer,
+        so a Companion that crashes after this call resumes from it)."""
+        value = self._value()
+        if value != self._held:
+            await self.runtime.owner_ref.ask(PutPersonaSession(session=value))
+            self._held = value
+
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        try:
+            return await self._on_event(event)
+        finally:
+            await self._save()
+
+    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+        try:
+            return await self._tool(call)
+        finally:
+            await self._save()
+
+    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+        try:
+            return await self._command(call)
+        finally:
+            await self._save()
+
+    async def _on_event(self, event: HostEvent) -> PromptInjection | None:
         match event:
             case SessionStart():
                 from persona_mind.persona import (  # noqa: PLC0415 - first session
@@ -207,7 +266,7 @@ class PersonaFeature:
                 pass
         return None
 
-    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+    async def _tool(self, call: ToolCall) -> ToolResult:
         if self.ctx is None:
             return ToolResult(text="persona_pack: no session is active yet", is_error=True)
         from persona_mind.persona import tool_plan_needs  # noqa: PLC0415 - loaded by now
@@ -219,7 +278,7 @@ class PersonaFeature:
         result: ToolResult = outcome.result
         return result
 
-    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+    async def _command(self, call: CommandCall) -> CommandResult:
         if self.ctx is None:
             return CommandResult(text="/persona: no session is active yet", level="error")
         from persona_mind.persona import command_plan_needs  # noqa: PLC0415 - loaded by now

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.messages.host import SessionShutdown, SessionStart
+from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
+
+if TYPE_CHECKING:  # a value type of the Persona domain, held opaquely here
+    from persona_mind.persona._session import PersonaSession
 
 __all__ = (
     "DropPlans",
     "GetOwner",
+    "GetPersonaSession",
+    "GetSessionStart",
     "IssuePlan",
     "ListPlans",
     "OwnerChanged",
     "OwnerMsg",
     "OwnerState",
     "Plan",
+    "PutPersonaSession",
     "SetActivePersona",
     "SetWorkspace",
     "Subscribe",
@@ -103,6 +109,24 @@ class ListPlans(Ask[tuple[Plan, ...]], frozen=True, kw_only=True):
     session_id: str
 
 
+class GetSessionStart(Ask[SessionStart | None], frozen=True, kw_only=True):
+    """The current session's start as the Owner recorded it (its branch entries dropped —
+    they are read from the host again — and ``model`` following ``ModelSelect``), so a
+    restarted Companion's features resume the session; ``None`` between sessions."""
+
+
+class GetPersonaSession(Ask["PersonaSession | None"], frozen=True, kw_only=True):
+    """The Persona half of the current session as the Owner holds it (``None``: none yet)."""
+
+
+class PutPersonaSession(Ask[None], frozen=True, kw_only=True):
+    """Replace the held Persona session (active persona, team snapshot in use, counters,
+    pending hand-off); ``None`` forgets it. Never bumps the generation by itself: an
+    identity change is ``SetActivePersona``."""
+
+    session: PersonaSession | None
+
+
 class GetOwner(Ask[OwnerState], frozen=True, kw_only=True):
     """Ask for the current :class:`OwnerState`."""
 
@@ -134,6 +158,8 @@ class OwnerChanged(Msg, frozen=True, kw_only=True):
 OwnerMsg = (
     SessionStart
     | SessionShutdown
+    | ModelSelect
+    | GetSessionStart
     | GetOwner
     | SetActivePersona
     | SetWorkspace
@@ -142,4 +168,6 @@ OwnerMsg = (
     | TakePlan
     | DropPlans
     | ListPlans
+    | GetPersonaSession
+    | PutPersonaSession
 )

@@ -89,17 +89,18 @@ def activate(svc: PersonaService, ctx: SessionContext, name: str, query: str) ->
             f"persona {name} was not activated: its prompt cannot be built ({exc}). "
             "`/persona doctor` shows what to fix"
         ) from exc
-    state.active = ActivePersona(
+    active = ActivePersona(
         name=name,
         identity=f"{pack.source}/{pack.name}/{name}",
         pack_ref=pack.ref,
         revision=pack.digest,
     )
-    text = f"Persona mode: {name} ({state.active.identity}). `/persona clear` exits."
+    svc.update(ctx, active=active)
+    text = f"Persona mode: {name} ({active.identity}). `/persona clear` exits."
     text += "".join(f"\nnote: {w}" for w in resolved.warnings)
     return _ok(
         text,
-        entries=((ACTIVE_ENTRY, state.active.entry()),),
+        entries=((ACTIVE_ENTRY, active.entry()),),
         identity_changed=True,
         user_message=query or None,
     )
@@ -109,7 +110,8 @@ def _clear(svc: PersonaService, ctx: SessionContext) -> CommandOutcome:
     state = svc.session(ctx)
     if state.active is None:
         return _ok("No persona is active.")
-    name, state.active = state.active.name, None
+    name = state.active.name
+    svc.update(ctx, active=None)
     return _ok(
         f"Left persona mode ({name}).",
         entries=((ACTIVE_ENTRY, {"persona": None}),),

@@ -10,6 +10,7 @@ are also usable directly by the CLI and tests.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
@@ -90,9 +91,13 @@ class PersonaService:
     ) -> SessionState:
         """Evaluate the session's team (default, gate, fork inheritance) and restore state."""
         scope = self._evaluate(ctx, reason, origin_session_id)
-        state = SessionState(session_id=ctx.session_id, cwd=Path(ctx.cwd), scope=scope)
-        state.active = restore_active(entries, scope)
-        state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
+        state = SessionState(
+            session_id=ctx.session_id,
+            cwd=Path(ctx.cwd),
+            scope=scope,
+            active=restore_active(entries, scope),
+            aliases=alias_names(scope.pack if scope.runnable else None, ctx.other_commands),
+        )
         self.sessions[ctx.session_id] = state
         self._collect_snapshots(ctx.session_id)
         return state
@@ -134,8 +139,14 @@ class PersonaService:
         """The branch moved: restore the active persona from its entries; True if it changed."""
         state = self.session(ctx)
         before = state.active
-        state.active = restore_active(entries, state.scope)
+        state = self.update(ctx, active=restore_active(entries, state.scope))
         return before != state.active
+
+    def update(self, ctx: SessionContext, **changes: Any) -> SessionState:
+        """Replace fields of the session's (immutable) state; the new state."""
+        state = dataclasses.replace(self.session(ctx), **changes)
+        self.sessions[ctx.session_id] = state
+        return state
 
     def session(self, ctx: SessionContext) -> SessionState:
         """The session's state, opening it (as resumed) if the caller skipped open."""
@@ -215,18 +226,24 @@ class PersonaService:
         """Re-evaluate after a team change; keep the active persona only if it still exists."""
         old = self.session(ctx)
         scope = self._evaluate(ctx, "resume", None)
-        state = SessionState(
-            session_id=ctx.session_id, cwd=Path(ctx.cwd), scope=scope, handoff=old.handoff
-        )
+        active = None
         if keep_active and old.active and scope.pack and scope.pack.persona(old.active.name):
-            state.active = ActivePersona(
+            active = ActivePersona(
                 name=old.active.name,
                 identity=f"{scope.pack.source}/{scope.pack.name}/{old.active.name}",
                 pack_ref=scope.pack.ref,
                 revision=scope.pack.digest,
             )
-        state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
-        state.stale_names = (old.stale_names | set(old.aliases)) - set(state.aliases)
+        aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
+        state = SessionState(
+            session_id=ctx.session_id,
+            cwd=Path(ctx.cwd),
+            scope=scope,
+            active=active,
+            aliases=aliases,
+            handoff=old.handoff,
+            stale_names=(old.stale_names | old.aliases) - aliases,
+        )
         self.sessions[ctx.session_id] = state
         return state
 

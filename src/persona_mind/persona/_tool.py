@@ -181,7 +181,7 @@ def _confirm(svc: PersonaService, ctx: SessionContext, plan_id: str) -> ToolOutc
             digest=plan.digest,
             branch=ctx.branch,
         )
-        state.handoff = handoff
+        svc.update(ctx, handoff=handoff)
         return _result(
             f"Approved. {change.summary} It runs through /persona as soon as Pi is idle.",
             details={"handoff": handoff.handoff_id, "action": plan.action},
@@ -199,7 +199,7 @@ def run_handoff(svc: PersonaService, ctx: SessionContext, handoff_id: str) -> Co
     handoff = state.handoff
     if handoff is None or handoff.handoff_id != handoff_id:
         return _error(f"no approved change {handoff_id!r} is waiting (it ran or was dropped)")
-    state.handoff = None
+    svc.update(ctx, handoff=None)
     if ctx.branch != handoff.branch:
         return _error(
             "the approved team change was dropped: the conversation moved to another "
