@@ -312,3 +312,45 @@ async def test_the_owner_keeps_the_persona_session_across_its_own_crash(
             await host.runtime.companion.ask(Describe())
         await restarted(host.runtime.companion)
         await _resumes(host, plan_id, section)
+
+
+@pytest.mark.asyncio
+async def test_a_companion_crash_keeps_the_notes_budget_of_other_branches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """M-SESSION-NOTES-4 across a Companion restart: a note saved on a branch the session
+    then left still counts toward the lifetime budget, because the Owner holds the tally
+    (this session has no file to recount it from)."""
+    from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
+    from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from persona_mind.messages.owner import GetNotesTally  # noqa: PLC0415
+    from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+    from tests.integration.conftest import bind_team  # noqa: PLC0415
+
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    armed: list[bool] = []
+    crash_once(monkeypatch, CompanionActor, lambda m: isinstance(m, Describe) and bool(armed))
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
+        await host.start()
+        await bind_team(host)
+        await host.command("/persona use architect")
+        kept = len(host.session.branch)
+        note = {"action": "remember", "kind": "note", "text": "Left behind", "tier": "session"}
+        saved = await host.call_tool("memory", note)
+        assert not saved.is_error, saved.text
+        await host.move_branch(keep=kept)  # the note's branch is left
+        ledger = host.runtime.feature("mind").session.ledger  # type: ignore[attr-defined]
+        assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)
+        tally = await host.runtime.owner_ref.ask(GetNotesTally())
+        assert tally is not None
+        assert len(tally.seen) == 1
+        armed.append(True)
+        with pytest.raises(ActorStopped):
+            await host.runtime.companion.ask(Describe())
+        await restarted(host.runtime.companion)
+        await host.runtime.companion.ask(Describe())  # behind the new incarnation's start
+        ledger = host.runtime.feature("mind").session.ledger  # type: ignore[attr-defined]
+        assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)  # counted, not active
+        turn = await host.turn("what did we leave behind?")
+        assert "Left behind" not in turn.system_prompt

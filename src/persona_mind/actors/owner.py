@@ -29,6 +29,7 @@ from persona_mind.actors import Actor, ActorRef
 from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
 from persona_mind.messages.owner import (
     DropPlans,
+    GetNotesTally,
     GetOwner,
     GetPersonaSession,
     GetSessionStart,
@@ -37,6 +38,7 @@ from persona_mind.messages.owner import (
     OwnerChanged,
     OwnerMsg,
     OwnerState,
+    PutNotesTally,
     PutPersonaSession,
     SetActivePersona,
     SetWorkspace,
@@ -45,6 +47,7 @@ from persona_mind.messages.owner import (
 )
 
 if TYPE_CHECKING:
+    from persona_mind.mind import NotesTally
     from persona_mind.persona import PersonaSession, PlanBook
 
 __all__ = ("OwnerActor",)
@@ -59,6 +62,7 @@ class _Saved:
     plans: PlanBook | None
     persona: PersonaSession | None
     start: SessionStart | None
+    notes: NotesTally | None
 
 
 class OwnerActor(Actor[OwnerMsg]):
@@ -72,12 +76,15 @@ class OwnerActor(Actor[OwnerMsg]):
         """The session's Persona half: active persona, team snapshot in use, counters."""
         self.start: SessionStart | None = None
         """The session's start (no entries; the model as last selected)."""
+        self.notes: NotesTally | None = None
+        """The session notes' lifetime budget (event ids seen on any branch, closed)."""
 
     async def on_start(self) -> None:
         saved = self.recovered
         if isinstance(saved, _Saved):  # the previous incarnation's state
             self.state, self.subscribers = saved.state, saved.subscribers
             self._plans, self.persona, self.start = saved.plans, saved.persona, saved.start
+            self.notes = saved.notes
         self.state = msgspec.structs.replace(self.state, generation=self.system.generation)
 
     @property
@@ -90,7 +97,10 @@ class OwnerActor(Actor[OwnerMsg]):
         return self._plans
 
     def _save(self) -> None:
-        self.checkpoint(_Saved(self.state, self.subscribers, self._plans, self.persona, self.start))
+        saved = _Saved(
+            self.state, self.subscribers, self._plans, self.persona, self.start, self.notes
+        )
+        self.checkpoint(saved)
 
     async def receive(self, message: OwnerMsg) -> object:
         match message:
@@ -149,6 +159,13 @@ class OwnerActor(Actor[OwnerMsg]):
                 return self.plans.outstanding(message.session_id)
             case GetPersonaSession():
                 return self.persona
+            case GetNotesTally():
+                return self.notes
+            case PutNotesTally():
+                if message.tally != self.notes:
+                    self.notes = message.tally
+                    self._save()
+                return None
             case PutPersonaSession():
                 if message.session is not self.persona:
                     self.persona = message.session

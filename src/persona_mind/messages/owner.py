@@ -9,11 +9,13 @@ import msgspec
 from persona_mind.messages._base import Ask, Msg
 from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
 
-if TYPE_CHECKING:  # a value type of the Persona domain, held opaquely here
+if TYPE_CHECKING:  # value types of the domain, held opaquely here
+    from persona_mind.mind._notes import NotesTally
     from persona_mind.persona._session import PersonaSession
 
 __all__ = (
     "DropPlans",
+    "GetNotesTally",
     "GetOwner",
     "GetPersonaSession",
     "GetSessionStart",
@@ -23,6 +25,7 @@ __all__ = (
     "OwnerMsg",
     "OwnerState",
     "Plan",
+    "PutNotesTally",
     "PutPersonaSession",
     "SetActivePersona",
     "SetWorkspace",
@@ -127,6 +130,16 @@ class PutPersonaSession(Ask[None], frozen=True, kw_only=True):
     session: PersonaSession | None
 
 
+class GetNotesTally(Ask["NotesTally | None"], frozen=True, kw_only=True):
+    """The session notes' lifetime budget as the Owner holds it (``None``: none yet)."""
+
+
+class PutNotesTally(Ask[None], frozen=True, kw_only=True):
+    """Replace the held session-notes tally (Mind sends it after every change)."""
+
+    tally: NotesTally | None
+
+
 class GetOwner(Ask[OwnerState], frozen=True, kw_only=True):
     """Ask for the current :class:`OwnerState`."""
 
@@ -170,4 +183,6 @@ OwnerMsg = (
     | ListPlans
     | GetPersonaSession
     | PutPersonaSession
+    | GetNotesTally
+    | PutNotesTally
 )
