@@ -1,7 +1,11 @@
 """The Persona half as a Companion feature: binding, active persona, packs, plans.
 
-It owns the session's :class:`~persona_mind.persona.SessionContext` (user-message count,
-branch, idleness) and applies the :class:`~persona_mind.persona.Effects` a handler returns:
+The session's state is the Owner's (a :class:`~persona_mind.persona.PersonaSession`: the
+active persona, the team snapshot in use, the user-message count, branch and idleness, a
+pending hand-off) and so are the chat plans: this feature keeps a per-call view of them,
+sends every change to the Owner before the host sees the answer, and a feature built for a
+restarted Companion recovers the view from the Owner. It applies the
+:class:`~persona_mind.persona.Effects` a handler returns:
 entries to the host, a user message, an identity change (a generation bump through the
 Owner, which Mind then follows), a reload once idle, or a pending handoff that runs when
 the host settles (P-CHAT-PLAN: team switches wait for idle and recheck before reloading).
