@@ -354,3 +354,47 @@ async def test_a_companion_crash_keeps_the_notes_budget_of_other_branches(
         assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)  # counted, not active
         turn = await host.turn("what did we leave behind?")
         assert "Left behind" not in turn.system_prompt
+
+
+@pytest.mark.asyncio
+async def test_a_companion_crash_mid_session_start_opens_the_new_session_on_restart(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A crash after the Owner started the new session but before the Persona half stored
+    it: the rebuilt features open the session the Owner holds (not the old one), so the
+    Persona half is ready and Mind binds to it."""
+    from persona_mind.features._persona import PersonaFeature  # noqa: PLC0415
+    from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from persona_mind.messages.host import SessionStart  # noqa: PLC0415
+    from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+
+    real = PersonaFeature._on_event
+    crashed: list[str] = []
+
+    async def crash_on_new(self: PersonaFeature, event: object) -> object:
+        if isinstance(event, SessionStart) and event.reason == "new" and not crashed:
+            crashed.append(event.session_id)
+            raise RuntimeError("crashed mid session start (injected)")
+        return await real(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PersonaFeature, "_on_event", crash_on_new)
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
+        await host.start()
+        old_session = host.session.session_id
+        with pytest.raises(ActorStopped):
+            await host.start("new")
+        assert crashed == [host.session.session_id] != [old_session]
+        await restarted(host.runtime.companion)
+        tools, _ = await host.runtime.companion.ask(Describe())
+        persona = host.runtime.feature("persona")
+        assert isinstance(persona, PersonaFeature)
+        assert persona.ready
+        assert persona.ctx is not None
+        assert persona.ctx.session_id == host.session.session_id
+        assert {"persona_pack", "memory"} <= {t.name for t in tools}
+        saved = await host.call_tool(
+            "memory", {"action": "remember", "kind": "convention", "text": "Tabs in Makefiles."}
+        )
+        assert not saved.is_error, saved.text

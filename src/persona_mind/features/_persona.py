@@ -162,6 +162,10 @@ class PersonaFeature:
         active persona, the team snapshot in use, the counters and any pending hand-off."""
         held = await self.runtime.owner_ref.ask(GetPersonaSession())
         if held is None or held.session_id != start.session_id:
+            # The crash came before this session's state reached the Owner (mid session
+            # start): open it as the start did, from the retained binding and the branch.
+            entries = tuple(await self.runtime.host.branch_entries())
+            await self.on_event(msgspec.structs.replace(start, entries=entries), owner)
             return
         self.ctx = held.context()
         if held.state is not None:
