@@ -13,7 +13,6 @@ requests a call made (notifications, entries, cards) reach the host before its a
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -55,10 +54,6 @@ FeatureFactory = Callable[["Runtime"], "Feature"]
 
 ASK_TIMEOUT = 600.0  # a host call may wait on a round-table; children have their own deadlines
 POLICY = RestartPolicy(max_restarts=3, within=5.0)
-
-
-def _given(feature: Feature, _runtime: Runtime) -> Feature:
-    return feature
 
 
 def default_agent_dir() -> Path:
@@ -147,8 +142,15 @@ class Runtime:
 
             self.store = spawn_store(self.system, self.agent_dir, restart=POLICY)
         self._owner = self.system.spawn(OwnerActor, name="owner", restart=POLICY)
-        factories = self._factories if self._factories is not None else self._product()
-        self.features = [factory(self) for factory in factories]
+
+    def _new_features(self) -> list[Feature]:
+        """The features of one Companion incarnation, built from scratch (a restarted
+        Companion never reuses the old objects; they recover from the Owner)."""
+        if self._factories is not None:
+            self.features = [factory(self) for factory in self._factories]
+        else:
+            self.features = self._product()
+        return self.features
 
     @property
     def reminders(self) -> ActorRef[Any] | None:
@@ -251,7 +253,7 @@ class Runtime:
             )
         return self._child_runner
 
-    def _product(self) -> list[FeatureFactory]:
+    def _product(self) -> list[Feature]:
         from persona_mind.features import (  # noqa: PLC0415
             ChildrenFeature,
             MindFeature,
@@ -271,13 +273,13 @@ class Runtime:
                     self, lambda: self.child_runner, persona, mind, desk=lambda: self.roundtables
                 )
             )
-        return [functools.partial(_given, f) for f in out]
+        return out
 
     def _companion_factory(self) -> Callable[[], Any]:
         from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
 
-        owner, features, host = self.owner_ref, self.features, self.host
-        return lambda: CompanionActor(owner, features, host)
+        owner, host = self.owner_ref, self.host
+        return lambda: CompanionActor(owner, self._new_features(), host)
 
     async def __aexit__(
         self,

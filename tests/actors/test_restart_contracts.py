@@ -210,15 +210,122 @@ async def test_roundtable_desk_crash_cancels_the_run_and_admits_a_new_one(
         await asyncio.gather(second, return_exceptions=True)
 
 
+async def _persona_session(host: Any) -> tuple[str, str]:
+    """Bind the software team, use the architect, save a session note, show a plan: the
+    state a Companion crash must not lose. Returns (the plan id, the persona's section)."""
+    from tests.integration.conftest import bind_team  # noqa: PLC0415
+
+    await bind_team(host)
+    used = await host.command("/persona use architect")
+    assert used.level == "info", used.text
+    note = {
+        "action": "remember",
+        "kind": "note",
+        "text": "Checkpoint: schema v2",
+        "tier": "session",
+    }
+    saved = await host.call_tool("memory", note)
+    assert not saved.is_error, saved.text
+    plan = await host.call_tool("persona_pack", {"action": "install", "pack": "philosopher-7"})
+    assert not plan.is_error, plan.text
+    turn = await host.turn("continue with the schema")
+    assert "Checkpoint: schema v2" in turn.system_prompt
+    return str((plan.details or {})["planId"]), turn.injection.sections[0]
+
+
+async def _resumes(host: Any, plan_id: str, section: str) -> None:
+    """What a resumed session must still do: the same persona, the note, the plan (its
+    user-message count kept: the reply already came before the crash)."""
+    from persona_mind.messages.companion import Describe  # noqa: PLC0415
+
+    await host.runtime.companion.ask(Describe())  # queued behind the new incarnation's start
+    persona = host.runtime.feature("persona")
+    assert persona.active_name() == "architect"
+    assert (await host.runtime.owner()).active_persona == "official/software-team/architect"
+    confirmed = await host.call_tool("persona_pack", {"action": "confirm", "planId": plan_id})
+    assert not confirmed.is_error, confirmed.text  # "needs the user's reply" if counts were lost
+    turn = await host.turn("continue with the schema")
+    assert section in turn.system_prompt
+    assert "Checkpoint: schema v2" in turn.system_prompt
+
+
 @pytest.mark.asyncio
-async def test_companion_crash_keeps_the_session_it_fronts(
+async def test_companion_crash_mid_turn_rebuilds_its_features_from_the_owner(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The Companion's contract today: the feature objects the runtime built outlive its
-    restart, so the bound session keeps its tools and memory after a crash mid-work."""
+    """The Companion's contract (issue 10 scope 4): it holds no one else's state. A crash
+    mid-turn fails that turn's ask; the new incarnation gets features built from scratch,
+    which recover the session from the Owner (active persona, team snapshot in use, the
+    user-message count, the plans) and the notes from the branch."""
+    from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
+    from persona_mind.messages.host import BeforeAgentStart, Input  # noqa: PLC0415
+    from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    armed: list[bool] = []
+    crash_once(
+        monkeypatch, CompanionActor, lambda m: isinstance(m, BeforeAgentStart) and bool(armed)
+    )
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
+        await host.start()
+        plan_id, section = await _persona_session(host)
+        old = list(host.runtime.features)
+        await host.runtime.event(Input(text="yes, install it"))  # the reply the plan needs
+        armed.append(True)
+        with pytest.raises(ActorStopped, match="crashed while handling BeforeAgentStart"):
+            await host.runtime.event(BeforeAgentStart(prompt="go", system_prompt="base"))
+        await restarted(host.runtime.companion)
+        new = host.runtime.features
+        assert [f.name for f in new] == [f.name for f in old]
+        assert not any(n is o for n, o in zip(new, old, strict=True))  # rebuilt, not reused
+        await _resumes(host, plan_id, section)
+
+
+@pytest.mark.asyncio
+async def test_the_owner_keeps_the_persona_session_across_its_own_crash(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The Owner's contract: the Persona session and the plans are checkpointed, so after
+    an Owner crash *and then* a Companion crash the session still resumes whole."""
+    from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
+    from persona_mind.actors.owner import OwnerActor  # noqa: PLC0415
+    from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from persona_mind.messages.host import Input  # noqa: PLC0415
+    from persona_mind.messages.owner import SetWorkspace  # noqa: PLC0415
+    from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    armed: list[bool] = []
+    crash_once(monkeypatch, OwnerActor, lambda m: isinstance(m, SetWorkspace) and m.cwd == "/boom")
+    crash_once(monkeypatch, CompanionActor, lambda m: isinstance(m, Describe) and bool(armed))
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
+        await host.start()
+        plan_id, section = await _persona_session(host)
+        await host.runtime.event(Input(text="yes, install it"))
+        with pytest.raises(ActorStopped):
+            await host.runtime.owner_ref.ask(SetWorkspace(cwd="/boom"))
+        await restarted(host.runtime.owner_ref)
+        armed.append(True)
+        with pytest.raises(ActorStopped):
+            await host.runtime.companion.ask(Describe())
+        await restarted(host.runtime.companion)
+        await _resumes(host, plan_id, section)
+
+
+@pytest.mark.asyncio
+async def test_a_companion_crash_keeps_the_notes_budget_of_other_branches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """M-SESSION-NOTES-4 across a Companion restart: a note saved on a branch the session
+    then left still counts toward the lifetime budget, because the Owner holds the tally
+    (this session has no file to recount it from)."""
     from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
     from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from persona_mind.messages.owner import GetNotesTally  # noqa: PLC0415
     from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+    from tests.integration.conftest import bind_team  # noqa: PLC0415
 
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)
@@ -226,13 +333,67 @@ async def test_companion_crash_keeps_the_session_it_fronts(
     crash_once(monkeypatch, CompanionActor, lambda m: isinstance(m, Describe) and bool(armed))
     async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
         await host.start()
-        before, _ = await host.runtime.companion.ask(Describe())
+        await bind_team(host)
+        await host.command("/persona use architect")
+        kept = len(host.session.branch)
+        note = {"action": "remember", "kind": "note", "text": "Left behind", "tier": "session"}
+        saved = await host.call_tool("memory", note)
+        assert not saved.is_error, saved.text
+        await host.move_branch(keep=kept)  # the note's branch is left
+        ledger = host.runtime.feature("mind").session.ledger  # type: ignore[attr-defined]
+        assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)
+        tally = await host.runtime.owner_ref.ask(GetNotesTally())
+        assert tally is not None
+        assert len(tally.seen) == 1
         armed.append(True)
-        with pytest.raises(ActorStopped, match="crashed while handling Describe"):
+        with pytest.raises(ActorStopped):
             await host.runtime.companion.ask(Describe())
         await restarted(host.runtime.companion)
-        after, _ = await host.runtime.companion.ask(Describe())
-        assert [t.name for t in after] == [t.name for t in before]  # still bound
+        await host.runtime.companion.ask(Describe())  # behind the new incarnation's start
+        ledger = host.runtime.feature("mind").session.ledger  # type: ignore[attr-defined]
+        assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)  # counted, not active
+        turn = await host.turn("what did we leave behind?")
+        assert "Left behind" not in turn.system_prompt
+
+
+@pytest.mark.asyncio
+async def test_a_companion_crash_mid_session_start_opens_the_new_session_on_restart(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A crash after the Owner started the new session but before the Persona half stored
+    it: the rebuilt features open the session the Owner holds (not the old one), so the
+    Persona half is ready and Mind binds to it."""
+    from persona_mind.features._persona import PersonaFeature  # noqa: PLC0415
+    from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from persona_mind.messages.host import SessionStart  # noqa: PLC0415
+    from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+
+    real = PersonaFeature._on_event
+    crashed: list[str] = []
+
+    async def crash_on_new(self: PersonaFeature, event: object) -> object:
+        if isinstance(event, SessionStart) and event.reason == "new" and not crashed:
+            crashed.append(event.session_id)
+            raise RuntimeError("crashed mid session start (injected)")
+        return await real(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PersonaFeature, "_on_event", crash_on_new)
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
+        await host.start()
+        old_session = host.session.session_id
+        with pytest.raises(ActorStopped):
+            await host.start("new")
+        assert crashed == [host.session.session_id] != [old_session]
+        await restarted(host.runtime.companion)
+        tools, _ = await host.runtime.companion.ask(Describe())
+        persona = host.runtime.feature("persona")
+        assert isinstance(persona, PersonaFeature)
+        assert persona.ready
+        assert persona.ctx is not None
+        assert persona.ctx.session_id == host.session.session_id
+        assert {"persona_pack", "memory"} <= {t.name for t in tools}
         saved = await host.call_tool(
             "memory", {"action": "remember", "kind": "convention", "text": "Tabs in Makefiles."}
         )

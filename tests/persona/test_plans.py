@@ -10,8 +10,8 @@ import pytest
 from persona_mind.messages.host import CommandCall, ToolCall
 from persona_mind.persona import (
     PERSONA_PACK_TOOL,
+    LocalPlans,
     PersonaService,
-    PlanRegistry,
     SessionContext,
     ToolOutcome,
     run_command,
@@ -84,6 +84,7 @@ def test_read_only_actions_answer_at_once(service: PersonaService, make_ctx: Ctx
         out = _tool(service, ctx, **args)
         assert not out.result.is_error, (args, out.result.text)
         assert "planId" not in (out.result.details or {})
+    assert isinstance(service.plans, LocalPlans)
     assert service.plans.outstanding("s1") == ()
 
 
@@ -128,7 +129,7 @@ def test_plans_from_another_runtime_are_refused(
 ) -> None:
     """P-CHAT-PLAN-5: a plan id this runtime never issued (restart, another process)."""
     ctx = make_ctx()
-    other = persona_service(agent_dir, catalog_dir=catalog, plans=PlanRegistry())
+    other = persona_service(agent_dir, catalog_dir=catalog, plans=LocalPlans())
     plan = _plan(other, ctx, action="install", pack="demo")
     ctx.user_messages += 1
     out = _confirm(service, ctx, plan)

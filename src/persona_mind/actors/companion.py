@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from persona_mind.actors import Actor, ActorRef
 from persona_mind.errors import HostError
@@ -35,7 +35,13 @@ from persona_mind.messages.host import (
     ToolExecutionEnd,
     ToolSpec,
 )
-from persona_mind.messages.owner import GetOwner, OwnerChanged, OwnerMsg, OwnerState
+from persona_mind.messages.owner import (
+    GetOwner,
+    GetSessionStart,
+    OwnerChanged,
+    OwnerMsg,
+    OwnerState,
+)
 
 if TYPE_CHECKING:
     from persona_mind.feature import Feature
@@ -54,8 +60,20 @@ class UnknownCommand(HostError):
     """The host ran a command this runtime does not offer (any more)."""
 
 
+@runtime_checkable
+class Recovering(Protocol):
+    """A feature that resumes the Owner's session itself after a Companion restart."""
+
+    async def recover(self, owner: OwnerState, start: SessionStart) -> None: ...
+
+
 class CompanionActor(Actor[CompanionMsg]):
-    """Routes host traffic to the Owner and the features."""
+    """Routes host traffic to the Owner and the features.
+
+    It holds no one else's state: each incarnation gets features built from scratch
+    (the runtime's factory) and, in ``on_start``, they recover the session the Owner holds
+    (identity, the recorded session start, the Persona session, the plans stay there).
+    """
 
     def __init__(
         self, owner: ActorRef[OwnerMsg], features: Sequence[Feature], host: HostPort
@@ -66,6 +84,22 @@ class CompanionActor(Actor[CompanionMsg]):
         self.owner = OwnerState(generation=0)
         self._published: tuple[list[ToolSpec], list[CommandSpec]] | None = None
         self._keys = itertools.count(1)
+
+    async def on_start(self) -> None:
+        """Resume the Owner's current session, if any (after a restart; a no-op at start).
+
+        A feature with a ``recover`` hook restores its view itself; any other feature sees
+        the recorded session start again (its entries dropped, the model as selected)."""
+        self.owner = await self.owner_ref.ask(GetOwner())
+        start = await self.owner_ref.ask(GetSessionStart())
+        if start is None or not self.owner.ready:
+            return
+        for feature in self.features:
+            if isinstance(feature, Recovering):
+                await feature.recover(self.owner, start)
+            else:
+                await feature.on_event(start, self.owner)
+        await self._sync_specs()
 
     async def receive(self, message: CompanionMsg) -> object:
         match message:
@@ -79,7 +113,12 @@ class CompanionActor(Actor[CompanionMsg]):
             case Input() | AgentStart() | AgentEnd() | AgentSettled() | ToolExecutionEnd():
                 await self._broadcast(message)
                 return None
-            case SessionTree() | ModelSelect():
+            case ModelSelect():
+                await self.owner_ref.ask(message)  # the Owner keeps the session's model
+                await self._broadcast(message)
+                await self._sync_specs()
+                return None
+            case SessionTree():
                 await self._broadcast(message)
                 await self._sync_specs()
                 return None

@@ -35,7 +35,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
-from persona_mind.messages.owner import OwnerState
+from persona_mind.messages.owner import GetNotesTally, OwnerState, PutNotesTally
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
@@ -88,6 +88,8 @@ class MindFeature:
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
+        self._tally_key: tuple[str, int, int, str | None] | None = None
+        """What the Owner last got of the notes' budget (session, events, bytes, closed)."""
         self.optimizer: Callable[[], ActorRef[Any] | None] | None = None  # issue 11
         self.scheduler: Callable[[], ActorRef[Any] | None] | None = None  # issue 12
         self._relays: RelayTracker | None = None  # issue 13: relayed reports, per turn
@@ -300,6 +302,36 @@ class MindFeature:
         acked = tuple(sorted(acknowledged_keys(entries)))
         reminders.tell_if_alive(ArmReminders(items=items, acknowledged=acked))
 
+    async def recover(self, owner: OwnerState, start: SessionStart) -> None:
+        """A new feature (a restarted Companion) binds to the session the Owner holds: the
+        notes are replayed from the branch and counted over the session file, exactly as
+        at any rebind, the Owner's tally of the lifetime budget is absorbed (events seen
+        on other branches still count), and reminders are re-armed."""
+        self._start = start
+        self._bound = None
+        await self._bind(owner)
+        ledger = self._session.ledger if self._session is not None else None
+        if ledger is not None:
+            tally = await self.runtime.owner_ref.ask(GetNotesTally())
+            if tally is not None:
+                ledger.absorb(tally)
+            await self._send_tally()
+
+    async def _send_tally(self) -> None:
+        """The notes' budget to the Owner when it changed (a cheap key on the hot path)."""
+        ledger = self._session.ledger if self._session is not None else None
+        if ledger is None:
+            return
+        key = (
+            ledger.owner.session_id,
+            ledger.lifetime_events,
+            ledger.lifetime_bytes,
+            ledger.closed,
+        )
+        if key != self._tally_key:
+            await self.runtime.owner_ref.ask(PutNotesTally(tally=ledger.tally()))
+            self._tally_key = key
+
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         return () if self._session is None else self._session.tool_specs()
@@ -311,6 +343,12 @@ class MindFeature:
         await self._bind(owner)
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        try:
+            return await self._on_event(event, owner)
+        finally:
+            await self._send_tally()
+
+    async def _on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:
             case SessionStart():
                 self._start = event
@@ -401,6 +439,7 @@ class MindFeature:
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         result = await self.session.on_tool(call)
+        await self._send_tally()  # a note saved or forgotten
         if call.name == "backlog" and not result.is_error:
             await self._arm_reminders()
         return result
@@ -450,6 +489,7 @@ class MindFeature:
 
     async def _command(self, call: CommandCall) -> CommandResult:
         result = await self.session.on_command(call)
+        await self._send_tally()
         if self.session.active:
             await self.runtime.host.append_entry(
                 REPORT_ENTRY_TYPE,

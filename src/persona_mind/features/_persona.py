@@ -1,7 +1,11 @@
 """The Persona half as a Companion feature: binding, active persona, packs, plans.
 
-It owns the session's :class:`~persona_mind.persona.SessionContext` (user-message count,
-branch, idleness) and applies the :class:`~persona_mind.persona.Effects` a handler returns:
+The session's state is the Owner's (a :class:`~persona_mind.persona.PersonaSession`: the
+active persona, the team snapshot in use, the user-message count, branch and idleness, a
+pending hand-off) and so are the chat plans: this feature keeps a per-call view of them,
+sends every change to the Owner before the host sees the answer, and a feature built for a
+restarted Companion recovers the view from the Owner. It applies the
+:class:`~persona_mind.persona.Effects` a handler returns:
 entries to the host, a user message, an identity change (a generation bump through the
 Owner, which Mind then follows), a reload once idle, or a pending handoff that runs when
 the host settles (P-CHAT-PLAN: team switches wait for idle and recheck before reloading).
@@ -35,13 +39,47 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
-from persona_mind.messages.owner import OwnerState, SetActivePersona
+from persona_mind.messages.owner import (
+    DropPlans,
+    GetPersonaSession,
+    IssuePlan,
+    OwnerState,
+    Plan,
+    PutPersonaSession,
+    SetActivePersona,
+    TakePlan,
+)
 
 if TYPE_CHECKING:
-    from persona_mind.persona import Effects, PersonaService, SessionContext, TeamSnapshot
+    from persona_mind.persona import (
+        Effects,
+        OwnerPlans,
+        PersonaService,
+        PersonaSession,
+        PlanNeed,
+        SessionContext,
+        TeamSnapshot,
+    )
     from persona_mind.runtime import Runtime
 
 __all__ = ("PersonaFeature",)
+
+class _HeldByOwner:
+    """The service's plan desk between calls: the plans live in the Owner, so any use
+    outside a call that was given the Owner's answers is a bug, reported as one."""
+
+    def _refuse(self) -> PersonaMindError:
+        return PersonaMindError("persona plans are held by the Owner; ask it (IssuePlan/TakePlan)")
+
+    def issue(self, plan: Plan) -> None:
+        raise self._refuse()
+
+    def take(self, plan_id: str, session_id: str, user_messages: int) -> Plan:
+        raise self._refuse()
+
+    def drop(self, session_id: str, action_prefix: str | None = None) -> int:
+        raise self._refuse()
+
 
 _BASE_COMMANDS = (
     CommandSpec(name="persona", description="Personas: use, status, clear, team, pack, onboard"),
@@ -68,6 +106,8 @@ class PersonaFeature:
         """Why the Persona half could not open this session (Mind then refuses, M-COMPANION-7)."""
         self.backend_error: str | None = None
         """Why this session's backend setting is invalid (P-CHILD-6/7); children refuse."""
+        self._held: PersonaSession | None = None
+        """The value the Owner holds for this session, as last read or sent."""
 
     @property
     def service(self) -> PersonaService:
@@ -85,6 +125,7 @@ class PersonaFeature:
                 files=runtime.pack_files,  # the durable port (issue 10: no IO of its own)
                 clock=runtime.clock,
                 offload=runtime.offload,  # the Store's one serial IO thread
+                plans=_HeldByOwner(),
             )
         return self._service
 
@@ -120,7 +161,65 @@ class PersonaFeature:
     async def on_owner(self, owner: OwnerState) -> None:
         return None
 
+    # -- the session's state lives in the Owner ------------------------------------------
+    async def recover(self, owner: OwnerState, start: SessionStart) -> None:
+        """A new feature (a restarted Companion) resumes the session the Owner holds: the
+        active persona, the team snapshot in use, the counters and any pending hand-off."""
+        held = await self.runtime.owner_ref.ask(GetPersonaSession())
+        if held is None or held.session_id != start.session_id:
+            # The crash came before this session's state reached the Owner (mid session
+            # start): open it as the start did, from the retained binding and the branch.
+            entries = tuple(await self.runtime.host.branch_entries())
+            await self.on_event(msgspec.structs.replace(start, entries=entries), owner)
+            return
+        self.ctx = held.context()
+        if held.state is not None:
+            self.service.sessions[held.session_id] = held.state
+        self.handoff, self.reload_pending = held.handoff, held.reload_pending
+        self.disabled, self.backend_error = held.disabled, held.backend_error
+        self._held = held
+
+    def _value(self) -> PersonaSession | None:
+        if self.ctx is None:
+            return None
+        from persona_mind.persona import PersonaSession  # noqa: PLC0415 - loaded by now
+
+        return PersonaSession.of(
+            self.ctx,
+            self.service.sessions.get(self.ctx.session_id),
+            handoff=self.handoff,
+            reload_pending=self.reload_pending,
+            disabled=self.disabled,
+            backend_error=self.backend_error,
+        )
+
+    async def _save(self) -> None:
+        """Send the session's state to the Owner when it changed (before the host's answer,
+        so a Companion that crashes after this call resumes from it)."""
+        value = self._value()
+        if value != self._held:
+            await self.runtime.owner_ref.ask(PutPersonaSession(session=value))
+            self._held = value
+
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
+        try:
+            return await self._on_event(event)
+        finally:
+            await self._save()
+
+    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+        try:
+            return await self._tool(call)
+        finally:
+            await self._save()
+
+    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+        try:
+            return await self._command(call)
+        finally:
+            await self._save()
+
+    async def _on_event(self, event: HostEvent) -> PromptInjection | None:
         match event:
             case SessionStart():
                 from persona_mind.persona import (  # noqa: PLC0415 - first session
@@ -130,7 +229,7 @@ class PersonaFeature:
                 )
 
                 if self.ctx is not None and self.ctx.session_id != event.session_id:
-                    self.service.close_session(self.ctx.session_id)
+                    await self._close(self.ctx.session_id)
                 self.ctx = SessionContext(
                     session_id=event.session_id,
                     cwd=Path(event.cwd),
@@ -174,24 +273,32 @@ class PersonaFeature:
                 if self.service.on_branch(self.ctx, event.entries):
                     await self._publish_identity()
             case SessionShutdown() if self.ctx is not None:
-                self.service.close_session(self.ctx.session_id)
+                await self._close(self.ctx.session_id)
                 self.ctx = None
             case _:
                 pass
         return None
 
-    async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
+    async def _tool(self, call: ToolCall) -> ToolResult:
         if self.ctx is None:
             return ToolResult(text="persona_pack: no session is active yet", is_error=True)
-        outcome = await self.service.handle_tool(self.ctx, call)
+        from persona_mind.persona import tool_plan_needs  # noqa: PLC0415 - loaded by now
+
+        plans = await self._plans_for(tool_plan_needs(call))
+        outcome = await self.service.handle_tool(self.ctx, call, plans=plans)
+        await self._send_plans(plans)
         await self._apply(outcome.effects)
         result: ToolResult = outcome.result
         return result
 
-    async def command(self, call: CommandCall, owner: OwnerState) -> CommandResult:
+    async def _command(self, call: CommandCall) -> CommandResult:
         if self.ctx is None:
             return CommandResult(text="/persona: no session is active yet", level="error")
-        outcome = await self.service.handle_command(self.ctx, call)
+        from persona_mind.persona import command_plan_needs  # noqa: PLC0415 - loaded by now
+
+        plans = await self._plans_for(command_plan_needs(call))
+        outcome = await self.service.handle_command(self.ctx, call, plans=plans)
+        await self._send_plans(plans)
         result: CommandResult = outcome.result
         effects = outcome.effects
         if result.reload and effects.reload:  # the host reloads after the command itself
@@ -220,6 +327,42 @@ class PersonaFeature:
                     parts += [f"{area}.{k}={v!r}" for k, v in sorted(values.items())]
         return f"Companion settings: {', '.join(parts)}" if parts else ""
 
+    # -- plans (held by the Owner) -------------------------------------------------------
+    async def _plans_for(self, need: PlanNeed | None) -> OwnerPlans:
+        """A per-call plan desk holding the Owner's answer to what the call needs."""
+        from persona_mind.persona import OwnerPlans, PlanRefused  # noqa: PLC0415
+
+        plans = OwnerPlans()
+        if need is None or self.ctx is None:
+            return plans
+        owner, sid = self.runtime.owner_ref, self.ctx.session_id
+        if need.kind == "take":
+            ask = TakePlan(
+                plan_id=need.plan_id, session_id=sid, user_messages=self.ctx.user_messages
+            )
+            try:
+                plans.taken[need.plan_id] = await owner.ask(ask)
+            except PlanRefused as exc:  # raised where the handler takes it, as before
+                plans.taken[need.plan_id] = exc
+        else:
+            key = (sid, need.action_prefix)
+            plans.dropped[key] = await owner.ask(DropPlans(session_id=sid, action_prefix=key[1]))
+        return plans
+
+    async def _send_plans(self, plans: OwnerPlans) -> None:
+        """What the call issued or dropped, to the Owner (before the host sees the answer)."""
+        owner = self.runtime.owner_ref
+        for plan in plans.issued:
+            await owner.ask(IssuePlan(plan=plan))
+        for session_id, prefix in plans.drops:
+            await owner.ask(DropPlans(session_id=session_id, action_prefix=prefix))
+
+    async def _close(self, session_id: str) -> None:
+        """Forget the session here and its plans in the Owner (the binding stays)."""
+        plans = await self._plans_for(None)
+        self.service.close_session(session_id, plans=plans)
+        await self._send_plans(plans)
+
     # -- effects -------------------------------------------------------------------------
     async def _apply(self, effects: Effects) -> None:
         host = self.runtime.host
@@ -242,9 +385,11 @@ class PersonaFeature:
             return
         if self.handoff is not None:
             args, self.handoff = self.handoff, None
+            plans = await self._plans_for(None)
             outcome = await self.service.handle_command(
-                self.ctx, CommandCall(name="persona", args=args)
+                self.ctx, CommandCall(name="persona", args=args), plans=plans
             )
+            await self._send_plans(plans)
             await self.runtime.host.notify(outcome.result.text, outcome.result.level)
             await self._apply(outcome.effects)
             return

@@ -2,21 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.messages.host import SessionShutdown, SessionStart
+from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
+
+if TYPE_CHECKING:  # value types of the domain, held opaquely here
+    from persona_mind.mind._notes import NotesTally
+    from persona_mind.persona._session import PersonaSession
 
 __all__ = (
+    "DropPlans",
+    "GetNotesTally",
     "GetOwner",
+    "GetPersonaSession",
+    "GetSessionStart",
+    "IssuePlan",
+    "ListPlans",
     "OwnerChanged",
     "OwnerMsg",
     "OwnerState",
+    "Plan",
+    "PutNotesTally",
+    "PutPersonaSession",
     "SetActivePersona",
     "SetWorkspace",
     "Subscribe",
+    "TakePlan",
 )
 
 
@@ -43,6 +57,87 @@ class OwnerState(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def ready(self) -> bool:
         return self.session_id is not None
+
+
+class Plan(msgspec.Struct, frozen=True, kw_only=True):
+    """One issued Persona chat plan (P-CHAT-PLAN-4..9): an immutable value the Owner keeps.
+
+    ``params`` are the tool arguments the plan will carry out, as sorted pairs so the value
+    stays immutable; :attr:`args` hands out a fresh dict.
+    """
+
+    plan_id: str
+    session_id: str
+    action: str
+    params: tuple[tuple[str, Any], ...] = ()
+    digest: str
+    summary: str
+    shown_at: int
+    """The session's user-message count when the plan was shown."""
+    reload: bool = False
+
+    @property
+    def args(self) -> dict[str, Any]:
+        return dict(self.params)
+
+
+class IssuePlan(Ask[Plan], frozen=True, kw_only=True):
+    """Register a plan the Persona half just showed; answered with it (the oldest of the
+    session's plans beyond the per-session cap is forgotten)."""
+
+    plan: Plan
+
+
+class TakePlan(Ask[Plan], frozen=True, kw_only=True):
+    """Confirm a plan: answered with it and marked used when it was issued here, for this
+    session, is unused and the user replied since it was shown; refused (``PlanRefused``)
+    otherwise — a refusal for want of a reply leaves the plan in place."""
+
+    plan_id: str
+    session_id: str
+    user_messages: int
+
+
+class DropPlans(Ask[int], frozen=True, kw_only=True):
+    """Cancel a session's plans (all, or those whose action starts with ``action_prefix``);
+    answered with how many were dropped."""
+
+    session_id: str
+    action_prefix: str | None = None
+
+
+class ListPlans(Ask[tuple[Plan, ...]], frozen=True, kw_only=True):
+    """The session's outstanding plans, oldest first."""
+
+    session_id: str
+
+
+class GetSessionStart(Ask[SessionStart | None], frozen=True, kw_only=True):
+    """The current session's start as the Owner recorded it (its branch entries dropped —
+    they are read from the host again — and ``model`` following ``ModelSelect``), so a
+    restarted Companion's features resume the session; ``None`` between sessions."""
+
+
+class GetPersonaSession(Ask["PersonaSession | None"], frozen=True, kw_only=True):
+    """The Persona half of the current session as the Owner holds it (``None``: none yet)."""
+
+
+class PutPersonaSession(Ask[None], frozen=True, kw_only=True):
+    """Replace the held Persona session (active persona, team snapshot in use, counters,
+    pending hand-off); ``None`` forgets it. Never bumps the generation by itself: an
+    identity change is ``SetActivePersona``."""
+
+    session: PersonaSession | None
+
+
+class GetNotesTally(Ask["NotesTally | None"], frozen=True, kw_only=True):
+    """The session notes' lifetime budget as the Owner holds it (``None``: none yet)."""
+
+
+class PutNotesTally(Ask[None], frozen=True, kw_only=True):
+    """Replace the held session-notes tally (Mind sends it after every change)."""
+
+    tally: NotesTally | None
 
 
 class GetOwner(Ask[OwnerState], frozen=True, kw_only=True):
@@ -73,4 +168,21 @@ class OwnerChanged(Msg, frozen=True, kw_only=True):
     state: OwnerState
 
 
-OwnerMsg = SessionStart | SessionShutdown | GetOwner | SetActivePersona | SetWorkspace | Subscribe
+OwnerMsg = (
+    SessionStart
+    | SessionShutdown
+    | ModelSelect
+    | GetSessionStart
+    | GetOwner
+    | SetActivePersona
+    | SetWorkspace
+    | Subscribe
+    | IssuePlan
+    | TakePlan
+    | DropPlans
+    | ListPlans
+    | GetPersonaSession
+    | PutPersonaSession
+    | GetNotesTally
+    | PutNotesTally
+)

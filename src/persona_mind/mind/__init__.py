@@ -49,6 +49,7 @@ from persona_mind.mind._model import content_identity as content_identity
 from persona_mind.mind._notes import NOTE_ENTRY_TYPE as NOTE_ENTRY_TYPE
 from persona_mind.mind._notes import NoteRecord as NoteRecord
 from persona_mind.mind._notes import NotesLedger as NotesLedger
+from persona_mind.mind._notes import NotesTally as NotesTally
 from persona_mind.mind._notes import OwnerKey as OwnerKey
 from persona_mind.mind._relay import RelayTracker as RelayTracker
 from persona_mind.mind._relay import Suggestion as Suggestion
@@ -122,6 +123,7 @@ __all__ = (
     "NoteRecord",
     "NoteView",
     "NotesLedger",
+    "NotesTally",
     "OwnerKey",
     "ProjectRef",
     "Recalled",

@@ -47,6 +47,7 @@ __all__ = (
     "NoteEvent",
     "NoteRecord",
     "NotesLedger",
+    "NotesTally",
     "OwnerKey",
 )
 
@@ -98,6 +99,17 @@ class OwnerKey:
     session_file: str | None
 
 
+class NotesTally(msgspec.Struct, frozen=True, kw_only=True):
+    """The lifetime budget of one session's notes as the Owner holds it (M-SESSION-NOTES-4,
+    -14): every event id seen on any branch with its size, and why notes closed, if they
+    did. A restarted Companion's ledger absorbs it, so events seen only on other branches
+    of a session without a file still count."""
+
+    session_id: str
+    seen: tuple[tuple[str, int], ...] = ()
+    closed: str | None = None
+
+
 def _encode(event: NoteEvent) -> bytes:
     return msgspec.json.encode(event)
 
@@ -124,6 +136,30 @@ class NotesLedger:
     @property
     def lifetime_bytes(self) -> int:
         return sum(self.seen.values())
+
+    # -- the Owner's copy ----------------------------------------------------------------
+
+    def tally(self) -> NotesTally:
+        """The budget state to hand the Owner (an immutable value)."""
+        return NotesTally(
+            session_id=self.owner.session_id, seen=tuple(self.seen.items()), closed=self.closed
+        )
+
+    def absorb(self, tally: NotesTally) -> None:
+        """Merge the Owner's tally of this session (after a Companion restart): every event
+        it saw counts, a close stays closed, and exceeded bounds close the ledger."""
+        if tally.session_id != self.owner.session_id:
+            return
+        for event_id, size in tally.seen:
+            self.seen.setdefault(event_id, size)
+        if tally.closed is not None and self.closed is None:
+            self.closed = tally.closed
+        try:
+            self._check_bounds(len(self.notes))
+        except LimitExceeded as exc:
+            self.closed = str(exc)
+        if self.closed is not None:
+            self.notes = {}
 
     # -- replay --------------------------------------------------------------------------
 

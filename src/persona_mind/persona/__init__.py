@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from persona_mind.persona._binding import BindingRecord, Bindings, session_key
 from persona_mind.persona._change import Change
-from persona_mind.persona._commands import HELP, PACK_VERBS, run_command
+from persona_mind.persona._commands import HELP, PACK_VERBS, command_plan_needs, run_command
 from persona_mind.persona._doctor import Finding, backend_problem, doctor
 from persona_mind.persona._errors import (
     AmbiguousPackName,
@@ -31,7 +31,14 @@ from persona_mind.persona._migrate import MigrationStatus, migration_status
 from persona_mind.persona._model import Pack, PackManifest, PersonaDef
 from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
 from persona_mind.persona._outcome import CommandOutcome, Effects, ToolOutcome
-from persona_mind.persona._plans import Plan, PlanRegistry
+from persona_mind.persona._plans import (
+    LocalPlans,
+    OwnerPlans,
+    Plan,
+    PlanBook,
+    PlanDesk,
+    PlanNeed,
+)
 from persona_mind.persona._resolver import ResolvedPersona, Resolver, identity_of
 from persona_mind.persona._scan import Limits
 from persona_mind.persona._service import PersonaService
@@ -39,6 +46,7 @@ from persona_mind.persona._session import (
     ACTIVE_ENTRY,
     RESERVED_COMMANDS,
     ActivePersona,
+    PersonaSession,
     SessionContext,
     SessionState,
     TeamScope,
@@ -46,7 +54,7 @@ from persona_mind.persona._session import (
 from persona_mind.persona._state import StoreStateCorrupt
 from persona_mind.persona._store import CATALOG_DIR, PackStore, default_agent_dir
 from persona_mind.persona._team import TeamMember, TeamSnapshot, resolve_team
-from persona_mind.persona._tool import PERSONA_PACK_TOOL, run_handoff, run_tool
+from persona_mind.persona._tool import PERSONA_PACK_TOOL, run_handoff, run_tool, tool_plan_needs
 from persona_mind.persona._tour import persona_tour
 from persona_mind.persona._validate import load_pack
 from persona_mind.persona._workspace import Workspace
@@ -70,8 +78,10 @@ __all__ = (
     "Effects",
     "Finding",
     "Limits",
+    "LocalPlans",
     "MigrationRequired",
     "MigrationStatus",
+    "OwnerPlans",
     "Pack",
     "PackInvalid",
     "PackManifest",
@@ -81,10 +91,13 @@ __all__ = (
     "PersonaDef",
     "PersonaNotFound",
     "PersonaService",
+    "PersonaSession",
     "PersonaUnavailable",
     "Plan",
+    "PlanBook",
+    "PlanDesk",
+    "PlanNeed",
     "PlanRefused",
-    "PlanRegistry",
     "Problem",
     "ResolvedPersona",
     "Resolver",
@@ -100,6 +113,7 @@ __all__ = (
     "UpdateRefused",
     "Workspace",
     "backend_problem",
+    "command_plan_needs",
     "default_agent_dir",
     "doctor",
     "identity_of",
@@ -113,4 +127,5 @@ __all__ = (
     "run_handoff",
     "run_tool",
     "session_key",
+    "tool_plan_needs",
 )

@@ -21,12 +21,13 @@ from persona_mind.persona._errors import (
 )
 from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
 from persona_mind.persona._outcome import CommandOutcome, Effects
+from persona_mind.persona._plans import PlanNeed
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._session import ACTIVE_ENTRY, ActivePersona, SessionContext
 from persona_mind.persona._views import persona_list, persona_status
 from persona_mind.persona._workspace import Workspace
 
-__all__ = ("HELP", "PACK_VERBS", "run_command")
+__all__ = ("HELP", "PACK_VERBS", "command_plan_needs", "run_command")
 
 PACK_VERBS = ("list", "status", "install", "update", "uninstall", "fork", "create", "edit",
               "preview", "apply", "cancel", "delete")  # fmt: skip
@@ -45,6 +46,15 @@ HELP = """\
 /persona onboard [preview|apply]
 /persona doctor
 /persona-list                 this session's team"""
+
+
+def command_plan_needs(call: CommandCall) -> PlanNeed | None:
+    """What a command needs from the Owner's plans before it runs: `/persona migrate
+    cancel` reports how many migration plans it cancelled."""
+    head, _, tail = call.args.strip().partition(" ")
+    if call.name == "persona" and head == "migrate" and tail.strip().startswith("cancel"):
+        return PlanNeed("drop", action_prefix="migrate.")
+    return None
 
 
 def _ok(text: str, **effects: Any) -> CommandOutcome:
@@ -79,17 +89,18 @@ def activate(svc: PersonaService, ctx: SessionContext, name: str, query: str) ->
             f"persona {name} was not activated: its prompt cannot be built ({exc}). "
             "`/persona doctor` shows what to fix"
         ) from exc
-    state.active = ActivePersona(
+    active = ActivePersona(
         name=name,
         identity=f"{pack.source}/{pack.name}/{name}",
         pack_ref=pack.ref,
         revision=pack.digest,
     )
-    text = f"Persona mode: {name} ({state.active.identity}). `/persona clear` exits."
+    svc.update(ctx, active=active)
+    text = f"Persona mode: {name} ({active.identity}). `/persona clear` exits."
     text += "".join(f"\nnote: {w}" for w in resolved.warnings)
     return _ok(
         text,
-        entries=((ACTIVE_ENTRY, state.active.entry()),),
+        entries=((ACTIVE_ENTRY, active.entry()),),
         identity_changed=True,
         user_message=query or None,
     )
@@ -99,7 +110,8 @@ def _clear(svc: PersonaService, ctx: SessionContext) -> CommandOutcome:
     state = svc.session(ctx)
     if state.active is None:
         return _ok("No persona is active.")
-    name, state.active = state.active.name, None
+    name = state.active.name
+    svc.update(ctx, active=None)
     return _ok(
         f"Left persona mode ({name}).",
         entries=((ACTIVE_ENTRY, {"persona": None}),),
@@ -166,7 +178,7 @@ def _persona(svc: PersonaService, ctx: SessionContext, args: str) -> CommandOutc
 
         return run_handoff(svc, ctx, tail.strip())
     if head == "migrate" and tail.strip().startswith("cancel"):
-        dropped = svc.plans.drop_session(ctx.session_id, "migrate.")
+        dropped = svc.plans.drop(ctx.session_id, "migrate.")
         return _ok(f"Cancelled {dropped} pending migration plan(s); nothing was changed.")
     action, params, flags = _action(shlex.split(raw))
     if action in READ_ONLY:

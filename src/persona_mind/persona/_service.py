@@ -11,8 +11,9 @@ directly by the CLI and tests.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -29,7 +30,7 @@ from persona_mind.persona._binding import Bindings
 from persona_mind.persona._migrate import GATED, migration_status
 from persona_mind.persona._model import Pack, PackManifest
 from persona_mind.persona._outcome import CommandOutcome, ToolOutcome
-from persona_mind.persona._plans import PlanRegistry
+from persona_mind.persona._plans import LocalPlans, PlanDesk
 from persona_mind.persona._resolver import Resolver
 from persona_mind.persona._scan import Limits
 from persona_mind.persona._session import (
@@ -68,14 +69,16 @@ class PersonaService:
         offload: Offload,
         catalog_dir: Path | None = None,
         limits: Limits | None = None,
-        plans: PlanRegistry | None = None,
+        plans: PlanDesk | None = None,
     ) -> None:
         self.store = PackStore(
             agent_dir, files=files, clock=clock, catalog_dir=catalog_dir, limits=limits
         )
         self.bindings = Bindings(self.store)
         self.resolver = Resolver()
-        self.plans = plans or PlanRegistry()
+        self.plans: PlanDesk = plans if plans is not None else LocalPlans()
+        """The plans in effect: the service's own book when it is its own owner (CLI,
+        tests), or the runtime's per-call desk (``using_plans``) backed by the Owner."""
         self.sessions: dict[str, SessionState] = {}
         self._offload: Offload = offload
 
@@ -91,9 +94,13 @@ class PersonaService:
     ) -> SessionState:
         """Evaluate the session's team (default, gate, fork inheritance) and restore state."""
         scope = self._evaluate(ctx, reason, origin_session_id)
-        state = SessionState(session_id=ctx.session_id, cwd=Path(ctx.cwd), scope=scope)
-        state.active = restore_active(entries, scope)
-        state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
+        state = SessionState(
+            session_id=ctx.session_id,
+            cwd=Path(ctx.cwd),
+            scope=scope,
+            active=restore_active(entries, scope),
+            aliases=alias_names(scope.pack if scope.runnable else None, ctx.other_commands),
+        )
         self.sessions[ctx.session_id] = state
         self._collect_snapshots(ctx.session_id)
         return state
@@ -106,18 +113,43 @@ class PersonaService:
         with contextlib.suppress(PersonaMindError, OSError):
             self.bindings.collect(self.sessions)
 
-    def close_session(self, session_id: str) -> None:
+    def close_session(self, session_id: str, *, plans: PlanDesk | None = None) -> None:
         """Forget a session's in-memory state and plans (its binding stays for resume)."""
         self.sessions.pop(session_id, None)
-        self.plans.drop_session(session_id)
+        (plans if plans is not None else self.plans).drop(session_id)
         self.bindings.forget(session_id)
+
+    @contextlib.contextmanager
+    def using_plans(self, plans: PlanDesk | None) -> Iterator[None]:
+        """Run one call against ``plans`` (the runtime's per-call desk), then restore.
+
+        Calls are serial (the Companion's mailbox, one persona-io thread), so the swap
+        is never seen by another call."""
+        if plans is None:
+            yield
+            return
+        saved, self.plans = self.plans, plans
+        try:
+            yield
+        finally:
+            self.plans = saved
+
+    def _call(self, plans: PlanDesk | None, fn: Callable[..., T], *args: Any) -> T:
+        with self.using_plans(plans):
+            return fn(self, *args)
 
     def on_branch(self, ctx: SessionContext, entries: Sequence[CustomEntry]) -> bool:
         """The branch moved: restore the active persona from its entries; True if it changed."""
         state = self.session(ctx)
         before = state.active
-        state.active = restore_active(entries, state.scope)
+        state = self.update(ctx, active=restore_active(entries, state.scope))
         return before != state.active
+
+    def update(self, ctx: SessionContext, **changes: Any) -> SessionState:
+        """Replace fields of the session's (immutable) state; the new state."""
+        state = dataclasses.replace(self.session(ctx), **changes)
+        self.sessions[ctx.session_id] = state
+        return state
 
     def session(self, ctx: SessionContext) -> SessionState:
         """The session's state, opening it (as resumed) if the caller skipped open."""
@@ -197,18 +229,24 @@ class PersonaService:
         """Re-evaluate after a team change; keep the active persona only if it still exists."""
         old = self.session(ctx)
         scope = self._evaluate(ctx, "resume", None)
-        state = SessionState(
-            session_id=ctx.session_id, cwd=Path(ctx.cwd), scope=scope, handoff=old.handoff
-        )
+        active = None
         if keep_active and old.active and scope.pack and scope.pack.persona(old.active.name):
-            state.active = ActivePersona(
+            active = ActivePersona(
                 name=old.active.name,
                 identity=f"{scope.pack.source}/{scope.pack.name}/{old.active.name}",
                 pack_ref=scope.pack.ref,
                 revision=scope.pack.digest,
             )
-        state.aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
-        state.stale_names = (old.stale_names | set(old.aliases)) - set(state.aliases)
+        aliases = alias_names(scope.pack if scope.runnable else None, ctx.other_commands)
+        state = SessionState(
+            session_id=ctx.session_id,
+            cwd=Path(ctx.cwd),
+            scope=scope,
+            active=active,
+            aliases=aliases,
+            handoff=old.handoff,
+            stale_names=(old.stale_names | old.aliases) - aliases,
+        )
         self.sessions[ctx.session_id] = state
         return state
 
@@ -275,17 +313,21 @@ class PersonaService:
         result: T = await self._offload(fn)
         return result
 
-    async def handle_command(self, ctx: SessionContext, call: CommandCall) -> CommandOutcome:
+    async def handle_command(
+        self, ctx: SessionContext, call: CommandCall, *, plans: PlanDesk | None = None
+    ) -> CommandOutcome:
         """A slash command → :class:`~persona_mind.persona.CommandOutcome`."""
         from persona_mind.persona._commands import run_command  # noqa: PLC0415 - cycle
 
-        return await self.run(functools.partial(run_command, self, ctx, call))
+        return await self.run(functools.partial(self._call, plans, run_command, ctx, call))
 
-    async def handle_tool(self, ctx: SessionContext, call: ToolCall) -> ToolOutcome:
+    async def handle_tool(
+        self, ctx: SessionContext, call: ToolCall, *, plans: PlanDesk | None = None
+    ) -> ToolOutcome:
         """A `persona_pack` call → :class:`~persona_mind.persona.ToolOutcome`."""
         from persona_mind.persona._tool import run_tool  # noqa: PLC0415 - cycle
 
-        return await self.run(functools.partial(run_tool, self, ctx, call))
+        return await self.run(functools.partial(self._call, plans, run_tool, ctx, call))
 
     async def open(self, ctx: SessionContext, **kwargs: Any) -> SessionState:
         """Async :meth:`open_session`."""

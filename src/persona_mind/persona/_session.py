@@ -1,13 +1,16 @@
 """Per-session Persona state: context, team scope, active persona, direct-command names.
 
-Pure values and small pure functions; the service (owned by the Owner actor) keeps one
-:class:`SessionState` per session and is the only writer, so no locks are needed.
+Pure values and small pure functions. :class:`SessionState` is immutable: a handler that
+changes it stores a new value in the service. In the runtime the Owner actor holds the
+session's :class:`PersonaSession` (this state, the team snapshot in use and the context
+counters); the Persona feature reads it from the Owner when it starts and sends every
+change back, so a restarted Companion resumes exactly where the last one stopped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -21,6 +24,7 @@ __all__ = (
     "RESERVED_COMMANDS",
     "ActivePersona",
     "Handoff",
+    "PersonaSession",
     "ScopeState",
     "SessionContext",
     "SessionState",
@@ -110,9 +114,9 @@ class Handoff:
     branch: str | None
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class SessionState:
-    """Everything the service holds for one session."""
+    """Everything the service holds for one session (immutable: replace to change)."""
 
     session_id: str
     cwd: Path
@@ -120,7 +124,57 @@ class SessionState:
     active: ActivePersona | None = None
     aliases: frozenset[str] = frozenset()
     handoff: Handoff | None = None
-    stale_names: set[str] = field(default_factory=set)
+    stale_names: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class PersonaSession:
+    """The Persona half of one session as the Owner holds it (ARCHITECTURE: the Owner owns
+    the active persona and the team binding and snapshot in use).
+
+    ``state`` is the service's :class:`SessionState` (team scope with the snapshot in use,
+    active persona, aliases, an approved hand-off), ``None`` until the session opened; the
+    context counters are what a :class:`SessionContext` is rebuilt from (the user-message
+    count that confirms plans, the branch, idleness); the rest is the feature's pending
+    work (a hand-off or reload waiting for idle) and why the session is disabled.
+    """
+
+    session_id: str
+    cwd: str
+    user_messages: int = 0
+    branch: str | None = None
+    idle: bool = True
+    other_commands: frozenset[str] = frozenset()
+    state: SessionState | None = None
+    handoff: str | None = None
+    reload_pending: bool = False
+    disabled: str | None = None
+    backend_error: str | None = None
+
+    @classmethod
+    def of(cls, ctx: SessionContext, state: SessionState | None, **pending: Any) -> PersonaSession:
+        """The value for ``ctx`` (a mutable per-call view) and the session's state."""
+        return cls(
+            session_id=ctx.session_id,
+            cwd=str(ctx.cwd),
+            user_messages=ctx.user_messages,
+            branch=ctx.branch,
+            idle=ctx.idle,
+            other_commands=ctx.other_commands,
+            state=state,
+            **pending,
+        )
+
+    def context(self) -> SessionContext:
+        """A fresh per-call context carrying the held counters."""
+        return SessionContext(
+            session_id=self.session_id,
+            cwd=Path(self.cwd),
+            user_messages=self.user_messages,
+            branch=self.branch,
+            idle=self.idle,
+            other_commands=self.other_commands,
+        )
 
 
 def alias_names(pack: Pack | None, taken: Iterable[str] = ()) -> frozenset[str]:

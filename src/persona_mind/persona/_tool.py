@@ -20,10 +20,11 @@ from persona_mind.persona._commands import PACK_VERBS, io_failure
 from persona_mind.persona._errors import PlanRefused
 from persona_mind.persona._ops import READ_ONLY, prepare, read
 from persona_mind.persona._outcome import CommandOutcome, Effects, ToolOutcome
+from persona_mind.persona._plans import PlanNeed, new_plan
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._session import Handoff, SessionContext
 
-__all__ = ("PERSONA_PACK_TOOL", "run_handoff", "run_tool")
+__all__ = ("PERSONA_PACK_TOOL", "run_handoff", "run_tool", "tool_plan_needs")
 
 _OPS = {
     "team": ("status", "list", "select", "refresh", "none"),
@@ -90,6 +91,22 @@ def _action_of(args: dict[str, Any]) -> str:
     return action
 
 
+def tool_plan_needs(call: ToolCall) -> PlanNeed | None:
+    """What a `persona_pack` call needs from the Owner's plans before it runs (the
+    handler runs off the loop and cannot ask): the plan it confirms, or the migration
+    plans it cancels."""
+    args = dict(call.arguments)
+    try:
+        action = _action_of(args)
+    except PersonaMindError:
+        return None
+    if action == "confirm":
+        return PlanNeed("take", plan_id=str(args.get("planId", "")))
+    if action == "migrate.cancel":
+        return PlanNeed("drop", action_prefix="migrate.")
+    return None
+
+
 def run_tool(svc: PersonaService, ctx: SessionContext, call: ToolCall) -> ToolOutcome:
     """Dispatch one `persona_pack` call."""
     args = dict(call.arguments)
@@ -98,13 +115,13 @@ def run_tool(svc: PersonaService, ctx: SessionContext, call: ToolCall) -> ToolOu
         if action == "confirm":
             return _confirm(svc, ctx, str(args.get("planId", "")))
         if action == "migrate.cancel":
-            n = svc.plans.drop_session(ctx.session_id, "migrate.")
+            n = svc.plans.drop(ctx.session_id, "migrate.")
             return _result(f"Cancelled {n} pending migration plan(s); nothing was changed.")
         if action in READ_ONLY:
             return _result(read(svc, ctx, action, args), details={"action": action})
         change = prepare(svc, ctx, action, args)
         params = {k: v for k, v in args.items() if k not in {"action", "op", "planId"}}
-        plan = svc.plans.issue(
+        plan = new_plan(
             ctx.session_id,
             action,
             params,
@@ -113,6 +130,7 @@ def run_tool(svc: PersonaService, ctx: SessionContext, call: ToolCall) -> ToolOu
             ctx.user_messages,
             reload=change.reload,
         )
+        svc.plans.issue(plan)
         text = (
             f"Plan {plan.plan_id}: {change.summary}\nNothing has changed. Show this plan to the "
             "user and wait for their reply; if they agree, call persona_pack with action "
@@ -134,8 +152,7 @@ def run_tool(svc: PersonaService, ctx: SessionContext, call: ToolCall) -> ToolOu
 
 
 def _confirm(svc: PersonaService, ctx: SessionContext, plan_id: str) -> ToolOutcome:
-    plan = svc.plans.check(plan_id, ctx.session_id, ctx.user_messages)
-    svc.plans.consume(plan)
+    plan = svc.plans.take(plan_id, ctx.session_id, ctx.user_messages)
     try:
         change = prepare(svc, ctx, plan.action, plan.args)
     except PersonaMindError as exc:
@@ -164,7 +181,7 @@ def _confirm(svc: PersonaService, ctx: SessionContext, plan_id: str) -> ToolOutc
             digest=plan.digest,
             branch=ctx.branch,
         )
-        state.handoff = handoff
+        svc.update(ctx, handoff=handoff)
         return _result(
             f"Approved. {change.summary} It runs through /persona as soon as Pi is idle.",
             details={"handoff": handoff.handoff_id, "action": plan.action},
@@ -182,7 +199,7 @@ def run_handoff(svc: PersonaService, ctx: SessionContext, handoff_id: str) -> Co
     handoff = state.handoff
     if handoff is None or handoff.handoff_id != handoff_id:
         return _error(f"no approved change {handoff_id!r} is waiting (it ran or was dropped)")
-    state.handoff = None
+    svc.update(ctx, handoff=None)
     if ctx.branch != handoff.branch:
         return _error(
             "the approved team change was dropped: the conversation moved to another "
