@@ -10,15 +10,16 @@ the sidecar's event loop cannot run for 40–100 ms each time: a ping waits that
 of a block (young collections keep running, so garbage cycles from the block still die and
 tuples of atoms still get untracked), and restores the thresholds the block found in a
 ``finally`` — after an exception too. Blocks may overlap across threads: the first one in
-saves the thresholds, the last one out restores them.
+saves the thresholds, the last one out restores them (a ``gc.set_threshold`` made by other
+code while a block runs is undone then; nothing in persona-mind makes one).
 
 :func:`freeze_survivors` moves every object the collector tracks into the permanent
-generation (:func:`gc.freeze`, O(1)): a large store's snapshot and
-index are long-lived, and a later full collection no longer walks them (nor the rest of the
-start-up heap), so the deferred collection costs milliseconds instead of the pause this
-module exists to avoid. The trade: a cycle that was alive at that moment and dies later is
-never collected (its memory stays until exit). Only loads above a size threshold freeze,
-so this happens once per large store load, not per write.
+generation (:func:`gc.freeze`, O(1)): a large store's snapshot and index are long-lived, and
+a later full collection no longer walks them (nor the rest of the start-up heap), so the
+deferred collection costs milliseconds instead of the pause this module exists to avoid.
+The trade: a cycle that was alive at that moment and dies later is never collected (its
+memory stays until exit). Only loads above a size threshold freeze, so this happens once per
+large store load, not per write.
 
 On CPython 3.14+, whose incremental collector ignores the third threshold, the block changes
 nothing observable; the incremental collector already bounds its pauses.
