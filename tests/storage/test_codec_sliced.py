@@ -222,3 +222,36 @@ def test_versions_are_refused_as_in_one_shot(
     with pytest.raises(CorruptStore) as err:
         decode_snapshot(target.path, negative, Row, 1)
     assert err.value.reason == "wrong-schema"
+
+
+def _outcome(data: bytes) -> object:
+    """What decoding ``data`` gives: the snapshot, or the error's kind, reason and detail."""
+    try:
+        return decode_snapshot(Path("s.json"), data, Row, 1)
+    except (CorruptStore, UnsupportedVersion) as exc:
+        return (type(exc).__name__, exc.reason, exc.detail)
+
+
+EDITS = st.sampled_from([b"", b"},{", b"}", b"{", b",", b'"', b"\\", b"\x00", b"\xff", b"]}", b"1"])
+
+
+@settings(max_examples=250, deadline=None, database=None)
+@given(
+    entries=st.lists(rows, min_size=1, max_size=12),
+    every=st.integers(1, 120),
+    at=st.floats(0.0, 1.0),
+    cut=st.integers(0, 4),
+    insert=EDITS,
+)
+def test_any_edit_decodes_or_fails_exactly_as_the_one_shot_decode(
+    entries: list[Row], every: int, at: float, cut: int, insert: bytes
+) -> None:
+    """Differential: a damaged file gives the same snapshot or the same error either way."""
+    data = encode_snapshot(_snap(tuple(entries)))
+    i = int(at * len(data))
+    damaged = data[:i] + insert + data[i + cut :]
+    with slicing(every):
+        sliced = _outcome(damaged)
+    with slicing(1, from_bytes=1 << 40):
+        one_shot = _outcome(damaged)
+    assert sliced == one_shot
