@@ -120,7 +120,7 @@ def first_turn(tmp: Path, *, pings_every: float = 0.01) -> list[Result]:
             worst_ms <= 10.0,
         ),
         Result(
-            f"slowest of the next {later_turns} BeforeAgentStart turns (index cached) vs budget",
+            f"slowest of the next {later_turns} BeforeAgentStart turns on that store vs budget",
             later_hook * 1e3,
             "ms",
             BUDGET_MS,
