@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from operator import itemgetter
 
+from persona_mind._quietgc import freeze_survivors, no_full_collections
 from persona_mind.mind._model import Fact
 from persona_mind.mind._scanner import is_safe
 from persona_mind.mind._text import index_terms, lexical_tokens, stem
@@ -106,6 +107,9 @@ def _tokens(fact: Fact, cache: TokenCache | None) -> tuple[tuple[str, int], ...]
     return items
 
 
+FREEZE_MIN_DOCS = 5_000
+"""A build of at least this many documents freezes what survives it (``_quietgc``)."""
+
 MAX_INCREMENTAL = 64
 """Above this many changed rows an update rebuilds the index from scratch."""
 
@@ -147,7 +151,21 @@ class FactIndex:
 
         ``cache`` (fact id → (text, tags, token counts)) lets a rebuild re-tokenise only the
         rows that changed; it is updated in place.
+
+        Full garbage collections are held off while it runs (a 19,000-fact build allocates
+        millions of objects, and each full collection it would trigger stops every thread
+        for 40–100 ms, issue 15 item 9); a large index is frozen out of later ones.
         """
+        with no_full_collections():
+            index = cls._build(facts, now, cache)
+            if len(index.facts) >= FREEZE_MIN_DOCS:
+                freeze_survivors()
+        return index
+
+    @classmethod
+    def _build(
+        cls, facts: tuple[Fact, ...] | list[Fact], now: float | None, cache: TokenCache | None
+    ) -> FactIndex:
         docs = [f for f in facts if now is None or f.live(now)]
         postings: dict[str, list[tuple[int, int]]] = {}
         lengths: list[int] = []

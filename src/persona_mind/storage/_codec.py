@@ -4,23 +4,37 @@ Why strict: a store that decodes "mostly" is the start of silent data loss. Ever
 decoded into ``Snapshot[E]`` with unknown fields forbidden; anything else is classified
 (empty, truncated, NUL bytes, non-UTF-8, invalid JSON, wrong schema, unknown version,
 oversized) and raised as :class:`CorruptStore` — never returned as an empty store.
+
+Why large files decode in slices (issue 15, item 9): msgspec decodes without releasing the
+GIL, so one call on a 16 MiB store (~40 ms, more when a full garbage collection fires inside
+it) stops every other thread — the sidecar's event loop included — for that long.
+:func:`decode_snapshot` therefore decodes a canonical file above :data:`SLICE_MIN_BYTES` as
+its header plus slices of about :data:`SLICE_BYTES` of entries, letting other threads run
+between slices, with full collections held off (:mod:`persona_mind._quietgc`). The result is
+the one-shot decode's, and so is every error: a slice that does not decode (a cut inside a
+string or a nested value, or real corruption) sends the whole file to the one-shot decode,
+which classifies it exactly as before.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import time
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import msgspec
 
+from persona_mind._quietgc import freeze_survivors, no_full_collections
 from persona_mind.storage._errors import CorruptStore, UnsupportedVersion
 from persona_mind.storage.port import Snapshot
 
 __all__ = (
     "ABSENT_FINGERPRINT",
     "MAX_STORE_BYTES",
+    "SLICE_BYTES",
+    "SLICE_MIN_BYTES",
     "decode_snapshot",
     "encode_reusing",
     "encode_snapshot",
@@ -37,7 +51,17 @@ MAX_STORE_BYTES = 16 * 1024 * 1024
 ABSENT_FINGERPRINT = hashlib.sha256(b"").hexdigest()
 """The fingerprint of "no file": an empty file is always corrupt, so it never collides."""
 
+SLICE_MIN_BYTES = 1024 * 1024
+"""Files at least this large decode in slices (smaller ones take under ~3 ms in one call)."""
+
+SLICE_BYTES = 256 * 1024
+"""About 0.5–1 ms of msgspec decoding: the longest other threads wait on one slice."""
+
+FREEZE_MIN_BYTES = 4 * 1024 * 1024
+"""A sliced decode at least this large freezes what survives it (see ``_quietgc``)."""
+
 _decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+_list_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
 _encoder = msgspec.json.Encoder()
 
 
@@ -149,8 +173,74 @@ def _classify(data: bytes, error: Exception) -> tuple[str, str]:
     return ("invalid-json", message)
 
 
+def _list_decoder(entry_type: type[E]) -> msgspec.json.Decoder[list[E]]:
+    dec = _list_decoders.get(entry_type)
+    if dec is None:
+        dec = _list_decoders[entry_type] = msgspec.json.Decoder(list[entry_type])  # type: ignore[valid-type]
+    return dec
+
+
+_ENTRIES_KEY = b'"entries":['
+
+
+def _decode_sliced(data: bytes, entry_type: type[E], version: int) -> Snapshot[E] | None:
+    """The one-shot decode's snapshot, built slice by slice; ``None`` when it cannot be.
+
+    Exactness: the file must be the canonical header (re-encoded and compared byte for
+    byte, so no duplicate key, escape or whitespace can hide in it), the entries, and
+    ``]}``. The entries are cut only at ``},{`` and each slice must decode on its own as a
+    JSON array of entries. A cut inside a string leaves that string unterminated and a cut
+    inside a nested value leaves a bracket unclosed, so when every slice decodes, every cut
+    was between two entries and the slices' concatenation is exactly the one-shot decode's
+    entries. Anything else returns ``None`` (the caller decodes in one call).
+    """
+    start = data.find(_ENTRIES_KEY)
+    if start < 0 or not data.endswith(b"]}"):
+        return None
+    body_start = start + len(_ENTRIES_KEY)
+    body_end = len(data) - 2
+    prefix = data[:body_start]
+    try:
+        header = _decoder(entry_type).decode(prefix + b"]}")
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+    if header.version != version or encode_snapshot(header)[:-2] != prefix:
+        return None
+    decode = _list_decoder(entry_type).decode
+    view = memoryview(data)
+    join = b"".join
+    entries: list[E] = []
+    at = body_start
+    while at < body_end:
+        cut = data.find(b"},{", at + SLICE_BYTES, body_end)
+        stop = body_end if cut < 0 else cut + 1
+        try:
+            entries += decode(join((b"[", view[at:stop], b"]")))  # one copy per slice
+        except (msgspec.MsgspecError, RecursionError):
+            return None
+        at = stop + 1  # past the comma
+        time.sleep(0)  # let a thread waiting for the GIL (the event loop) take it now
+    return Snapshot(
+        version=header.version,
+        sequence=header.sequence,
+        updatedAt=header.updatedAt,
+        entries=tuple(entries),
+    )
+
+
 def decode_snapshot(path: Path, data: bytes, entry_type: type[E], version: int) -> Snapshot[E]:
-    """Decode one store file strictly or raise :class:`CorruptStore`/:class:`UnsupportedVersion`."""
+    """Decode one store file strictly or raise :class:`CorruptStore`/:class:`UnsupportedVersion`.
+
+    A large canonical file decodes in slices (see the module doc); any other file, and any
+    file a slice of which does not decode, in one call.
+    """
+    if len(data) >= SLICE_MIN_BYTES:
+        with no_full_collections():
+            sliced = _decode_sliced(data, entry_type, version)
+            if sliced is not None and len(data) >= FREEZE_MIN_BYTES:
+                freeze_survivors()  # the snapshot is long-lived: later collections skip it
+        if sliced is not None:
+            return _checked(path, sliced, version)
     try:
         snapshot = _decoder(entry_type).decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
@@ -167,6 +257,10 @@ def decode_snapshot(path: Path, data: bytes, entry_type: type[E], version: int) 
         raise CorruptStore(path, reason, detail) from exc
     except RecursionError as exc:
         raise CorruptStore(path, "invalid-json", "nesting too deep to decode") from exc
+    return _checked(path, snapshot, version)
+
+
+def _checked(path: Path, snapshot: Snapshot[E], version: int) -> Snapshot[E]:
     if snapshot.version > version:
         raise UnsupportedVersion(
             path, "newer-version", f"schema version {snapshot.version} > {version}"
