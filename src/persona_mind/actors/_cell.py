@@ -100,6 +100,7 @@ class Cell(Generic[M]):
         self.restart_times: list[float] = []
         self._stopping = False
         self._next: Actor[M] | None = None
+        self._lifecycle: asyncio.Event | None = None
 
     @property
     def state(self) -> str:
@@ -429,7 +430,20 @@ class Cell(Generic[M]):
                 _log.warning("%s: work %s ignored cancellation", self.name, task.get_name())
 
     # -- tracing ---------------------------------------------------------------------
+    def lifecycle_changed(self) -> asyncio.Event:
+        """An event set at this actor's next lifecycle step (start, crash, restart, stop).
+
+        The probe behind ``persona_mind.testing.wait_for_actor``: a test waits on the
+        kernel's own state change instead of polling. Lifecycle steps only, never per
+        message, so it costs the mailbox nothing."""
+        if self._lifecycle is None:
+            self._lifecycle = asyncio.Event()
+        return self._lifecycle
+
     def _trace(self, ev: EventKind, reason: str | None) -> None:
+        if self._lifecycle is not None:
+            self._lifecycle.set()
+            self._lifecycle = None
         if self.tracer.enabled:
             self.tracer.emit(ev, self.name, reason=reason, gen=self.system.generation)
 

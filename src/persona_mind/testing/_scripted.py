@@ -15,6 +15,7 @@ model, prompt) so a test can assert what a child would have been given.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +85,16 @@ class ScriptedModel:
         self.calls: list[ChildRequest] = []
         self.finished: list[str] = []
         self.cancelled: list[str] = []
+        self._called: asyncio.Event | None = None
+
+    async def wait_calls(self, count: int, *, safety_net: float = 10.0) -> None:
+        """Wait until ``count`` calls have started (an event each call sets, no polling);
+        raises ``TimeoutError`` after ``safety_net`` real seconds."""
+        async with asyncio.timeout(safety_net):
+            while len(self.calls) < count:
+                if self._called is None:
+                    self._called = asyncio.Event()
+                await self._called.wait()
 
     @property
     def name(self) -> str:
@@ -119,6 +130,9 @@ class ScriptedModel:
 
     async def run(self, request: ChildRequest, on_progress: ProgressFn) -> ChildReply:
         self.calls.append(request)
+        if self._called is not None:
+            self._called.set()
+            self._called = None
         scripted = self.reply_for(request)
         started = self.clock.monotonic()
         on_progress(_progress(request, "started"))
