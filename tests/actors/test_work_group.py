@@ -1,0 +1,150 @@
+"""Background work lives in the incarnation's anyio task group (issue 10 scope 6).
+
+The group makes "stop awaits the work" structural: an incarnation cannot end while a
+piece of its work is alive, even one that swallows the kernel's first cancellation. The
+kernel still cancels each piece of work *once* (asyncio style), so a cleanup that awaits
+is not cut short — the group's own level-triggered scope only finishes work that outlived
+the grace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from persona_mind.actors import Actor, ActorSystem, Outcome, _cell
+from persona_mind.errors import ActorError, ActorStopped
+from persona_mind.messages._base import Ask, Msg
+from persona_mind.testing import ManualClock, restarted, wait_all_tasks_blocked
+
+
+class Begin(Ask[None], frozen=True, kw_only=True):
+    key: str = "w"
+
+
+class Boom(Ask[None], frozen=True, kw_only=True):
+    pass
+
+
+class Done(Msg, frozen=True, kw_only=True):
+    key: str
+
+
+class Stubborn(Actor[Begin | Boom | Done]):
+    """Starts work that swallows the first cancellation and then waits forever."""
+
+    def __init__(self, log: list[str], entered: asyncio.Event) -> None:
+        self.log = log
+        self.entered = entered
+
+    async def receive(self, message: Begin | Boom | Done) -> None:
+        match message:
+            case Begin(key=key):
+                self.start_work(key, self._stubborn, self._done)
+            case Boom():
+                raise RuntimeError("boom")
+            case Done():
+                self.log.append(f"outcome {message.key}")
+
+    async def _stubborn(self) -> None:
+        self.entered.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.log.append("first cancel swallowed")
+        try:
+            await asyncio.Event().wait()  # ignores the kernel's one cancellation
+        finally:
+            self.log.append("ended")
+
+    def _done(self, outcome: Outcome[None]) -> Done:
+        return Done(key=outcome.key)
+
+
+@pytest.mark.asyncio
+async def test_stop_does_not_return_while_work_that_ignored_cancellation_lives(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the grace, the stubborn work's own cancel scope is cancelled and the stop
+    awaits it: stop returns only once it ended (before: stop gave up after the grace and
+    the task leaked)."""
+    monkeypatch.setattr(_cell, "STOP_GRACE", 0.01)  # the kernel's real-time bound, shortened
+    log: list[str] = []
+    entered = asyncio.Event()
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(lambda: Stubborn(log, entered), name="stubborn")
+        await ref.ask(Begin())
+        await entered.wait()
+        await ref.stop()
+        assert log == ["first cancel swallowed", "ended"]  # no outcome: the instance is gone
+        assert [t for t in asyncio.all_tasks() if "stubborn" in t.get_name()] == []
+
+
+@pytest.mark.asyncio
+async def test_a_crash_awaits_the_old_incarnations_work_before_the_restart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The restarted instance never runs beside work of the crashed one."""
+    monkeypatch.setattr(_cell, "STOP_GRACE", 0.01)
+    log: list[str] = []
+    entered = asyncio.Event()
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(lambda: Stubborn(log, entered), name="stubborn")
+        await ref.ask(Begin())
+        await entered.wait()
+        with pytest.raises(ActorStopped, match="crashed while handling Boom"):
+            await ref.ask(Boom())
+        await restarted(ref)
+        assert log == ["first cancel swallowed", "ended"]
+        await wait_all_tasks_blocked()
+        assert log == ["first cancel swallowed", "ended"]  # its outcome never arrives
+
+
+class Slow(Ask[str], frozen=True, kw_only=True):
+    pass
+
+
+class Twice(Actor[Slow]):
+    """Defers under a fixed key: a second ask while the first runs is a clear error."""
+
+    async def receive(self, message: Slow) -> object:
+        async def work() -> str:
+            await asyncio.Event().wait()
+            return "never"
+
+        return self.defer("one", work)
+
+
+@pytest.mark.asyncio
+async def test_work_key_in_use_is_refused_and_the_actor_lives() -> None:
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Twice, name="twice")
+        first = asyncio.ensure_future(ref.ask(Slow()))
+        await wait_all_tasks_blocked()
+        with pytest.raises(ActorError, match="already runs work 'one'"):
+            await ref.ask(Slow())
+        assert ref.is_alive()
+        await ref.stop()
+        with pytest.raises(ActorStopped, match="cancelled"):
+            await first
+
+
+@pytest.mark.asyncio
+async def test_work_is_refused_outside_a_running_incarnation() -> None:
+    """Work belongs to an incarnation's group: none can start once the actor stopped."""
+    async with ActorSystem(clock=ManualClock()) as system:
+        instance: list[Stubborn] = []
+
+        def factory() -> Stubborn:
+            instance.append(Stubborn([], asyncio.Event()))
+            return instance[-1]
+
+        ref = system.spawn(factory, name="stubborn")
+        await ref.stop()
+
+        async def nothing() -> None:
+            return None
+
+        with pytest.raises(ActorError, match="is not running"):
+            instance[0].start_work("late", nothing)
