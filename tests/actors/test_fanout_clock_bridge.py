@@ -191,3 +191,60 @@ class Relay(Actor[Ping]):
         else:
             self.done.set()
         return message.hops
+
+
+@pytest.mark.asyncio
+async def test_fan_out_failure_lets_a_cancelled_legs_cleanup_finish() -> None:
+    """A sibling is cancelled once: its cleanup awaits (as run_child awaits its child's
+    stop) and finishes before FanOutFailed reaches the caller (issue 10 scope 6)."""
+    cleaned: list[str] = []
+    child_stopped = asyncio.Event()
+    hanging = asyncio.Event()
+
+    async def hang() -> None:
+        hanging.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            asyncio.get_running_loop().call_soon(child_stopped.set)
+            await child_stopped.wait()  # the cleanup needs another loop turn
+            cleaned.append("hang")
+            raise
+
+    async def boom() -> None:
+        await hanging.wait()
+        raise RuntimeError("provider down")
+
+    with pytest.raises(FanOutFailed, match="boom"):
+        await fan_out({"hang": hang, "boom": boom}, timeout=30, clock=ManualClock())
+    assert cleaned == ["hang"]
+
+
+@pytest.mark.asyncio
+async def test_cancelling_the_fan_out_cancels_and_awaits_every_leg() -> None:
+    ended: list[str] = []
+    started = asyncio.Event()
+
+    async def leg(name: str) -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped = asyncio.Event()
+            asyncio.get_running_loop().call_soon(stopped.set)
+            await stopped.wait()  # a cleanup that needs another loop turn
+            ended.append(name)
+
+    task = asyncio.ensure_future(
+        fan_out({n: functools.partial(leg, n) for n in "ab"}, timeout=30, clock=ManualClock())
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sorted(ended) == ["a", "b"]
+
+
+@pytest.mark.asyncio
+async def test_fan_out_of_no_legs_is_an_empty_answer() -> None:
+    assert await fan_out({}, timeout=1, clock=ManualClock()) == {}
