@@ -148,3 +148,39 @@ async def test_work_is_refused_outside_a_running_incarnation() -> None:
 
         with pytest.raises(ActorError, match="is not running"):
             instance[0].start_work("late", nothing)
+
+
+class StartAndCancel(Ask[None], frozen=True, kw_only=True):
+    pass
+
+
+class Eager(Actor[StartAndCancel | Done]):
+    """Starts work and cancels it in the same handler, before the work ever ran."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    async def receive(self, message: StartAndCancel | Done) -> None:
+        match message:
+            case StartAndCancel():
+
+                async def work() -> None:
+                    self.log.append("ran")
+
+                self.start_work("w", work, lambda outcome: Done(key=type(outcome).__name__))
+                assert self.cancel_work("w", "changed my mind")
+            case Done(key=kind):
+                self.log.append(kind)
+
+
+@pytest.mark.asyncio
+async def test_work_cancelled_before_its_first_step_never_runs_and_reports_cancelled() -> None:
+    log: list[str] = []
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(lambda: Eager(log), name="eager")
+        await ref.ask(StartAndCancel())
+        await wait_all_tasks_blocked()
+        assert log == ["Cancelled"]
+        assert await ref.ask(StartAndCancel()) is None  # the key is free again
+        await wait_all_tasks_blocked()
+        assert log == ["Cancelled", "Cancelled"]

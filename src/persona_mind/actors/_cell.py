@@ -9,8 +9,8 @@ and keeps the kernel's guarantees, modelled on pykka's ``_actor_loop_running`` /
   handled at that moment and every queued one;
 * anything but a refusal escaping a handler is a crash (a stray ``CancelledError``
   included), never a zombie that reports running while its asks time out;
-* background work belongs to the incarnation that started it — it runs in an anyio task
-  group the cell opens around the incarnation (``_work.WorkGroup``) —: a crash, restart or
+* background work belongs to the incarnation that started it — it runs in a task group
+  the cell opens around the incarnation (``_work.WorkGroup``) —: a crash, restart or
   stop cancels it and the group awaits it, and a newer generation than the one it was
   admitted under cancels it too;
 * a message stamped with a stale generation is dropped, counted and traced before
@@ -23,8 +23,6 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-import anyio
 
 from persona_mind.actors import _context
 from persona_mind.actors._actor import Deferred
@@ -155,7 +153,7 @@ class Cell(Generic[M]):
 
     async def _incarnate_and_loop(self) -> BaseException | None:
         self.incarnation += 1
-        async with anyio.create_task_group() as group:  # owns this incarnation's work
+        async with asyncio.TaskGroup() as group:  # owns this incarnation's work
             self.work = WorkGroup(self.name, group)
             try:
                 crash = await self._incarnation()
