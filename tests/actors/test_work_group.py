@@ -181,6 +181,6 @@ async def test_work_cancelled_before_its_first_step_never_runs_and_reports_cance
         await ref.ask(StartAndCancel())
         await wait_all_tasks_blocked()
         assert log == ["Cancelled"]
-        assert await ref.ask(StartAndCancel()) is None  # the key is free again
+        await ref.ask(StartAndCancel())  # the key is free again
         await wait_all_tasks_blocked()
         assert log == ["Cancelled", "Cancelled"]
