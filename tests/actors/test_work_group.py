@@ -184,3 +184,42 @@ async def test_work_cancelled_before_its_first_step_never_runs_and_reports_cance
         await ref.ask(StartAndCancel())  # the key is free again
         await wait_all_tasks_blocked()
         assert log == ["Cancelled", "Cancelled"]
+
+
+class Ping(Ask[str], frozen=True, kw_only=True):
+    pass
+
+
+@pytest.mark.asyncio
+async def test_work_started_by_a_failing_on_start_is_cancelled_and_awaited() -> None:
+    """on_start that starts work and then fails is a crash of that incarnation: its work
+    ends before the next incarnation starts (before: it was never cancelled and ran on
+    beside every later incarnation)."""
+    log: list[str] = []
+    attempts: list[int] = []
+
+    class Flaky(Actor[Ping]):
+        async def on_start(self) -> None:
+            attempts.append(len(attempts) + 1)
+            n = attempts[-1]
+
+            async def watch() -> None:
+                try:
+                    await asyncio.Event().wait()
+                finally:
+                    log.append(f"work {n} ended")
+
+            self.start_work("watch", watch)
+            await wait_all_tasks_blocked()  # the work is running
+            if n == 1:
+                raise RuntimeError("first start fails")
+
+        async def receive(self, message: Ping) -> str:
+            return f"{sorted(self.work_keys())} after {log}"
+
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Flaky, name="flaky")
+        await restarted(ref)
+        assert await ref.ask(Ping()) == "['watch'] after ['work 1 ended']"
+        await ref.stop()
+    assert log == ["work 1 ended", "work 2 ended"]
