@@ -223,3 +223,30 @@ async def test_work_started_by_a_failing_on_start_is_cancelled_and_awaited() -> 
         assert await ref.ask(Ping()) == "['watch'] after ['work 1 ended']"
         await ref.stop()
     assert log == ["work 1 ended", "work 2 ended"]
+
+
+@pytest.mark.asyncio
+async def test_an_on_done_that_raises_is_logged_and_the_actor_lives(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A bug in handing over an outcome never cancels the actor's loop or its other work
+    (a child failing inside a task group would cancel the group's owner)."""
+
+    class Buggy(Actor[Ping]):
+        async def receive(self, message: Ping) -> str:
+            async def quick() -> None:
+                return None
+
+            def on_done(outcome: Outcome[None]) -> Ping:
+                raise ValueError("bug in on_done")
+
+            self.start_work("quick", quick, on_done)
+            return "started"
+
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Buggy, name="buggy")
+        assert await ref.ask(Ping()) == "started"
+        await wait_all_tasks_blocked()
+        assert await ref.ask(Ping()) == "started"  # alive, same incarnation
+        assert ref.statistics().restarts == 0
+    assert "handing over the outcome of work 'quick' failed" in caplog.text

@@ -119,15 +119,26 @@ class WorkGroup:
                 outcome = Failed(key, exc)
             finally:
                 self._forget(record)
-            settle(record, outcome)
+            self._settle(settle, record, outcome)
 
         def never_ran(task: asyncio.Task[None]) -> None:
             if not record.started:  # cancelled before its first step (the group aborted)
                 self._forget(record)
-                settle(record, Cancelled(key, record.reason or "cancelled"))
+                self._settle(settle, record, Cancelled(key, record.reason or "cancelled"))
 
         record.task = self._group.create_task(run(), name=f"{kind}:{self.owner}:{key}")
         record.task.add_done_callback(never_ran)
+
+    def _settle(
+        self, settle: Callable[[Work, Outcome[T]], None], record: Work, outcome: Outcome[T]
+    ) -> None:
+        """Hand the outcome over; a bug there (an ``on_done`` that raises, or returns a
+        message outside the actor's protocol) is logged, never raised into the group —
+        where it would cancel the actor's loop and every sibling."""
+        try:
+            settle(record, outcome)
+        except Exception:
+            _log.exception("%s: handing over the outcome of work %r failed", self.owner, record.key)
 
     def _forget(self, record: Work) -> None:
         if self.works.get(record.key) is record:
