@@ -250,3 +250,27 @@ async def test_an_on_done_that_raises_is_logged_and_the_actor_lives(
         assert await ref.ask(Ping()) == "started"  # alive, same incarnation
         assert ref.statistics().restarts == 0
     assert "handing over the outcome of work 'quick' failed" in caplog.text
+
+
+class Escape(BaseException):
+    """Not an Exception, not fatal: escapes the work wrapper (as GeneratorExit could)."""
+
+
+@pytest.mark.asyncio
+async def test_a_base_exception_escaping_work_is_a_crash_and_the_actor_restarts() -> None:
+    class Leaky(Actor[Ping]):
+        async def receive(self, message: Ping) -> str:
+            async def leak() -> None:
+                raise Escape
+
+            if not self.recovered:
+                self.checkpoint("leaked once")
+                self.start_work("leak", leak)
+            return "pong"
+
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Leaky, name="leaky")
+        assert await ref.ask(Ping()) == "pong"
+        await restarted(ref)
+        assert await ref.ask(Ping()) == "pong"
+        assert ref.statistics().restarts == 1

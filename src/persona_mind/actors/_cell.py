@@ -153,15 +153,19 @@ class Cell(Generic[M]):
 
     async def _incarnate_and_loop(self) -> BaseException | None:
         self.incarnation += 1
-        async with asyncio.TaskGroup() as group:  # owns this incarnation's work
-            self.work = WorkGroup(self.name, group)
-            try:
-                crash = await self._incarnation()
-                if crash is not None:  # now, before the group's exit lets others run
-                    self._fail_pending(f"crashed: {_describe(crash)}")
-            finally:
-                await self._end_work("actor stopped")  # work started in on_start/on_stop too
-                self.work = None
+        try:
+            async with asyncio.TaskGroup() as group:  # owns this incarnation's work
+                self.work = WorkGroup(self.name, group)
+                try:
+                    crash = await self._incarnation()
+                    if crash is not None:  # now, before the group's exit lets others run
+                        self._fail_pending(f"crashed: {_describe(crash)}")
+                finally:
+                    await self._end_work("actor stopped")  # work started in on_start too
+                    self.work = None
+        except BaseExceptionGroup as failed:  # a piece of work raised past its wrapper
+            self._fail_pending(f"crashed: {_describe(failed)}")
+            return failed  # a crash like any other: the supervisor decides
         return crash
 
     async def _incarnation(self) -> BaseException | None:
