@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
 from persona_mind.actors import Actor, ActorSystem
 from persona_mind.errors import AskTimeout
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
+
+
+async def runnable_steps(count: int, record: Callable[[int], None]) -> None:
+    """A task that stays runnable for ``count`` loop iterations (the workload these tests
+    need): each step awaits a future the loop resolves on its very next iteration."""
+    loop = asyncio.get_running_loop()
+    for i in range(count):
+        record(i)
+        step: asyncio.Future[None] = loop.create_future()
+        loop.call_soon(step.set_result, None)
+        await step
 
 
 @pytest.mark.asyncio
@@ -28,12 +40,8 @@ async def test_autojump_waits_while_another_task_can_still_run() -> None:
     clock = ManualClock(autojump=True)
     steps: list[float] = []
 
-    async def busy() -> None:
-        for _ in range(50):
-            steps.append(clock.monotonic())
-            await asyncio.sleep(0)
-
-    await asyncio.gather(clock.sleep(10.0), busy())
+    busy = runnable_steps(50, lambda _: steps.append(clock.monotonic()))
+    await asyncio.gather(clock.sleep(10.0), busy)
     assert steps == [0.0] * 50
     assert clock.monotonic() == 10.0
 
@@ -42,8 +50,7 @@ async def test_autojump_waits_while_another_task_can_still_run() -> None:
 async def test_without_autojump_time_stands_still() -> None:
     clock = ManualClock()
     sleeper = asyncio.ensure_future(clock.sleep(1.0))
-    for _ in range(20):
-        await asyncio.sleep(0)
+    await wait_all_tasks_blocked()  # everything that can run has run: time did not move
     assert not sleeper.done()
     clock.advance(1.0)
     await sleeper
@@ -109,18 +116,10 @@ async def test_a_timer_message_keeps_the_generation_it_was_armed_under() -> None
 async def test_wait_all_tasks_blocked_returns_once_nothing_else_can_run() -> None:
     """A chain of tasks that keep yielding finishes before the wait returns; a task blocked
     on an event does not hold it up."""
-    from persona_mind.testing import wait_all_tasks_blocked  # noqa: PLC0415
-
     steps: list[int] = []
     gate = asyncio.Event()
-
-    async def busy() -> None:
-        for i in range(30):
-            steps.append(i)
-            await asyncio.sleep(0)
-
     blocked = asyncio.ensure_future(gate.wait())
-    worker = asyncio.ensure_future(busy())
+    worker = asyncio.ensure_future(runnable_steps(30, steps.append))
     await wait_all_tasks_blocked()
     assert steps == list(range(30))
     assert worker.done()

@@ -11,15 +11,21 @@ import pytest
 from persona_mind.actors import Actor, ActorRef, ActorSystem, ThreadBridge, fan_out
 from persona_mind.errors import ActorStopped, FanOutFailed
 from persona_mind.messages._base import Msg
-from persona_mind.testing import ManualClock, TestProbe
+from persona_mind.testing import ManualClock, TestProbe, wait_all_tasks_blocked
 
 
 @pytest.mark.asyncio
 async def test_fan_out_returns_every_result_in_leg_order() -> None:
     """When every leg succeeds, fan-in returns all results keyed and ordered like the legs."""
 
+    started: list[int] = []
+    all_in_flight = asyncio.Event()
+
     async def leg(value: int) -> int:
-        await asyncio.sleep(0)
+        started.append(value)
+        if len(started) == 3:
+            all_in_flight.set()
+        await all_in_flight.wait()  # each leg suspends until all three run at once
         return value * 10
 
     legs = {name: functools.partial(leg, v) for v, name in enumerate("abc")}
@@ -74,7 +80,7 @@ async def test_fan_out_deadline_on_the_injected_clock_cancels_everything() -> No
     task = asyncio.create_task(fan_out({"a": hang, "b": hang}, timeout=30, clock=clock))
     await asyncio.wait_for(started.wait(), 5)
     clock.advance(29.9)
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
     assert not task.done()
     clock.advance(0.1)
     with pytest.raises(FanOutFailed, match="<deadline>"):
@@ -125,9 +131,9 @@ async def test_manual_clock_sleep_resolves_when_advanced() -> None:
     """clock.sleep is virtual: it resolves exactly when time passes its deadline."""
     clock = ManualClock()
     sleeper = asyncio.create_task(clock.sleep(60))
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()  # the sleeper armed its timer
     clock.advance(59)
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
     assert not sleeper.done()
     clock.advance(1)
     await asyncio.wait_for(sleeper, 5)
@@ -149,8 +155,8 @@ async def test_thread_bridge_runs_blocking_calls_off_the_loop_in_order() -> None
         return n * 2
 
     calls = [asyncio.create_task(bridge.call(blocking, n)) for n in range(5)]
-    # the loop is not blocked: we can run here while call 0 blocks the bridge thread
-    await asyncio.sleep(0)
+    # the loop is not blocked: every task settles here while call 0 blocks the bridge thread
+    await wait_all_tasks_blocked()
     assert order == []
     release.set()
     assert await asyncio.gather(*calls) == [0, 2, 4, 6, 8]
@@ -185,3 +191,60 @@ class Relay(Actor[Ping]):
         else:
             self.done.set()
         return message.hops
+
+
+@pytest.mark.asyncio
+async def test_fan_out_failure_lets_a_cancelled_legs_cleanup_finish() -> None:
+    """A sibling is cancelled once: its cleanup awaits (as run_child awaits its child's
+    stop) and finishes before FanOutFailed reaches the caller (issue 10 scope 6)."""
+    cleaned: list[str] = []
+    child_stopped = asyncio.Event()
+    hanging = asyncio.Event()
+
+    async def hang() -> None:
+        hanging.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            asyncio.get_running_loop().call_soon(child_stopped.set)
+            await child_stopped.wait()  # the cleanup needs another loop turn
+            cleaned.append("hang")
+            raise
+
+    async def boom() -> None:
+        await hanging.wait()
+        raise RuntimeError("provider down")
+
+    with pytest.raises(FanOutFailed, match="boom"):
+        await fan_out({"hang": hang, "boom": boom}, timeout=30, clock=ManualClock())
+    assert cleaned == ["hang"]
+
+
+@pytest.mark.asyncio
+async def test_cancelling_the_fan_out_cancels_and_awaits_every_leg() -> None:
+    ended: list[str] = []
+    started = asyncio.Event()
+
+    async def leg(name: str) -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped = asyncio.Event()
+            asyncio.get_running_loop().call_soon(stopped.set)
+            await stopped.wait()  # a cleanup that needs another loop turn
+            ended.append(name)
+
+    task = asyncio.ensure_future(
+        fan_out({n: functools.partial(leg, n) for n in "ab"}, timeout=30, clock=ManualClock())
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert sorted(ended) == ["a", "b"]
+
+
+@pytest.mark.asyncio
+async def test_fan_out_of_no_legs_is_an_empty_answer() -> None:
+    assert await fan_out({}, timeout=1, clock=ManualClock()) == {}

@@ -62,8 +62,8 @@ class Worker(Actor[Begin | Ended]):
         try:
             await asyncio.Event().wait()
         finally:
-            for _ in range(5):  # cleanup that itself needs the loop several times
-                await asyncio.sleep(0)
+            # cleanup that itself needs the loop several iterations (until all else blocks)
+            await wait_all_tasks_blocked()
             self.cleaned.append("slow")
 
     def _ended(self, outcome: Outcome[None]) -> Ended:

@@ -16,7 +16,7 @@ from persona_mind.errors import (
     UnknownMessage,
 )
 from persona_mind.messages._base import Msg
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, restarted, wait_all_tasks_blocked
 from tests.actors._fixtures import (
     Block,
     Boom,
@@ -57,11 +57,13 @@ async def test_fifo_per_sender_receiver_pair() -> None:
     async with ActorSystem(clock=ManualClock()) as system:
         ref = _spawn(system, [])
 
+        turns = asyncio.Barrier(3)  # the three senders take turns every 7 messages
+
         async def sender(name: str) -> None:
             for seq in range(200):
                 ref.tell(Put(sender=name, seq=seq))
                 if seq % 7 == 0:
-                    await asyncio.sleep(0)
+                    await turns.wait()
 
         await asyncio.gather(sender("a"), sender("b"), sender("c"))
         log = await ref.ask(Log())
@@ -80,7 +82,7 @@ async def test_ask_times_out_on_the_injected_clock() -> None:
         pending = asyncio.create_task(ref.ask(Block(), timeout=2.0))
         await asyncio.wait_for(_entered(instances), 5)
         clock.advance(1.999)
-        await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         assert not pending.done()
         clock.advance(0.001)
         with pytest.raises(AskTimeout, match="did not answer Block within 2s"):
@@ -103,7 +105,8 @@ async def test_every_pending_ask_is_answered_when_the_actor_crashes() -> None:
         await asyncio.wait_for(_entered(instances), 5)
         crash = asyncio.create_task(ref.ask(Boom()))
         queued = [asyncio.create_task(ref.ask(Log())) for _ in range(5)]
-        await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
+        assert ref.statistics().queued == 6  # Boom and the five Logs wait behind Block
         gate.set()
         assert await blocked == "released"
         with pytest.raises(ActorStopped, match="crashed while handling Boom") as info:
@@ -127,9 +130,11 @@ async def test_every_pending_ask_is_answered_when_the_actor_stops() -> None:
         blocked = asyncio.create_task(ref.ask(Block()))
         await asyncio.wait_for(_entered(instances), 5)
         queued = [asyncio.create_task(ref.ask(Log())) for _ in range(3)]
-        await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
+        assert ref.statistics().queued == 3
         stopping = asyncio.create_task(ref.stop())
-        await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
+        assert ref.statistics().state == "stopping"
         gate.set()
         await stopping
         assert await blocked == "released"
@@ -269,8 +274,8 @@ async def test_background_work_is_cancelled_on_crash_and_its_outcome_dropped() -
         await asyncio.wait_for(instances[0].work_started.wait(), 5)
         with pytest.raises(ActorStopped):
             await ref.ask(Boom())
-        for _ in range(5):
-            await asyncio.sleep(0)
+        await restarted(ref)
+        await wait_all_tasks_blocked()  # an outcome of the old work would have arrived
         assert await ref.ask(Log()) == []
 
 
@@ -336,7 +341,7 @@ async def test_deferred_replies_do_not_hold_the_mailbox() -> None:
         ref = system.spawn(factory, name="deferring")
         first = asyncio.create_task(ref.ask(Slow(key="a")))
         second = asyncio.create_task(ref.ask(Slow(key="b")))
-        await asyncio.sleep(0)  # both asks are queued (tasks run in creation order)
+        await wait_all_tasks_blocked()  # both slow asks are deferred and running
         assert await ref.ask(Quick()) == "quick"  # not stuck behind the slow ones
         instances[0].gates["b"].set()
         assert await second == "b done"
@@ -351,7 +356,7 @@ async def test_deferred_work_cancelled_by_stop_answers_the_asker() -> None:
     async with ActorSystem(clock=ManualClock()) as system:
         ref = system.spawn(Deferring, name="deferring")
         pending = asyncio.create_task(ref.ask(Slow(key="a")))
-        await asyncio.sleep(0)
+        await wait_all_tasks_blocked()  # the slow ask is deferred and its work runs
         assert await ref.ask(Quick()) == "quick"
         await ref.stop()
         with pytest.raises(ActorStopped, match="cancelled"):
@@ -381,7 +386,7 @@ async def test_cancelling_the_asker_cancels_its_deferred_work() -> None:
     async with ActorSystem(clock=ManualClock()) as system:
         ref = system.spawn(Watching, name="watching")
         pending = asyncio.create_task(ref.ask(Slow(key="a")))
-        await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         assert await ref.ask(Quick()) == "quick"  # the work is running now
         pending.cancel()
         await asyncio.wait_for(cancelled.wait(), 5)

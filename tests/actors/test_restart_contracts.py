@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from persona_mind.actors import ActorRef, ActorSystem
+from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner, run_child
 from persona_mind.actors.host_bridge import HostBridgeActor, HostClient
 from persona_mind.actors.reminder import ReminderActor
@@ -26,30 +26,10 @@ from persona_mind.messages.reminder import ArmReminders, CancelReminders, GetRem
 from persona_mind.messages.runner import ListChildren
 from persona_mind.messages.store import Read
 from persona_mind.storage import Layout, StoreTarget
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, restarted, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import request
 from tests.mind.test_reminder import item
-
-
-async def restarted(ref: ActorRef[Any], times: int = 1) -> None:
-    """Until the crashed incarnation has torn down and the new one runs (messages sent
-    during the teardown are failed with the rest of the old incarnation's mailbox)."""
-    for _ in range(100_000):
-        stats = ref.statistics()
-        if stats.restarts >= times and stats.state == "running":
-            return
-        await asyncio.sleep(0)
-    raise AssertionError(f"{ref.name} did not restart: {ref.statistics()}")
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    """Yield to the loop until ``condition`` holds (bounded; the kernel moves on its own)."""
-    for _ in range(100_000):
-        if condition():
-            return
-        await asyncio.sleep(0)
-    raise AssertionError("the condition never held")
 
 
 def crash_once(
@@ -113,7 +93,7 @@ async def test_child_runner_crash_stops_its_children_and_answers_their_askers(
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
         child = asyncio.ensure_future(run_child(runner, request(rid="mid-work")))
-        await until(lambda: bool(model.calls))
+        await model.wait_calls(1)
         with pytest.raises(ActorStopped):
             await runner.ask(ListChildren())  # the crash, with a child running
         with pytest.raises(PersonaMindError):  # answered (ChildCancelled / ActorStopped)
@@ -189,22 +169,20 @@ async def test_roundtable_desk_crash_cancels_the_run_and_admits_a_new_one(
         desk = system.spawn(lambda: RoundtableDesk(lambda: runner), name="roundtables")
         start = StartRoundtable(team=TEAM, query="Q?", model="m")
         run = asyncio.ensure_future(desk.ask(start, timeout=math.inf))
-        await until(lambda: bool(model.calls))
+        await model.wait_calls(1)
         with pytest.raises(ActorStopped):
             await desk.ask(RoundtableStatus())  # the crash, mid-run
         with pytest.raises((ActorStopped, ChildError)):
             await asyncio.wait_for(run, 5)
         await restarted(desk)
-        for _ in range(50):
-            if not await runner.ask(ListChildren()):
-                break
-            await asyncio.sleep(0)
+        await wait_all_tasks_blocked()  # the cancelled run's children have unwound
         assert await runner.ask(ListChildren()) == ()  # the run's children were stopped
         status = await desk.ask(RoundtableStatus())
         assert (status.running, status.progress) == (False, None)
         second = asyncio.ensure_future(desk.ask(start, timeout=math.inf))
-        await until(lambda: len(model.calls) >= 2 or second.done())
-        assert not second.done(), second.exception()  # e.g. a reused coordinator name
+        await wait_all_tasks_blocked()  # everything in-loop: the second run started or failed
+        assert not second.done(), second.exception()
+        assert len(model.calls) >= 2  # e.g. a reused coordinator name
         assert (await desk.ask(RoundtableStatus())).running  # admitted again
         second.cancel()
         await asyncio.gather(second, return_exceptions=True)

@@ -26,6 +26,7 @@ from persona_mind.messages.host import (
 from persona_mind.runners import sidecar
 from persona_mind.runners.child import PiBackend
 from persona_mind.runners.sidecar import Sidecar
+from persona_mind.testing import wait_all_tasks_blocked
 from tests.bridge.stub_runtime import StubRuntime
 
 
@@ -227,7 +228,7 @@ async def test_failing_tool_is_an_error_response(peer: Peer) -> None:
 @pytest.mark.asyncio
 async def test_cancel_notify_cancels_a_running_tool(peer: Peer) -> None:
     ident = peer.request("tool", ToolCall(call_id="c", name="stub_slow", arguments={"text": "x"}))
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()  # the sidecar has taken the request(s) in hand
     peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=ident))))
     resp = await peer.recv()
     assert resp["id"] == ident
@@ -304,7 +305,7 @@ async def test_shutdown_answers_then_stops_the_runtime(peer: Peer) -> None:
 @pytest.mark.asyncio
 async def test_eof_stops_cleanly_and_fails_pending_work(peer: Peer) -> None:
     ident = peer.request("tool", ToolCall(call_id="c", name="stub_slow", arguments={"text": "x"}))
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()  # the sidecar has taken the request(s) in hand
     peer.side.eof()
     resp = await peer.recv()
     assert (resp["id"], resp["error"]["code"]) == (ident, "cancelled")
@@ -395,7 +396,7 @@ async def test_cancel_stops_a_hung_event_and_the_next_events_still_run(peer: Pee
     hung = peer.request("event", b.EventParams(event=BeforeAgentStart(prompt="HANG")))
     queued = peer.request("event", b.EventParams(event=BeforeAgentStart(prompt="queued")))
     later = peer.request("event", b.EventParams(event=BeforeAgentStart(prompt="later")))
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()  # the sidecar has taken the request(s) in hand
     peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=queued))))
     peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=hung))))
     first, second, third = [await peer.recv() for _ in range(3)]

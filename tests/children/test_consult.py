@@ -19,7 +19,7 @@ from persona_mind.runners.child import (
     consult_many,
     render_consult,
 )
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import team
 
@@ -133,8 +133,7 @@ async def test_sibling_consults_run_in_parallel_and_fail_independently() -> None
                 asks=[("critic", "q1"), ("tester", "q2"), ("architect", "q3")],
             )
         )
-        for _ in range(50):
-            await asyncio.sleep(0)
+        await wait_all_tasks_blocked()
         assert len(model.calls) == 3  # all three started before any time passed
         clock.advance(10.0)  # one shared 10 s window: they ran side by side
         results = await task

@@ -24,7 +24,7 @@ from persona_mind.runners.child import (
     SelectionInvalid,
     render_progress,
 )
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import persona, team
 
@@ -47,11 +47,6 @@ def scripted(clock: ManualClock, delay: float = 0.0) -> ScriptedModel:
         model.on(persona=name, phase="round2", reply=f"R2-{name}", delay=delay)
     model.on(phase="synthesis", reply=SYNTHESIS)
     return model
-
-
-async def settle(n: int = 60) -> None:
-    for _ in range(n):
-        await asyncio.sleep(0)
 
 
 def start(
@@ -110,7 +105,7 @@ async def test_rounds_run_in_parallel_and_progress_is_inspectable_without_opinio
     async with ActorSystem(clock=clock) as system:
         coord = start(system, model)
         fut = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
-        await settle()
+        await wait_all_tasks_blocked()  # the run took every step it can without time
         mid: RoundtableProgress = await coord.ask(GetRoundtableProgress())
         assert mid.phase == "independent"
         assert mid.query == "Queue or cron?"
@@ -122,7 +117,7 @@ async def test_rounds_run_in_parallel_and_progress_is_inspectable_without_opinio
         ]
         assert "read-only tools" in mid.context_policy
         clock.advance(10.0)  # both Round 1 children finish in one shared 10 s window
-        await settle()
+        await wait_all_tasks_blocked()  # the run took every step it can without time
         mid2: RoundtableProgress = await coord.ask(GetRoundtableProgress())
         assert mid2.phase == "revision"
         clock.advance(10.0)
@@ -145,7 +140,7 @@ async def test_phase_failure_cancels_siblings_and_prevents_synthesis() -> None:
     async with ActorSystem(clock=clock) as system:
         coord = start(system, model)
         fut = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
-        await settle()
+        await wait_all_tasks_blocked()  # the run took every step it can without time
         clock.advance(1.0)
         with pytest.raises(RoundtableFailed, match="round1 failed at critic") as info:
             await fut
@@ -192,7 +187,7 @@ async def test_cancel_mid_phase_stops_children_and_gives_no_synthesis() -> None:
     async with ActorSystem(clock=clock) as system:
         coord = start(system, model)
         fut = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
-        await settle()
+        await wait_all_tasks_blocked()  # the run took every step it can without time
         assert await coord.ask(CancelRoundtable(reason="user pressed Esc")) is True
         with pytest.raises(ChildCancelled, match="user pressed Esc"):
             await fut
@@ -213,7 +208,7 @@ async def test_child_deadline_fails_the_phase() -> None:
     async with ActorSystem(clock=clock) as system:
         coord = start(system, model, phase_deadline=60.0)
         fut = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
-        await settle()
+        await wait_all_tasks_blocked()  # the run took every step it can without time
         clock.advance(60.0)
         with pytest.raises(RoundtableFailed, match="did not finish within 60s"):
             await fut

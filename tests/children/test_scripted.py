@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from persona_mind.runners.child import ChildDeadlineExceeded, ChildModelError, ChildUsage
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import request
 
@@ -40,11 +40,9 @@ async def test_delay_reads_the_injected_clock(advance: float, done: bool) -> Non
     usage = ChildUsage(input_tokens=3, output_tokens=2)
     model = ScriptedModel(clock).on(reply="late", delay=5.0, usage=usage)
     task = asyncio.ensure_future(model.run(request(), lambda _: None))
-    for _ in range(10):
-        await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
     clock.advance(advance)
-    for _ in range(10):
-        await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
     assert task.done() is done
     if done:
         reply = task.result()
@@ -61,8 +59,7 @@ async def test_hang_ends_at_the_request_deadline() -> None:
     clock = ManualClock()
     model = ScriptedModel(clock).on(hang=True)
     task = asyncio.ensure_future(model.run(request(deadline=12.0), lambda _: None))
-    for _ in range(10):
-        await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
     clock.advance(12.0)
     with pytest.raises(ChildDeadlineExceeded, match="within 12s"):
         await task

@@ -171,18 +171,12 @@ async def test_a_review_runs_in_the_background_and_a_new_session_cancels_it(
     model.on(phase="worker", hang=True)
     accepted = await host.command("/mind optimize stm")
     assert "accepted" in accepted.text
-    for _ in range(500):
-        if any(c.kind == "worker" for c in model.calls):
-            break
-        await asyncio.sleep(0.01)
+    await model.wait_for(lambda m: any(c.kind == "worker" for c in m.calls))
     status = await host.command("/mind status")  # the Companion is not blocked
     assert "Mind status" in status.text
     old_session = host.session
     await host.start("new")
-    for _ in range(500):
-        if model.cancelled:
-            break
-        await asyncio.sleep(0.01)
+    await model.wait_for(lambda m: bool(m.cancelled))
     assert any(c.kind == "worker" for c in model.calls)
     assert model.cancelled
     await host.command("/persona team select software-team")

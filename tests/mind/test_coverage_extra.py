@@ -84,15 +84,17 @@ async def test_late_injection_after_scope_change_is_dropped_M_UI_5(
     assert s.service is not None
     await s.service.remember("note", "old scope fact")
     gate = asyncio.Event()
+    reading = asyncio.Event()
     real_read = store.read
 
     async def slow_read(target: Any) -> Any:
+        reading.set()
         await gate.wait()
         return await real_read(target)
 
     store.read = slow_read  # type: ignore[method-assign]
     task = asyncio.ensure_future(s.before_agent_start(BeforeAgentStart(prompt="fact")))
-    await asyncio.sleep(0)
+    await asyncio.wait_for(reading.wait(), 5)  # the injection is reading the old scope
     s.start(SessionStart(reason="new", session_id="s2", cwd=str(repo)), persona=None, generation=2)
     gate.set()
     injection = await task

@@ -22,7 +22,7 @@ from persona_mind.mind import (
     with_deadline,
 )
 from persona_mind.mind._inject import CAPS, EXCERPT_CHARS, NOTES_TOKENS, TOTAL_TOKENS
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.mind._fakestore import FakeStore
 
 
@@ -196,7 +196,7 @@ async def test_fail_open_after_deadline(clock: ManualClock) -> None:
     task = asyncio.ensure_future(with_deadline(slow, clock, 0.75))
     await started.wait()
     clock.advance(0.74)
-    await asyncio.sleep(0)
+    await wait_all_tasks_blocked()
     assert not task.done()
     clock.advance(0.01)
     assert await task is None

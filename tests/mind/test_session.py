@@ -176,15 +176,17 @@ async def test_late_capture_after_owner_change_M_CAPTURE_5_6(
     s = session(store, clock, tmp_path)
     s.start(start_event(repo), persona=ARCHITECT, generation=1)
     gate = asyncio.Event()
+    mutating = asyncio.Event()
     real_mutate = store.mutate
 
     async def slow_mutate(*args: Any, **kwargs: Any) -> Any:
+        mutating.set()
         await gate.wait()
         return await real_mutate(*args, **kwargs)
 
     store.mutate = slow_mutate  # type: ignore[method-assign]
     task = asyncio.ensure_future(s.on_input(Input(text="Remember that builds use make.")))
-    await asyncio.sleep(0)
+    await asyncio.wait_for(mutating.wait(), 5)  # the capture's write is under way
     s.start(start_event(repo, "s2"), persona=ARCHITECT, generation=2)
     gate.set()
     out = await task

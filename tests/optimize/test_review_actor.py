@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.messages.optimizer import OptimizeHistoryList, OptimizeReview
 from persona_mind.mind._errors import InvalidArgument
 from persona_mind.mind._optimize_review import REVIEW_DEADLINE, ReviewReport
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.optimize._helpers import rows, scope_for, seed
 
@@ -153,19 +152,11 @@ async def test_owner_change_cancels_the_worker_and_emits_no_report_M_OPTIMIZE_BA
         task = asyncio.ensure_future(
             ref.ask(OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL))
         )
-        for _ in range(200):
-            if model.calls:
-                break
-            await asyncio.sleep(0.01)
-        assert model.calls
+        await model.wait_calls(1)  # the worker runs (its IO went through the Store thread)
         system.advance_generation()
         with pytest.raises(StaleGeneration):
             await task
-        for _ in range(200):
-            if model.cancelled:
-                break
-            await asyncio.sleep(0.01)
-        assert model.cancelled  # the child was stopped
+        await model.wait_for(lambda m: bool(m.cancelled))  # the child was stopped
         history = await ref.ask(OptimizeHistoryList(scope=scope, tier="stm"))
         assert history == []
     assert rows(tmp_path, clock, "stm") == before
@@ -205,15 +196,6 @@ async def test_proposal_card_is_recorded_before_applying_M_OPTIMIZE_WORKER_21(
         assert outcome.status == "applied"
 
 
-async def _until(check: Callable[[], bool]) -> None:
-    """Wait (real time, bounded) for the worker to be running: IO happens on a thread."""
-    for _ in range(1000):
-        if check():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the worker never started")
-
-
 async def _timed_review(
     tmp_path: Path, clock: ManualClock, model: ScriptedModel, steps: list[float]
 ) -> ReviewReport:
@@ -225,9 +207,8 @@ async def _timed_review(
         msg = OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL)
         task = asyncio.ensure_future(ref.ask(msg, timeout=3600.0))
         for k, step in enumerate(steps):
-            await _until(lambda k=k: len(model.calls) > k)  # type: ignore[misc]
-            for _ in range(20):
-                await asyncio.sleep(0)
+            await model.wait_calls(k + 1)
+            await wait_all_tasks_blocked()  # the call armed its timers on the clock
             clock.advance(step)
         return await task
 
@@ -272,7 +253,7 @@ async def test_one_review_at_a_time_M_OPTIMIZE_BATCH_7(tmp_path: Path) -> None:
         ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
         msg = OptimizeReview(owner="s", scope=scope, target="stm", model=MODEL)
         first = asyncio.ensure_future(ref.ask(msg, timeout=3600.0))
-        await _until(lambda: bool(model.calls))
+        await model.wait_calls(1)
         with pytest.raises(InvalidArgument) as busy:
             await ref.ask(msg, timeout=3600.0)
         assert busy.value.rule == "optimize.busy"

@@ -19,6 +19,7 @@ from persona_mind.storage import (
     StoreTarget,
     lock_path,
 )
+from persona_mind.testing import wait_all_tasks_blocked
 from tests.storage.conftest import Fact
 
 
@@ -124,11 +125,9 @@ async def test_lock_wait_runs_off_the_event_loop(tmp_path: Path) -> None:
         async with ActorSystem(clock=MonotonicClock()) as system:
             client = spawn_store(system, Layout(tmp_path))
             pending = asyncio.create_task(client.mutate(target, _add("a")))
-            ticks = 0
-            for _ in range(50):  # the loop is free: other coroutines make progress
-                await asyncio.sleep(0)
-                ticks += 1
-            assert ticks == 50
+            # the loop is free: every task reaches a blocking point while the lock wait goes on
+            # (were the wait on the loop, this would not return until the lock was released)
+            await wait_all_tasks_blocked()
             assert not pending.done()  # still waiting for the other process's lock
             assert proc.stdin is not None
             proc.stdin.write("go\n")

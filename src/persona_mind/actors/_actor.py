@@ -78,12 +78,8 @@ class Deferred:
             self.future.set_exception(error)
 
     def abandon(self) -> None:
-        """The asker went away: stop the work, or tell the actor through ``on_abandoned``."""
-        if self.future.done():
-            return
-        if isinstance(self.future, asyncio.Task):
-            self.future.cancel()
-        elif self.on_abandoned is not None:
+        """The asker went away: tell the actor (``defer`` cancels its work this way)."""
+        if not self.future.done() and self.on_abandoned is not None:
             self.on_abandoned()
 
 
@@ -164,7 +160,7 @@ class Actor(Generic[M]):
         cancels it (the asker gets ``StaleGeneration``); a stop, crash or restart cancels
         it (the asker gets ``ActorStopped``).
         """
-        return Deferred(self._cell.start_deferred(key, work), key)
+        return self._cell.start_deferred(key, work)
 
     def promise(self, key: str, on_abandoned: Callable[[], None] | None = None) -> Deferred:
         """A :class:`Deferred` this actor settles itself from a later message.
@@ -180,7 +176,7 @@ class Actor(Generic[M]):
 
     def work_keys(self) -> frozenset[str]:
         """Keys of the background work still running."""
-        return frozenset(self._cell.works)
+        return self._cell.work_keys()
 
 
 class ActorStatistics(NamedTuple):

@@ -9,9 +9,10 @@ and keeps the kernel's guarantees, modelled on pykka's ``_actor_loop_running`` /
   handled at that moment and every queued one;
 * anything but a refusal escaping a handler is a crash (a stray ``CancelledError``
   included), never a zombie that reports running while its asks time out;
-* background work belongs to the incarnation that started it: a crash, restart or stop
-  cancels it *and awaits it*, and a newer generation than the one it was admitted under
-  cancels it too;
+* background work belongs to the incarnation that started it — it runs in a task group
+  the cell opens around the incarnation (``_work.WorkGroup``) —: a crash, restart or
+  stop cancels it and the group awaits it, and a newer generation than the one it was
+  admitted under cancels it too;
 * a message stamped with a stale generation is dropped, counted and traced before
   ``receive`` — except the actor's own bookkeeping (outcomes of its work).
 """
@@ -28,7 +29,7 @@ from persona_mind.actors._actor import Deferred
 from persona_mind.actors._envelope import Envelope, OwnEnvelope
 from persona_mind.actors._mailbox import Mailbox
 from persona_mind.actors._ref import ActorRef
-from persona_mind.actors._work import Cancelled, Failed, Ok, Outcome
+from persona_mind.actors._work import Cancelled, Failed, Ok, Outcome, Work, WorkGroup
 from persona_mind.errors import (
     ActorError,
     ActorStopped,
@@ -87,10 +88,8 @@ class Cell(Generic[M]):
         self._state = "new"
         self.actor: Actor[M] | None = None
         self.task: asyncio.Task[None] | None = None
-        self.works: dict[str, asyncio.Task[Any]] = {}
-        self._work_gens: dict[str, int | None] = {}
-        self._cancel_reasons: dict[str, str] = {}
-        self._stale_work: dict[str, StaleGeneration] = {}
+        self.work: WorkGroup | None = None
+        """The running incarnation's work group (``None`` between incarnations)."""
         self._promises: dict[str, Deferred] = {}
         self.saved: object | None = None
         self.incarnation = 0
@@ -100,6 +99,7 @@ class Cell(Generic[M]):
         self.restart_times: list[float] = []
         self._stopping = False
         self._next: Actor[M] | None = None
+        self._lifecycle: asyncio.Event | None = None
 
     @property
     def state(self) -> str:
@@ -135,8 +135,7 @@ class Cell(Generic[M]):
                 crash = await self._incarnate_and_loop()
                 if crash is None:
                     break
-                reason = f"{type(crash).__name__}: {crash}"
-                self._fail_pending(f"crashed: {reason}")
+                reason = _describe(crash)
                 self._trace("crash", reason)
                 if isinstance(crash, _FATAL):
                     fatal = crash
@@ -154,6 +153,22 @@ class Cell(Generic[M]):
 
     async def _incarnate_and_loop(self) -> BaseException | None:
         self.incarnation += 1
+        try:
+            async with asyncio.TaskGroup() as group:  # owns this incarnation's work
+                self.work = WorkGroup(self.name, group)
+                try:
+                    crash = await self._incarnation()
+                    if crash is not None:  # now, before the group's exit lets others run
+                        self._fail_pending(f"crashed: {_describe(crash)}")
+                finally:
+                    await self._end_work("actor stopped")  # work started in on_start too
+                    self.work = None
+        except BaseExceptionGroup as failed:  # a piece of work raised past its wrapper
+            self._fail_pending(f"crashed: {_describe(failed)}")
+            return failed  # a crash like any other: the supervisor decides
+        return crash
+
+    async def _incarnation(self) -> BaseException | None:
         try:
             actor, self._next = (self._next or self.factory()), None
             self._set_protocol(type(actor))
@@ -265,16 +280,15 @@ class Cell(Generic[M]):
         reply.set_exception(stopped)
 
     def _chain(self, deferred: Deferred, reply: asyncio.Future[Any]) -> None:
-        name, future, key = self.name, deferred.future, deferred.key
+        name, future = self.name, deferred.future
 
         def settle(done: asyncio.Future[Any]) -> None:
-            stale = self._stale_work.pop(key, None)
             if reply.done():
                 if not done.cancelled():
                     done.exception()  # retrieved: the asker went away
                 return
             if done.cancelled():
-                reply.set_exception(stale or ActorStopped(name, "its deferred work was cancelled"))
+                reply.set_exception(ActorStopped(name, "its deferred work was cancelled"))
             elif (error := done.exception()) is not None:
                 reply.set_exception(error)
             else:
@@ -333,44 +347,48 @@ class Cell(Generic[M]):
             self.trace_send(env)
         self.mailbox.put(env)
 
-    def _claim(self, key: str) -> int | None:
-        if key in self.works:
-            raise ActorError(
-                f"{self.name!r} already runs work {key!r}; cancel it or pick a new key"
-            )
-        return _context.admitted.get()
+    def _group(self) -> WorkGroup:
+        if self.work is None:
+            raise ActorError(f"{self.name!r} is not running; work starts only while it runs")
+        return self.work
 
     def start_work(
         self, key: str, work: Callable[[], Awaitable[T]], on_done: Callable[[Outcome[T]], M] | None
     ) -> None:
-        generation = self._claim(key)
+        group = self._group()
         incarnation = self.incarnation
 
-        async def run() -> None:
-            outcome: Outcome[T]
-            try:
-                outcome = Ok(key, await work())
-            except asyncio.CancelledError:
-                outcome = Cancelled(key, self._cancel_reasons.pop(key, "cancelled"))
-            except Exception as exc:
-                outcome = Failed(key, exc)
-            finally:
-                self._forget(key)
+        def settle(record: Work, outcome: Outcome[T]) -> None:
             if on_done is not None and incarnation == self.incarnation:
-                self._own(on_done(outcome), generation)
+                self._own(on_done(outcome), record.generation)
 
-        self._register(key, generation, run(), "work")
+        group.start(key, _context.admitted.get(), work, settle, "work")
 
-    def start_deferred(self, key: str, work: Callable[[], Awaitable[T]]) -> asyncio.Task[T]:
-        generation = self._claim(key)
+    def start_deferred(self, key: str, work: Callable[[], Awaitable[T]]) -> Deferred:
+        """Run ``work`` in the incarnation's group; the Deferred settles with its result
+        (cancelled: the asker gets ``ActorStopped``, or ``StaleGeneration`` if a newer
+        generation cancelled it). An asker that gives up cancels the work."""
+        group = self._group()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
-        async def run() -> T:
-            try:
-                return await work()
-            finally:
-                self._forget(key)
+        def settle(record: Work, outcome: Outcome[T]) -> None:
+            if future.done():
+                return
+            match outcome:
+                case Cancelled() if record.stale is not None:
+                    future.set_exception(record.stale)
+                case Cancelled():
+                    future.cancel()
+                case Failed(error=error):
+                    future.set_exception(error)
+                case Ok(value=value):
+                    future.set_result(value)
 
-        return self._register(key, generation, run(), "deferred")
+        group.start(key, _context.admitted.get(), work, settle, "deferred")
+        def abandoned() -> None:
+            self.cancel_work(key, "the asker went away")
+
+        return Deferred(future, key, abandoned)
 
     def promise(self, key: str, on_abandoned: Callable[[], None] | None) -> Deferred:
         if key in self._promises:
@@ -381,55 +399,41 @@ class Cell(Generic[M]):
         future.add_done_callback(lambda _: self._promises.pop(key, None))
         return deferred
 
-    def _register(
-        self, key: str, generation: int | None, coro: Awaitable[T], kind: str
-    ) -> asyncio.Task[T]:
-        task: asyncio.Task[T] = asyncio.get_running_loop().create_task(
-            coro,  # type: ignore[arg-type]  # a coroutine object
-            name=f"{kind}:{self.name}:{key}",
-        )
-        self.works[key] = task
-        self._work_gens[key] = generation
-        return task
-
-    def _forget(self, key: str) -> None:
-        self.works.pop(key, None)
-        self._work_gens.pop(key, None)
-        self._cancel_reasons.pop(key, None)
+    def work_keys(self) -> frozenset[str]:
+        return frozenset(self.work.works) if self.work is not None else frozenset()
 
     def cancel_work(self, key: str, reason: str) -> bool:
         """Cancel once: a second request while the work is still unwinding (a child being
         stopped gracefully) must not interrupt its cleanup with another CancelledError."""
-        task = self.works.get(key)
-        if task is None or task.done():
-            return False
-        if key not in self._cancel_reasons:
-            self._cancel_reasons[key] = reason
-            task.cancel()
-        return True
+        return self.work is not None and self.work.cancel(key, reason)
 
     def generation_advanced(self, generation: int) -> None:
         """Cancel work admitted under an older generation (its answer could only be stale)."""
-        if not self.bound:
-            return
-        for key, admitted in list(self._work_gens.items()):
-            if admitted is not None and admitted < generation:
-                self._stale_work[key] = StaleGeneration(self.name, admitted, generation)
-                self.cancel_work(key, f"stale generation (now {generation})")
+        if self.bound and self.work is not None:
+            self.work.cancel_stale(self.name, generation)
 
     async def _end_work(self, reason: str) -> None:
-        """Cancel every piece of work of this incarnation and wait (bounded) until it ends."""
-        tasks = [t for t in self.works.values() if not t.done()]
-        for key in list(self.works):
-            self.cancel_work(key, reason)
+        """Cancel every piece of this incarnation's work and wait (bounded) until it ends;
+        whatever outlives the grace is finished by the task group's exit."""
         self.incarnation += 1  # outcomes of the cancelled work never reach a later incarnation
-        if tasks:
-            _, pending = await asyncio.wait(tasks, timeout=STOP_GRACE)
-            for task in pending:
-                _log.warning("%s: work %s ignored cancellation", self.name, task.get_name())
+        if self.work is not None:
+            await self.work.end(reason, STOP_GRACE)
 
     # -- tracing ---------------------------------------------------------------------
+    def lifecycle_changed(self) -> asyncio.Event:
+        """An event set at this actor's next lifecycle step (start, crash, restart, stop).
+
+        The probe behind ``persona_mind.testing.wait_for_actor``: a test waits on the
+        kernel's own state change instead of polling. Lifecycle steps only, never per
+        message, so it costs the mailbox nothing."""
+        if self._lifecycle is None:
+            self._lifecycle = asyncio.Event()
+        return self._lifecycle
+
     def _trace(self, ev: EventKind, reason: str | None) -> None:
+        if self._lifecycle is not None:
+            self._lifecycle.set()
+            self._lifecycle = None
         if self.tracer.enabled:
             self.tracer.emit(ev, self.name, reason=reason, gen=self.system.generation)
 
@@ -464,3 +468,7 @@ def _cancelling() -> bool:
     """Whether the running task itself is being cancelled (not a stray CancelledError)."""
     task = asyncio.current_task()
     return task is not None and task.cancelling() > 0
+
+
+def _describe(crash: BaseException) -> str:
+    return f"{type(crash).__name__}: {crash}"

@@ -138,3 +138,13 @@ class Supervisor:
         self.stopped = True
         for child in reversed(self.children):
             await child.stop("stopped") if isinstance(child, Cell) else await child.stop()
+
+    async def settle_escalations(self) -> None:
+        """Await every escalation still running in this subtree (the system's stop does, so
+        no escalation task outlives the system that started it)."""
+        task = self._escalation
+        if task is not None and task is not asyncio.current_task() and not task.done():
+            await asyncio.gather(task, return_exceptions=True)
+        for child in self.children:
+            if isinstance(child, Supervisor):
+                await child.settle_escalations()

@@ -111,6 +111,7 @@ class ActorSystem:
             return
         self._stopped = True
         await self.root.stop()
+        await self.root.settle_escalations()
         self.tracer.close()
 
     def advance_generation(self, at_least: int = 0) -> int:

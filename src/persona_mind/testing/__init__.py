@@ -2,6 +2,8 @@
 
 * :class:`ManualClock` — virtual time; ``advance()`` fires timers in order.
 * :class:`TestProbe` — a recording actor with ``expect()``.
+* :func:`wait_for_actor` / :func:`restarted` — wait on an actor's lifecycle steps.
+* :func:`wait_all_tasks_blocked` — return once every other task is blocked.
 * :class:`SimHost` — a simulated Pi-like session around a real runtime.
 * :class:`ScriptedModel` — an in-process child backend with scripted replies.
 * :func:`fake_pi_command` / :func:`write_fake_pi` — a fake ``pi`` executable for children.
@@ -25,6 +27,8 @@ from persona_mind.testing._fake_pi import fake_pi_command as fake_pi_command
 from persona_mind.testing._fake_pi import write_fake_pi as write_fake_pi
 from persona_mind.testing._faultfs import FaultyFileSystem as FaultyFileSystem
 from persona_mind.testing._faultfs import PowerLoss as PowerLoss
+from persona_mind.testing._lifecycle import restarted as restarted
+from persona_mind.testing._lifecycle import wait_for_actor as wait_for_actor
 from persona_mind.testing._memstore import MemoryStore as MemoryStore
 from persona_mind.testing._packs import write_pack as write_pack
 from persona_mind.testing._pi import NODE_VERSION as NODE_VERSION
@@ -61,7 +65,9 @@ __all__ = (
     "pi_agent_env",
     "pi_required",
     "require_pi",
+    "restarted",
     "wait_all_tasks_blocked",
+    "wait_for_actor",
     "write_fake_pi",
     "write_pack",
 )

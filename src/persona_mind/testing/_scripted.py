@@ -15,6 +15,7 @@ model, prompt) so a test can assert what a child would have been given.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -84,6 +85,28 @@ class ScriptedModel:
         self.calls: list[ChildRequest] = []
         self.finished: list[str] = []
         self.cancelled: list[str] = []
+        self._changed: asyncio.Event | None = None
+
+    async def wait_calls(self, count: int, *, safety_net: float = 10.0) -> None:
+        """Wait until ``count`` calls have started (see :meth:`wait_for`)."""
+        await self.wait_for(lambda model: len(model.calls) >= count, safety_net=safety_net)
+
+    async def wait_for(
+        self, condition: Callable[[ScriptedModel], bool], *, safety_net: float = 10.0
+    ) -> None:
+        """Wait until ``condition(self)`` holds, re-checked at each call, finish and
+        cancellation (an event the model sets, no polling); raises ``TimeoutError`` after
+        ``safety_net`` real seconds."""
+        async with asyncio.timeout(safety_net):
+            while not condition(self):
+                if self._changed is None:
+                    self._changed = asyncio.Event()
+                await self._changed.wait()
+
+    def _note(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     @property
     def name(self) -> str:
@@ -119,6 +142,7 @@ class ScriptedModel:
 
     async def run(self, request: ChildRequest, on_progress: ProgressFn) -> ChildReply:
         self.calls.append(request)
+        self._note()
         scripted = self.reply_for(request)
         started = self.clock.monotonic()
         on_progress(_progress(request, "started"))
@@ -132,12 +156,14 @@ class ScriptedModel:
                 raise ChildDeadlineExceeded(request.label, request.deadline)
         except anyio.get_cancelled_exc_class():
             self.cancelled.append(request.request_id)
+            self._note()
             raise
         if isinstance(scripted.error, BaseException):
             raise scripted.error
         if scripted.error is not None:
             raise ChildModelError(request.label, scripted.error)
         self.finished.append(request.request_id)
+        self._note()
         on_progress(_progress(request, "usage", scripted.usage))
         return ChildReply(
             request_id=request.request_id,

@@ -1,0 +1,131 @@
+"""Kernel background-work benchmark: deferred ask round trip and a 5-leg fan-out.
+
+What issue 10 scope 6 changed: each actor incarnation's work now runs in an anyio task
+group (``actors/_work.py``) and fan-out legs in another (``actors/_fanout.py``), instead
+of bare asyncio tasks. Floors, measured in the same run, are the bare-asyncio versions of
+the same pattern: a queue server that answers each request from a task of its own
+(``create_task`` + ``Future``), and ``asyncio.gather`` over five created tasks. Targets:
+deferred ask ≤ 2.5× its floor (the plain ask's 2× plus the task group's per-task cost),
+fan-out ≤ 3× its floor (a fan-out also arms a deadline on the clock and cancels/awaits
+legs on failure; it runs once per round-table phase, next to child processes).
+
+    python bench/work.py [--json] [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as `python bench/work.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._report import Result, emit, median_of, parse_args
+from persona_mind.actors import Actor, ActorSystem, fan_out
+from persona_mind.messages._base import Ask
+
+LEGS = 5
+
+
+class Job(Ask[int], frozen=True, kw_only=True):
+    n: int
+
+
+class Deferrer(Actor[Job]):
+    def __init__(self) -> None:
+        self.seq = 0
+
+    async def receive(self, message: Job) -> object:
+        self.seq += 1
+
+        async def work() -> int:
+            return message.n
+
+        return self.defer(f"job-{self.seq}", work)
+
+
+async def _floor_deferred(n: int) -> float:
+    queue: asyncio.Queue[tuple[int, asyncio.Future[int]]] = asyncio.Queue()
+    running: set[asyncio.Task[None]] = set()
+
+    async def answer(value: int, fut: asyncio.Future[int]) -> None:
+        fut.set_result(value)
+
+    async def server() -> None:
+        while True:
+            value, fut = await queue.get()
+            task = asyncio.create_task(answer(value, fut))
+            running.add(task)
+            task.add_done_callback(running.discard)
+
+    server_task = asyncio.create_task(server())
+    loop = asyncio.get_running_loop()
+    start = time.perf_counter()
+    for i in range(n):
+        fut: asyncio.Future[int] = loop.create_future()
+        queue.put_nowait((i, fut))
+        await fut
+    elapsed = time.perf_counter() - start
+    server_task.cancel()
+    return elapsed / n * 1e6
+
+
+async def _kernel_deferred(n: int) -> float:
+    async with ActorSystem() as system:
+        ref = system.spawn(Deferrer, name="deferrer")
+        await ref.ask(Job(n=0))
+        msg = Job(n=1)
+        start = time.perf_counter()
+        for _ in range(n):
+            await ref.ask(msg)
+        return (time.perf_counter() - start) / n * 1e6
+
+
+async def _leg(value: int) -> int:
+    return value
+
+
+async def _floor_fan_out(n: int) -> float:
+    start = time.perf_counter()
+    for _ in range(n):
+        await asyncio.gather(*(asyncio.create_task(_leg(i)) for i in range(LEGS)))
+    return (time.perf_counter() - start) / n * 1e6
+
+
+async def _kernel_fan_out(n: int) -> float:
+    legs = {f"leg{i}": (lambda i=i: _leg(i)) for i in range(LEGS)}
+    start = time.perf_counter()
+    for _ in range(n):
+        await fan_out(legs, timeout=60)
+    return (time.perf_counter() - start) / n * 1e6
+
+
+def _run(coro_fn: Any, n: int, samples: int) -> float:
+    return median_of(samples, lambda: asyncio.run(coro_fn(n)))
+
+
+def main() -> None:
+    args = parse_args(__doc__ or "")
+    samples = 3 if args.quick else 5
+    asks, fans = (1_000, 300) if args.quick else (10_000, 3_000)
+    floor_deferred = _run(_floor_deferred, asks, samples)
+    kernel_deferred = _run(_kernel_deferred, asks, samples)
+    floor_fan = _run(_floor_fan_out, fans, samples)
+    kernel_fan = _run(_kernel_fan_out, fans, samples)
+    d_ratio, f_ratio = kernel_deferred / floor_deferred, kernel_fan / floor_fan
+    emit(
+        [
+            Result("deferred ask round trip", kernel_deferred, "us", floor_deferred, d_ratio,
+                   "<= 2.5x", d_ratio <= 2.5),
+            Result(f"fan-out of {LEGS} legs", kernel_fan, "us", floor_fan, f_ratio,
+                   "<= 3.0x", f_ratio <= 3.0),
+        ],
+        args.json,
+    )
+
+
+if __name__ == "__main__":
+    main()
