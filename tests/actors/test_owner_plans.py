@@ -22,8 +22,8 @@ from persona_mind.messages.owner import (
 )
 from persona_mind.persona import Plan, PlanRefused
 from persona_mind.persona._plans import MAX_PLANS_PER_SESSION, new_plan
-from persona_mind.testing import ManualClock
-from tests.actors.test_restart_contracts import crash_once, restarted
+from persona_mind.testing import ManualClock, restarted
+from tests.actors.test_restart_contracts import crash_once
 
 
 def plan(session: str = "s1", action: str = "pack.install", shown_at: int = 0) -> Plan:

@@ -228,11 +228,8 @@ async def test_aborting_the_tool_call_stops_the_round_table_and_its_children(
     model.on(phase="round1", hang=True)
     await ask(host)
     running = asyncio.ensure_future(host.call_tool("persona_roundtable", call()))
-    for _ in range(500):
-        await asyncio.sleep(0)
-        if len(model.calls) == len(PICKS):
-            break
-    assert len(model.calls) == len(PICKS)  # both Round 1 children started
+    await model.wait_calls(len(PICKS))  # both Round 1 children started
+    assert len(model.calls) == len(PICKS)
     running.cancel()
     with pytest.raises(asyncio.CancelledError):
         await running
