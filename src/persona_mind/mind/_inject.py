@@ -32,8 +32,8 @@ from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._fusion import Fusion, explain, task_scores
 from persona_mind.mind._model import BacklogItem, Fact, Tier
 from persona_mind.mind._ranker import LEXICAL, RankerStatus, Semantic
-from persona_mind.mind._retrieval import FactIndex, Ranked
-from persona_mind.mind._text import collapse_ws, index_terms
+from persona_mind.mind._retrieval import FactIndex, Ranked, query_terms
+from persona_mind.mind._text import collapse_ws
 
 __all__ = (
     "CAPS",
@@ -195,8 +195,10 @@ def _ordered(
     """
     prio: list[_Cand] = []
     rest: list[_Cand] = []
-    qtokens = frozenset(index_terms(prompt))
+    qtokens = query_terms(prompt)[1]
     for label, index in indexes:
+        if not len(index):  # an empty tier has no candidate (and costs no scoring)
+            continue
         scored, sims = task_scores(index, prompt, semantic, want + PRIORITY_SLOTS, fusion)
         hits = scored.keys() & index.priority_set
         facts = index.facts
