@@ -39,7 +39,7 @@ if __package__ in (None, ""):  # run as `python bench/bridge.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._bigstore import write_big_store
-from bench._report import Result, emit, median_of, parse_args
+from bench._report import Result, emit, parse_args
 
 REPO = Path(__file__).resolve().parent.parent
 STUB = f"{REPO / 'tests' / 'bridge' / 'stub_runtime.py'}:StubRuntime"
@@ -163,8 +163,16 @@ def _hook(
             _steady(side)
         _round_trips(side, n // 5 + 1, through_sidecar=True)  # warm up both
         _round_trips(echo, n // 5 + 1, through_sidecar=False)
-        bridge = median_of(rounds, lambda: _round_trips(side, n, through_sidecar=True))
-        floor = median_of(rounds, lambda: _round_trips(echo, n, through_sidecar=False))
+        # interleaved round by round, so a noisy neighbour hits the value and its floor alike
+        pairs = [
+            (
+                _round_trips(side, n, through_sidecar=True),
+                _round_trips(echo, n, through_sidecar=False),
+            )
+            for _ in range(rounds)
+        ]
+        bridge = statistics.median(p[0] for p in pairs)
+        floor = statistics.median(p[1] for p in pairs)
     finally:
         side.close()
         echo.close()
