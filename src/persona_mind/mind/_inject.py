@@ -242,6 +242,11 @@ class _Section:
     used: int = 0
     lines: list[str] = field(default_factory=list)
     items: list[PlannedItem] = field(default_factory=list)
+    head: int = 0
+    """Bytes of this section's heading line (set once, paid with its first entry)."""
+
+    def __post_init__(self) -> None:
+        self.head = _nbytes(f"## {self.heading}\n")
 
 
 def _line(label: str, fact: Fact) -> tuple[str, bool]:
@@ -263,7 +268,7 @@ def _line(label: str, fact: Fact) -> tuple[str, bool]:
 
 def _admit_next(budget: _Budget, sec: _Section) -> bool:
     """Admit this section's next candidate that is safe and fits whole; False if none."""
-    head = _nbytes(f"## {sec.heading}\n")
+    head = sec.head
     while sec.pos < len(sec.cands) and len(sec.items) < sec.cap:
         label, ranked, index = sec.cands[sec.pos]
         sec.pos += 1
