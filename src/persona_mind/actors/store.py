@@ -3,7 +3,8 @@
 Why an actor around :class:`~persona_mind.storage.FileStore`: in-process mutations are
 ordered by the mailbox (no in-process locks), and blocking IO (lock waits, fsync, rename)
 runs on one :class:`~persona_mind.actors.ThreadBridge` thread — the process's one serial
-executor for blocking IO.
+executor for blocking IO. A read of files inotify vouches unchanged since the Store last read
+them is answered from memory without that hop (``storage/_engine_watch.py``, issue 10).
 
 Generations are the kernel's: a ``Mutate`` stamped with a stale generation never reaches
 ``receive``, and the generation the message was admitted under is handed to the engine,
