@@ -167,3 +167,26 @@ async def test_injected_file_system_reads_every_time(
         for _ in range(3):
             await client.read(target)
         assert len(engine_reads) == 3
+
+
+@pytest.mark.asyncio
+async def test_store_directory_that_is_also_on_the_way_to_another(
+    tmp_path: Path, engine_reads: list[Path]
+) -> None:
+    """One directory, two roles: it holds a store and lies on the way down to another.
+    The kernel keeps one watch per directory; both roles must keep their events."""
+    async with ActorSystem(clock=MonotonicClock()) as system:
+        client = spawn_store(system, tmp_path)
+        upper = StoreTarget(path=tmp_path / "persona-mind" / "a.json", entry_type=Fact)
+        lower = _target(tmp_path)
+        await client.mutate(upper, _put(["a"]))
+        await client.mutate(lower, _put(["b"]))
+        snap = await client.read(upper)  # watches persona-mind/ as a store's directory
+        assert _ids(await client.read(lower)) == ["b"]  # ... and as a way down
+        calls = len(engine_reads)
+        assert _ids(await client.read(upper)) == ["a"]
+        assert _ids(await client.read(lower)) == ["b"]
+        assert len(engine_reads) == calls  # both answered from memory
+        assert snap is not None
+        _rewrite_in_place(upper.path, msgspec.structs.replace(snap, entries=(Fact(id="e"),)))
+        assert _ids(await client.read(upper)) == ["e"]

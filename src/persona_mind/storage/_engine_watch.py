@@ -61,6 +61,7 @@ _IN_Q_OVERFLOW = 0x00004000
 _IN_IGNORED = 0x00008000
 _IN_ONLYDIR = 0x01000000
 _IN_DONT_FOLLOW = 0x02000000
+_IN_MASK_ADD = 0x20000000  # one watch per directory: a store's and a way-down role add up
 _LEAF_MASK = (
     _IN_MODIFY
     | _IN_ATTRIB
@@ -73,6 +74,7 @@ _LEAF_MASK = (
     | _IN_MOVE_SELF
     | _IN_ONLYDIR
     | _IN_DONT_FOLLOW
+    | _IN_MASK_ADD
 )
 """A store's own directory: any change of any entry in it (temps, renames, markers)."""
 _ANCESTOR_MASK = (
@@ -85,6 +87,7 @@ _ANCESTOR_MASK = (
     | _IN_ATTRIB
     | _IN_ONLYDIR
     | _IN_DONT_FOLLOW
+    | _IN_MASK_ADD
 )
 """A directory above it: an entry on the way to a store appearing, going or being replaced."""
 _GONE = _IN_DELETE_SELF | _IN_MOVE_SELF | _IN_IGNORED
@@ -156,10 +159,11 @@ class FreshReads:
         self._events: dict[Path, int] = {}  # leaf directory -> events seen
         self._fresh: dict[Path, tuple[type[Any], int, Snapshot[Any] | None]] = {}
         self._local: dict[Path, bool] = {}  # leaf directory -> on a local file system
+        self._failed = False  # reading the events failed: every read takes the hop
 
     @property
     def enabled(self) -> bool:
-        return self._fd >= 0
+        return self._fd >= 0 and not self._failed
 
     def close(self) -> None:
         """Close the inotify instance (call off the loop: closing waits a kernel grace period)."""
@@ -178,6 +182,8 @@ class FreshReads:
         if self._fd < 0 or not self._fresh:
             return [MISS] * len(targets)
         self._drain()
+        if self._failed:
+            return [MISS] * len(targets)
         out: list[object] = []
         for target in targets:
             hit = self._fresh.get(target.path)
@@ -209,10 +215,15 @@ class FreshReads:
                 self._events.setdefault(directory, 0)
             if wd < 0:
                 continue  # a store directory not created yet: watched from above
-            self._dir_of[wd] = (directory, child is None)
+            # the kernel has one watch per directory: a store's directory may also be on
+            # the way down to another store, and then it is both (the masks add up)
+            known = self._dir_of.get(wd)
+            self._dir_of[wd] = (directory, child is None or (known is not None and known[1]))
             if child is not None:
                 self._names.setdefault(wd, set()).add(child)
         self._drain()
+        if self._failed:
+            return
         for target, before, usable, snap in zip(
             targets, ticket.counts, watched.usable, snapshots, strict=True
         ):
@@ -226,7 +237,11 @@ class FreshReads:
         while True:
             try:
                 buf = os.read(self._fd, 64 * 1024)
-            except (BlockingIOError, OSError):
+            except BlockingIOError:
+                return
+            except OSError:  # never expected: vouch for nothing from now on
+                self._failed = True
+                self._forget_all()
                 return
             offset = 0
             while offset + _EVENT.size <= len(buf):
@@ -243,18 +258,18 @@ class FreshReads:
         if known is None:  # never expected (``admit`` registers before it drains): be safe
             self._forget_all()
             return
-        directory, leaf = known
-        if mask & _GONE:
+        if mask & _GONE:  # a watched directory moved, deleted or unwatched: start over
             self._dir_of.pop(wd, None)
             self._names.pop(wd, None)
-        if leaf and not mask & _GONE:
+            self._forget_all()
+            return
+        directory, leaf = known
+        if leaf:  # any change in a store's own directory
             self._events[directory] = self._events.get(directory, 0) + 1
             for path in [p for p in self._fresh if p.parent == directory]:
                 del self._fresh[path]
-            return
-        if not leaf and not mask & _GONE and name not in self._names.get(wd, ()):
-            return  # a sibling of the way down (another file in the agent directory)
-        self._forget_all()
+        if name in self._names.get(wd, ()):  # a directory on the way down changed
+            self._forget_all()
 
     def _forget_all(self) -> None:
         for directory in self._events:
