@@ -23,15 +23,26 @@ _WORDS = [
 
 
 def write_big_store(
-    agent_dir: Path, cwd: Path, *, facts: int = 19_000, seed: int = 15, home: Path | None = None
+    agent_dir: Path,
+    cwd: Path,
+    *,
+    facts: int = 19_000,
+    seed: int = 15,
+    home: Path | None = None,
+    row_bytes: int | None = None,
 ) -> int:
-    """Write ``facts`` project facts for ``cwd``; returns the file size (≤ 16 MiB)."""
+    """Write ``facts`` project facts for ``cwd``; returns the file size (≤ 16 MiB).
+
+    ``row_bytes`` sizes each row (default: as large as fills the 16 MiB limit); the bridge
+    benchmark's 1,000-fact store uses rows of a typical remembered fact (~400 bytes).
+    """
     rng = random.Random(seed)
     project = find_project(cwd, home)
     assert project is not None, f"{cwd} is not a project (home?)"
     scope = MindScope(agent_dir, None, project)
     target = scope.fact_target("project")
-    budget = (MAX_STORE_BYTES - 64 * 1024) // facts  # bytes per row, JSON overhead included
+    # bytes per row, JSON overhead included
+    budget = row_bytes if row_bytes is not None else (MAX_STORE_BYTES - 64 * 1024) // facts
     rows = []
     for i in range(facts):
         words: list[str] = []

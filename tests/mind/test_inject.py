@@ -207,6 +207,17 @@ async def test_fail_open_after_deadline(clock: ManualClock) -> None:
     assert await with_deadline(fast, clock, 0.75) == "plan"
 
 
+@pytest.mark.asyncio
+async def test_deadline_does_not_swallow_the_works_own_timeout(clock: ManualClock) -> None:
+    """Only the deadline itself fails open; a TimeoutError the work raises is the caller's."""
+
+    async def times_out() -> str:
+        raise TimeoutError("the work's own")
+
+    with pytest.raises(TimeoutError, match="the work's own"):
+        await with_deadline(times_out, clock, 0.75)
+
+
 def test_long_ltm_does_not_starve_other_sections_M_INJECT_2() -> None:
     long = "memo " * 400  # every excerpt is clipped to 700 characters
     idx = {

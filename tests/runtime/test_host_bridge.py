@@ -108,3 +108,25 @@ async def test_requests_reach_the_host_in_order_and_a_failure_is_not_a_crash() -
         assert port.seen == ["entry:a", "notify:fails", "notify:after", "read", "reload"]
         assert entries == (CustomEntry(custom_type="x", data=4),)
         assert ref.statistics().restarts == 0
+
+
+@pytest.mark.asyncio
+async def test_flush_asks_only_when_something_was_told_since_the_last_flush() -> None:
+    """Issue 10: the facade flushes after every call; a call that told the host nothing
+    costs no ask, and one that did still waits until the host has performed it."""
+    port = Recording()
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(lambda: HostBridgeActor(port), name="host-bridge")
+        host = HostClient(ref)
+        await host.flush()
+        await host.flush()
+        assert ref.statistics().delivered == 0  # nothing told: no Flush reached the bridge
+        await host.notify("one")
+        await host.flush()  # waits for the notify to be performed
+        assert port.seen == ["notify:one"]
+        delivered = ref.statistics().delivered
+        await host.flush()
+        assert ref.statistics().delivered == delivered  # nothing new since that flush
+        await host.set_status("k", "v")
+        await host.flush()
+        assert port.seen == ["notify:one", "status"]

@@ -184,37 +184,52 @@ class HostClient:
 
     def __init__(self, ref: ActorRef[HostBridgeMsg]) -> None:
         self.ref = ref
+        self._sent = 0  # requests told through this client
+        self._flushed = 0  # of which a completed flush has seen performed
+
+    def _tell(self, message: HostBridgeMsg) -> None:
+        self._sent += 1
+        self.ref.tell(message)
 
     async def register_tools(self, tools: Sequence[ToolSpec]) -> None:
-        self.ref.tell(RegisterTools(tools=tuple(tools)))
+        self._tell(RegisterTools(tools=tuple(tools)))
 
     async def register_commands(self, commands: Sequence[CommandSpec]) -> None:
-        self.ref.tell(RegisterCommands(commands=tuple(commands)))
+        self._tell(RegisterCommands(commands=tuple(commands)))
 
     async def append_entry(self, custom_type: str, data: Any) -> None:
-        self.ref.tell(AppendEntry(custom_type=custom_type, data=data))
+        self._tell(AppendEntry(custom_type=custom_type, data=data))
 
     async def branch_entries(self) -> Sequence[CustomEntry]:
         return await self.ref.ask(BranchEntries(), timeout=60.0)
 
     async def notify(self, text: str, level: NotifyLevel = "info") -> None:
-        self.ref.tell(Notify(text=text, level=level))
+        self._tell(Notify(text=text, level=level))
 
     async def set_status(self, key: str, text: str | None) -> None:
-        self.ref.tell(SetStatus(key=key, text=text))
+        self._tell(SetStatus(key=key, text=text))
 
     async def display(self, message: DisplayMessage) -> None:
-        self.ref.tell(Display(message=message))
+        self._tell(Display(message=message))
 
     async def send_user_message(self, text: str) -> None:
-        self.ref.tell(SendUserMessage(text=text))
+        self._tell(SendUserMessage(text=text))
 
     async def tool_update(self, call_id: str, text: str, details: Any = None) -> None:
         self.ref.tell(ToolUpdate(call_id=call_id, text=text, details=details))
 
     async def request_reload(self) -> None:
-        self.ref.tell(RequestReload())
+        self._tell(RequestReload())
 
     async def flush(self) -> None:
-        """Wait until every request made so far has been performed."""
+        """Wait until every request made so far has been performed.
+
+        No ask when nothing was told since the last completed flush (every host request of
+        the runtime goes through this one client): most turns make no host request, and the
+        facade flushes after every call (issue 10, ``before_agent_start``).
+        """
+        sent = self._sent
+        if sent == self._flushed:
+            return
         await self.ref.ask(Flush(), timeout=600.0)
+        self._flushed = max(self._flushed, sent)

@@ -7,7 +7,9 @@ executor for blocking IO. ``RunIO`` brings the rest of the process's blocking wo
 that thread (``Runtime.offload``): the pack store's writes and reads (Persona), Mind index
 builds. A job running there must never wait on the Store (it would wait on itself): an ask
 to this Store made from inside one of its jobs is refused at once with
-:class:`StoreReentry` instead of hanging until its timeout.
+:class:`StoreReentry` instead of hanging until its timeout. A read of files inotify vouches
+unchanged since the Store last read them is answered from memory without that hop
+(``storage/_engine_watch.py``, issue 10).
 
 Generations are the kernel's: a ``Mutate`` stamped with a stale generation never reaches
 ``receive``, and the generation the message was admitted under is handed to the engine,
@@ -48,6 +50,7 @@ from persona_mind.messages.store import (
 
 if TYPE_CHECKING:
     from persona_mind.storage import FileStore, FileSystem, Layout, Mutation, Snapshot, Stored
+    from persona_mind.storage._engine_watch import FreshReads
     from persona_mind.storage.port import StoreTarget
 
 __all__ = (
@@ -125,6 +128,7 @@ class StoreActor(Actor[StoreMsg]):
         self._lock_timeout = lock_timeout
         self._engine: FileStore | None = None
         self.bridge: ThreadBridge | None = None
+        self._fresh: FreshReads | None = None
 
     @property
     def engine(self) -> FileStore:
@@ -142,6 +146,10 @@ class StoreActor(Actor[StoreMsg]):
             )
             engine.wall = self.clock.wall
             self._engine = engine
+            if self._fs is None:  # the kernel's events describe only the real file system
+                from persona_mind.storage._engine_watch import FreshReads  # noqa: PLC0415
+
+                self._fresh = FreshReads(layout.agent_dir if layout is not None else None)
         return self._engine
 
     def _io(self) -> ThreadBridge:
@@ -152,6 +160,9 @@ class StoreActor(Actor[StoreMsg]):
     async def on_stop(self) -> None:
         if self.bridge is not None:
             bridge, self.bridge = self.bridge, None
+            if self._fresh is not None:  # closing an inotify instance waits in the kernel
+                fresh, self._fresh = self._fresh, None
+                await bridge.call(fresh.close)
             await bridge.aclose()
 
     async def receive(self, message: StoreMsg) -> object:
@@ -159,9 +170,9 @@ class StoreActor(Actor[StoreMsg]):
         on_thread = self._on_thread
         match message:
             case Read(target=target):
-                return await bridge.call(on_thread, engine.read, target)
+                return (await self._read(engine, bridge, (target,)))[0]
             case ReadMany(targets=targets):
-                return await bridge.call(on_thread, lambda: tuple(engine.read(t) for t in targets))
+                return await self._read(engine, bridge, targets)
             case ReadStored(target=target):
                 return await bridge.call(on_thread, engine.read_stored, target)
             case Repair(target=target):
@@ -177,7 +188,7 @@ class StoreActor(Actor[StoreMsg]):
             case _:
                 assert_never(message)
 
-    def _on_thread(self, fn: Callable[..., object], *args: object) -> object:
+    def _on_thread(self, fn: Callable[..., R], *args: object) -> R:
         """Run ``fn`` on the IO thread marked as this Store's (see :class:`StoreReentry`)."""
         token = _ON_IO_THREAD.set(self.ref)
         try:
@@ -192,6 +203,33 @@ class StoreActor(Actor[StoreMsg]):
             raise  # a domain refusal goes back to the asker as it is
         except Exception as exc:  # the job's own failure (an OSError, a bug): not a Store crash
             raise IOJobFailed(message.purpose, exc) from exc
+
+    async def _read(
+        self, engine: FileStore, bridge: ThreadBridge, targets: Sequence[StoreTarget[Any]]
+    ) -> tuple[Snapshot[Any] | None, ...]:
+        """The snapshots, from memory while inotify vouches nothing changed (issue 10: a
+        turn's injection then costs no hop to the IO thread), else read on the IO thread."""
+        fresh = self._fresh
+        if fresh is None:
+            return await bridge.call(
+                self._on_thread, lambda: tuple(engine.read(t) for t in targets)
+            )
+        from persona_mind.storage._engine_watch import MISS  # noqa: PLC0415 - loaded with it
+
+        found = fresh.lookup(targets)
+        todo = [t for t, snap in zip(targets, found, strict=True) if snap is MISS]
+        if todo:
+            ticket = fresh.ticket(todo)
+
+            def work() -> tuple[Any, tuple[Snapshot[Any] | None, ...]]:
+                watched = fresh.watch(todo)  # before the read: a write after it is an event
+                return watched, tuple(engine.read(t) for t in todo)
+
+            watched, snaps = await bridge.call(self._on_thread, work)
+            fresh.admit(ticket, watched, todo, snaps)
+            read = iter(snaps)
+            found = [next(read) if snap is MISS else snap for snap in found]
+        return cast("tuple[Snapshot[Any] | None, ...]", tuple(found))
 
     def _with_engine(self, message: WithEngine) -> object:
         try:

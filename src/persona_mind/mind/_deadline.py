@@ -7,7 +7,6 @@ caller discloses the skip.  Time comes from the injected clock so tests advance 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -25,18 +24,25 @@ async def with_deadline(work: Callable[[], Awaitable[T]], clock: Clock, seconds:
     the caller discloses the skip.  Time comes from the injected clock so tests can advance
     it; a purely synchronous stretch of ``work`` cannot be pre-empted, only its awaits.
     """
-    task = asyncio.ensure_future(work())
-    timer = asyncio.ensure_future(clock.sleep(seconds))
+    # Inline in the caller's task under a timeout scope the clock's timer expires — not a
+    # task for the work plus a task for the timer joined by ``asyncio.wait``: a turn is a
+    # handful of loop iterations instead of a dozen (issue 10, ``before_agent_start``).
+    loop = asyncio.get_running_loop()
+    fired = False
     try:
-        done, _ = await asyncio.wait({task, timer}, return_when=asyncio.FIRST_COMPLETED)
-    except BaseException:
-        task.cancel()  # the caller was cancelled: never leave the work running orphaned
-        raise
-    finally:
-        timer.cancel()
-    if task in done:
-        return task.result()
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
-    return None
+        async with asyncio.timeout(None) as scope:
+
+            def expire() -> None:
+                nonlocal fired
+                fired = True
+                scope.reschedule(loop.time())
+
+            handle = clock.call_later(seconds, expire)
+            try:
+                return await work()
+            finally:
+                handle.cancel()
+    except TimeoutError:
+        if not fired:
+            raise  # the work's own TimeoutError, not our deadline
+        return None

@@ -32,8 +32,8 @@ from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._fusion import Fusion, explain, task_scores
 from persona_mind.mind._model import BacklogItem, Fact, Tier
 from persona_mind.mind._ranker import LEXICAL, RankerStatus, Semantic
-from persona_mind.mind._retrieval import FactIndex, Ranked
-from persona_mind.mind._text import collapse_ws, index_terms
+from persona_mind.mind._retrieval import FactIndex, Ranked, query_terms
+from persona_mind.mind._text import collapse_ws
 
 __all__ = (
     "CAPS",
@@ -195,8 +195,10 @@ def _ordered(
     """
     prio: list[_Cand] = []
     rest: list[_Cand] = []
-    qtokens = frozenset(index_terms(prompt))
+    qtokens = query_terms(prompt)[1]
     for label, index in indexes:
+        if not len(index):  # an empty tier has no candidate (and costs no scoring)
+            continue
         scored, sims = task_scores(index, prompt, semantic, want + PRIORITY_SLOTS, fusion)
         hits = scored.keys() & index.priority_set
         facts = index.facts
@@ -240,6 +242,11 @@ class _Section:
     used: int = 0
     lines: list[str] = field(default_factory=list)
     items: list[PlannedItem] = field(default_factory=list)
+    head: int = 0
+    """Bytes of this section's heading line (set once, paid with its first entry)."""
+
+    def __post_init__(self) -> None:
+        self.head = _nbytes(f"## {self.heading}\n")
 
 
 def _line(label: str, fact: Fact) -> tuple[str, bool]:
@@ -261,7 +268,7 @@ def _line(label: str, fact: Fact) -> tuple[str, bool]:
 
 def _admit_next(budget: _Budget, sec: _Section) -> bool:
     """Admit this section's next candidate that is safe and fits whole; False if none."""
-    head = _nbytes(f"## {sec.heading}\n")
+    head = sec.head
     while sec.pos < len(sec.cands) and len(sec.items) < sec.cap:
         label, ranked, index = sec.cands[sec.pos]
         sec.pos += 1

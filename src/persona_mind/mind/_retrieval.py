@@ -12,6 +12,7 @@ name the fact's own words.  The semantic signal is fused in by the planner
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections import Counter
@@ -112,6 +113,17 @@ FREEZE_MIN_DOCS = 5_000
 
 MAX_INCREMENTAL = 64
 """Above this many changed rows an update rebuilds the index from scratch."""
+
+
+@functools.lru_cache(maxsize=16)
+def query_terms(query: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A prompt's distinct index terms, sorted, and as a set (memoised per prompt).
+
+    One plan ranks the same prompt against every tier, and each ranking tokenised and
+    stemmed it again; a turn now does that once (issue 10, ``before_agent_start``).
+    """
+    terms = frozenset(index_terms(query))
+    return tuple(sorted(terms)), terms
 
 
 @dataclass(slots=True, eq=False, weakref_slot=True)
@@ -289,7 +301,7 @@ class FactIndex:
         """BM25 score of every document sharing a token with ``query``."""
         out: dict[int, float] = {}
         get = out.get
-        for tok in sorted(set(index_terms(query))):
+        for tok in query_terms(query)[0]:
             if tok not in self.postings:
                 continue
             for doc, gain in self.weighted(tok):
@@ -334,7 +346,7 @@ class FactIndex:
             else:
                 pool = set()
             matched = sorted(pool, key=key)[:limit]
-        qtokens = frozenset(index_terms(query))
+        qtokens = query_terms(query)[1]
         out = [self.ranked(d, qtokens, scored) for d in matched]
         if limit is not None and len(out) >= limit:
             return out

@@ -16,6 +16,7 @@ STM or backlog targets.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,26 +66,17 @@ class MindScope:
         return self.project is None
 
     def fact_target(self, tier: Tier) -> StoreTarget[Fact]:
-        """The store file of ``tier``; refuses tiers this scope does not have."""
-        layout = self.layout
-        if tier == "shared":
-            return StoreTarget(layout.shared_ltm, Fact, lock="memory")
-        if tier == "persona":
-            if self.persona is None:
-                raise AccessRefused(
-                    "scope.no_persona",
-                    "no persona is active, so there is no persona memory; select a persona "
-                    "or use tier 'project' or 'shared'",
-                )
-            return StoreTarget(layout.ltm(self.persona), Fact, lock="memory")
-        project = self._require_project(tier)
-        path = layout.project(project.root) if tier == "project" else layout.stm(project.root)
-        return StoreTarget(path, Fact, lock="memory")
+        """The store file of ``tier``; refuses tiers this scope does not have.
+
+        Memoised per (scope, tier): a turn asks for every tier's target several times and
+        building one (slugging, hashing the project root, joining paths) cost more than
+        ranking a small store (issue 10, ``before_agent_start`` budget).
+        """
+        return _fact_target(self, tier)
 
     def backlog_target(self) -> StoreTarget[BacklogItem]:
         """The project's backlog file (refused in home)."""
-        project = self._require_project("backlog")
-        return StoreTarget(self.layout.backlog(project.root), BacklogItem, lock="backlog")
+        return _backlog_target(self)
 
     def tiers(self) -> tuple[Tier, ...]:
         """The tiers this scope can read, in injection order."""
@@ -105,3 +97,27 @@ class MindScope:
                 "'persona'/'shared'",
             )
         return self.project
+
+
+@functools.lru_cache(maxsize=256)
+def _fact_target(scope: MindScope, tier: Tier) -> StoreTarget[Fact]:
+    layout = scope.layout
+    if tier == "shared":
+        return StoreTarget(layout.shared_ltm, Fact, lock="memory")
+    if tier == "persona":
+        if scope.persona is None:
+            raise AccessRefused(
+                "scope.no_persona",
+                "no persona is active, so there is no persona memory; select a persona "
+                "or use tier 'project' or 'shared'",
+            )
+        return StoreTarget(layout.ltm(scope.persona), Fact, lock="memory")
+    project = scope._require_project(tier)
+    path = layout.project(project.root) if tier == "project" else layout.stm(project.root)
+    return StoreTarget(path, Fact, lock="memory")
+
+
+@functools.lru_cache(maxsize=64)
+def _backlog_target(scope: MindScope) -> StoreTarget[BacklogItem]:
+    project = scope._require_project("backlog")
+    return StoreTarget(scope.layout.backlog(project.root), BacklogItem, lock="backlog")

@@ -334,7 +334,15 @@ class PersonaService:
         return await self.run(functools.partial(self.open_session, ctx, **kwargs))
 
     async def injection(self, ctx: SessionContext) -> PromptInjection:
-        """Async :meth:`prompt_injection`."""
+        """Async :meth:`prompt_injection`.
+
+        A session with no active persona injects nothing and needs no file, so it is
+        answered here instead of paying a thread hop every turn (issue 10's budget); the
+        same check :meth:`prompt_injection` makes first, on the same in-memory state.
+        """
+        state = self.sessions.get(ctx.session_id)
+        if state is not None and state.active is None:
+            return PromptInjection()
         return await self.run(functools.partial(self.prompt_injection, ctx))
 
     async def team(self, ctx: SessionContext) -> TeamSnapshot | None:
