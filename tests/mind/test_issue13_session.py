@@ -94,7 +94,7 @@ async def test_injected_stm_lines_say_whose_observation_M_FACT_3(host: SimHost) 
     heading = next(x for x in reversed(lines[: lines.index(line)]) if x.startswith("## "))
     # the heading names the tier and the observer; the tag is the id the tools take
     assert heading == "## STM observed by official/software-team/architect (expires)"
-    assert line.startswith("[m_")
+    assert line.startswith("m_")
 
 
 @pytest.mark.asyncio

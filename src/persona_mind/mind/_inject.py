@@ -17,8 +17,9 @@ prompt's similarity to each fact, :mod:`persona_mind.mind._fusion`), lexical oth
 plan's :class:`RankerStatus` says which, and a lexical fallback is disclosed.  The block is
 lean on purpose, so entries get the budget (issue 16): one short wrapper line; a heading per
 tier (and per STM observer) only when it has an entry, so no entry repeats what its heading
-says; entries as ``[tag] excerpt`` whose tag is the id the tools take, plus the kind only
-when it binds (objective, invariant) and the backlog status; and an omission notice that
+says; entries as ``id excerpt`` (``id kind: excerpt`` when the kind binds — objective,
+invariant — and ``id status: excerpt`` in the backlog), the id shortened to a prefix the
+memory tool resolves (:func:`shown_id`); and an omission notice that
 costs only what this plan omits (see :func:`_fit`).
 """
 
@@ -27,6 +28,8 @@ from __future__ import annotations
 import heapq
 import math
 import re
+import weakref
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -40,6 +43,7 @@ from persona_mind.mind._text import collapse_ws, index_terms
 __all__ = (
     "CAPS",
     "EXCERPT_CHARS",
+    "ID_CHARS",
     "NOTES_TOKENS",
     "PRIORITY_SLOTS",
     "TOTAL_TOKENS",
@@ -49,12 +53,16 @@ __all__ = (
     "PlannedItem",
     "escape",
     "plan_injection",
+    "shown_id",
 )
 
 TOTAL_TOKENS = 2_400
 NOTES_TOKENS = 600
 EXCERPT_CHARS = 700
 PRIORITY_SLOTS = 2
+ID_CHARS = 10
+"""A fact id (``m_`` + 16 hex) is shown as its first 10 characters (32 bits) unless another
+live fact shares them; the memory tool resolves such a prefix (``MemoryService.find``)."""
 CAPS: Mapping[str, int] = {"ltm": 8, "project": 4, "stm": 5, "backlog": 6}
 _LABEL = {
     "notes": "session notes",
@@ -160,10 +168,39 @@ def _nbytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
+_PREFIXES: weakref.WeakKeyDictionary[FactIndex, Counter[str]] = weakref.WeakKeyDictionary()
+"""Live ids by shown prefix, per index (memoised: an index is reused across turns)."""
+
+
+def _prefix_counts(index: FactIndex) -> Counter[str]:
+    counts = _PREFIXES.get(index)
+    if counts is None:
+        counts = Counter(fid[:ID_CHARS] for fid in index.slot_of)
+        _PREFIXES[index] = counts
+    return counts
+
+
+def shown_id(fact_id: str, indexes: Sequence[FactIndex]) -> str:
+    """How the block shows ``fact_id``: its first :data:`ID_CHARS` characters when it is a
+    fact id (``m_…``) and no other live fact in ``indexes`` starts the same, else whole.
+
+    Why: a full id is 18 characters, six planning tokens on every entry (a fifth of a short
+    memory's line), while 32 bits tell apart the facts of any realistic store; a clash falls
+    back to the full id, so what the block shows is always unambiguous among live facts."""
+    if len(fact_id) <= ID_CHARS or not fact_id.startswith("m_"):
+        return fact_id
+    prefix = fact_id[:ID_CHARS]
+    if sum(_prefix_counts(i)[prefix] for i in indexes) > 1:
+        return fact_id
+    return prefix
+
+
 @dataclass(slots=True)
 class _Budget:
     used: int
     limit: int
+    indexes: Sequence[FactIndex] = ()
+    """Every index of the plan, so a shown id is unique across tiers."""
     lines: list[str] = field(default_factory=list)
     items: list[PlannedItem] = field(default_factory=list)
     omitted: dict[str, int] = field(default_factory=dict)
@@ -265,18 +302,17 @@ class _Section:
     items: list[PlannedItem] = field(default_factory=list)
 
 
-def _line(label: str, fact: Fact) -> tuple[str, bool]:
-    """``[tag] excerpt``: the heading names the tier (and the STM observer), so the tag
-    carries only what the model acts on — the id the memory tool takes (``memory read``),
-    the kind when it binds (objective, invariant), the backlog status."""
+def _line(label: str, fact: Fact, ident: str) -> tuple[str, bool]:
+    """``id excerpt`` or ``id kind: excerpt``, like ``git log --oneline``: the heading names
+    the tier (and the STM observer), so a line carries only what the model acts on — the id
+    the memory tool takes (``memory read``; shortened, see :func:`shown_id`), the kind when
+    it binds (objective, invariant), the backlog status."""
     excerpt, clipped = _excerpt(fact.text)
     if label.startswith("backlog"):
-        tag = f"{label.removeprefix('backlog ')} {fact.id}"
-    elif fact.kind in PRIORITY_KINDS:
-        tag = f"{fact.kind} {fact.id}"
-    else:
-        tag = fact.id
-    return f"[{tag}] {excerpt}\n", clipped
+        return f"{ident} {label.removeprefix('backlog ')}: {excerpt}\n", clipped
+    if fact.kind in PRIORITY_KINDS:
+        return f"{ident} {fact.kind}: {excerpt}\n", clipped
+    return f"{ident} {excerpt}\n", clipped
 
 
 def _admit_next(budget: _Budget, sec: _Section) -> bool:
@@ -287,7 +323,7 @@ def _admit_next(budget: _Budget, sec: _Section) -> bool:
         if not index.is_safe(ranked.fact):
             budget.unsafe += 1
             continue
-        line, clipped = _line(label, ranked.fact)
+        line, clipped = _line(label, ranked.fact, shown_id(ranked.fact.id, budget.indexes))
         heading = sec.heading(label, ranked.fact)
         group = sec.groups.get(heading)
         cost = _nbytes(line) + (_nbytes(f"## {heading}\n") if group is None else 0)
@@ -342,13 +378,17 @@ def _notice(omitted: Mapping[str, int], clipped: int, unsafe: int) -> str:
     return f"Not shown: {'; '.join(said)}. More via the memory and backlog tools.\n"
 
 
-def _fill(sections: Sequence[_Section], room: int, reserve: str) -> tuple[_Budget, str]:
-    budget = _Budget(used=0, limit=room - _nbytes(reserve))
+def _fill(
+    sections: Sequence[_Section], room: int, reserve: str, indexes: Sequence[FactIndex]
+) -> tuple[_Budget, str]:
+    budget = _Budget(used=0, limit=room - _nbytes(reserve), indexes=indexes)
     _allocate(budget, [replace(s, pos=0, used=0, groups={}, items=[]) for s in sections])
     return budget, _notice(budget.omitted, budget.clipped, budget.unsafe)
 
 
-def _fit(sections: Sequence[_Section], room: int) -> tuple[_Budget, str]:
+def _fit(
+    sections: Sequence[_Section], room: int, indexes: Sequence[FactIndex]
+) -> tuple[_Budget, str]:
     """Admit lines within ``room`` bytes and leave room for the omission notice they need.
 
     The notice is known only after admission, so room is reserved first for the common
@@ -359,11 +399,11 @@ def _fit(sections: Sequence[_Section], room: int) -> tuple[_Budget, str]:
     never prints (the old single pass always reserved them: ~50 bytes per plan).
     """
     totals = {s.key: s.total for s in sections}
-    budget, notice = _fill(sections, room, _notice(totals, 0, 0))
+    budget, notice = _fill(sections, room, _notice(totals, 0, 0), indexes)
     if budget.used + _nbytes(notice) <= room:
         return budget, notice
     bound = sum(totals.values())
-    return _fill(sections, room, _notice(totals, bound, bound))
+    return _fill(sections, room, _notice(totals, bound, bound), indexes)
 
 
 def _lean_objectives(data: InjectionInput) -> FactIndex | None:
@@ -453,7 +493,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
                 _Section("backlog", _fixed("Backlog"), cands, caps["backlog"], len(items))
             )
     room = data.total_tokens * 3 - _nbytes(_OPEN) - _nbytes(_CLOSE)
-    budget, notice = _fit(sections, room)
+    budget, notice = _fit(sections, room, tuple(data.indexes.values()))
     if not budget.items and not notice:
         return InjectionPlan("", 0, (), budget.omitted, 0, 0, data.ranker)
     text = _OPEN + "".join(budget.lines) + notice + _CLOSE
