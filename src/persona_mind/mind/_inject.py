@@ -187,10 +187,14 @@ def shown_id(fact_id: str, indexes: Sequence[FactIndex]) -> str:
     Why: a full id is 18 characters, six planning tokens on every entry (a fifth of a short
     memory's line), while 32 bits tell apart the facts of any realistic store; a clash falls
     back to the full id, so what the block shows is always unambiguous among live facts."""
+    return _shown(fact_id, [_prefix_counts(i) for i in indexes])
+
+
+def _shown(fact_id: str, counts: Sequence[Counter[str]]) -> str:
     if len(fact_id) <= ID_CHARS or not fact_id.startswith("m_"):
         return fact_id
     prefix = fact_id[:ID_CHARS]
-    if sum(_prefix_counts(i)[prefix] for i in indexes) > 1:
+    if sum(c[prefix] for c in counts) > 1:
         return fact_id
     return prefix
 
@@ -199,8 +203,8 @@ def shown_id(fact_id: str, indexes: Sequence[FactIndex]) -> str:
 class _Budget:
     used: int
     limit: int
-    indexes: Sequence[FactIndex] = ()
-    """Every index of the plan, so a shown id is unique across tiers."""
+    prefixes: Sequence[Counter[str]] = ()
+    """Live ids by shown prefix for every index of the plan: shown ids are unique across tiers."""
     lines: list[str] = field(default_factory=list)
     items: list[PlannedItem] = field(default_factory=list)
     omitted: dict[str, int] = field(default_factory=dict)
@@ -323,7 +327,7 @@ def _admit_next(budget: _Budget, sec: _Section) -> bool:
         if not index.is_safe(ranked.fact):
             budget.unsafe += 1
             continue
-        line, clipped = _line(label, ranked.fact, shown_id(ranked.fact.id, budget.indexes))
+        line, clipped = _line(label, ranked.fact, _shown(ranked.fact.id, budget.prefixes))
         heading = sec.heading(label, ranked.fact)
         group = sec.groups.get(heading)
         cost = _nbytes(line) + (_nbytes(f"## {heading}\n") if group is None else 0)
@@ -379,9 +383,9 @@ def _notice(omitted: Mapping[str, int], clipped: int, unsafe: int) -> str:
 
 
 def _fill(
-    sections: Sequence[_Section], room: int, reserve: str, indexes: Sequence[FactIndex]
+    sections: Sequence[_Section], room: int, reserve: str, prefixes: Sequence[Counter[str]]
 ) -> tuple[_Budget, str]:
-    budget = _Budget(used=0, limit=room - _nbytes(reserve), indexes=indexes)
+    budget = _Budget(used=0, limit=room - _nbytes(reserve), prefixes=prefixes)
     _allocate(budget, [replace(s, pos=0, used=0, groups={}, items=[]) for s in sections])
     return budget, _notice(budget.omitted, budget.clipped, budget.unsafe)
 
@@ -399,11 +403,12 @@ def _fit(
     never prints (the old single pass always reserved them: ~50 bytes per plan).
     """
     totals = {s.key: s.total for s in sections}
-    budget, notice = _fill(sections, room, _notice(totals, 0, 0), indexes)
+    prefixes = [_prefix_counts(i) for i in indexes]
+    budget, notice = _fill(sections, room, _notice(totals, 0, 0), prefixes)
     if budget.used + _nbytes(notice) <= room:
         return budget, notice
     bound = sum(totals.values())
-    return _fill(sections, room, _notice(totals, bound, bound), indexes)
+    return _fill(sections, room, _notice(totals, bound, bound), prefixes)
 
 
 def _lean_objectives(data: InjectionInput) -> FactIndex | None:
