@@ -31,7 +31,7 @@ import re
 import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._fusion import Fusion, explain, task_scores
@@ -386,7 +386,8 @@ def _fill(
     sections: Sequence[_Section], room: int, reserve: str, prefixes: Sequence[Counter[str]]
 ) -> tuple[_Budget, str]:
     budget = _Budget(used=0, limit=room - _nbytes(reserve), prefixes=prefixes)
-    _allocate(budget, [replace(s, pos=0, used=0, groups={}, items=[]) for s in sections])
+    fresh = [_Section(s.key, s.heading, s.cands, s.cap, s.total, s.byte_cap) for s in sections]
+    _allocate(budget, fresh)
     return budget, _notice(budget.omitted, budget.clipped, budget.unsafe)
 
 
