@@ -28,7 +28,6 @@ from __future__ import annotations
 import heapq
 import math
 import re
-import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from persona_mind.mind._fusion import Fusion, explain, task_scores
 from persona_mind.mind._model import BacklogItem, Fact, Tier
 from persona_mind.mind._ranker import LEXICAL, RankerStatus, Semantic
 from persona_mind.mind._retrieval import PRIORITY_KINDS, FactIndex, Ranked
+from persona_mind.mind._shown_ids import ID_CHARS, prefix_counts, shown, shown_id
 from persona_mind.mind._text import collapse_ws, index_terms
 
 __all__ = (
@@ -60,9 +60,6 @@ TOTAL_TOKENS = 2_400
 NOTES_TOKENS = 600
 EXCERPT_CHARS = 700
 PRIORITY_SLOTS = 2
-ID_CHARS = 10
-"""A fact id (``m_`` + 16 hex) is shown as its first 10 characters (32 bits) unless another
-live fact shares them; the memory tool resolves such a prefix (``MemoryService.find``)."""
 CAPS: Mapping[str, int] = {"ltm": 8, "project": 4, "stm": 5, "backlog": 6}
 _LABEL = {
     "notes": "session notes",
@@ -166,37 +163,6 @@ def _excerpt(text: str) -> tuple[str, bool]:
 
 def _nbytes(text: str) -> int:
     return len(text.encode("utf-8"))
-
-
-_PREFIXES: weakref.WeakKeyDictionary[FactIndex, Counter[str]] = weakref.WeakKeyDictionary()
-"""Live ids by shown prefix, per index (memoised: an index is reused across turns)."""
-
-
-def _prefix_counts(index: FactIndex) -> Counter[str]:
-    counts = _PREFIXES.get(index)
-    if counts is None:
-        counts = Counter(fid[:ID_CHARS] for fid in index.slot_of)
-        _PREFIXES[index] = counts
-    return counts
-
-
-def shown_id(fact_id: str, indexes: Sequence[FactIndex]) -> str:
-    """How the block shows ``fact_id``: its first :data:`ID_CHARS` characters when it is a
-    fact id (``m_…``) and no other live fact in ``indexes`` starts the same, else whole.
-
-    Why: a full id is 18 characters, six planning tokens on every entry (a fifth of a short
-    memory's line), while 32 bits tell apart the facts of any realistic store; a clash falls
-    back to the full id, so what the block shows is always unambiguous among live facts."""
-    return _shown(fact_id, [_prefix_counts(i) for i in indexes])
-
-
-def _shown(fact_id: str, counts: Sequence[Counter[str]]) -> str:
-    if len(fact_id) <= ID_CHARS or not fact_id.startswith("m_"):
-        return fact_id
-    prefix = fact_id[:ID_CHARS]
-    if sum(c[prefix] for c in counts) > 1:
-        return fact_id
-    return prefix
 
 
 @dataclass(slots=True)
@@ -327,7 +293,7 @@ def _admit_next(budget: _Budget, sec: _Section) -> bool:
         if not index.is_safe(ranked.fact):
             budget.unsafe += 1
             continue
-        line, clipped = _line(label, ranked.fact, _shown(ranked.fact.id, budget.prefixes))
+        line, clipped = _line(label, ranked.fact, shown(ranked.fact.id, budget.prefixes))
         heading = sec.heading(label, ranked.fact)
         group = sec.groups.get(heading)
         cost = _nbytes(line) + (_nbytes(f"## {heading}\n") if group is None else 0)
@@ -404,7 +370,7 @@ def _fit(
     never prints (the old single pass always reserved them: ~50 bytes per plan).
     """
     totals = {s.key: s.total for s in sections}
-    prefixes = [_prefix_counts(i) for i in indexes]
+    prefixes = [prefix_counts(i) for i in indexes]
     budget, notice = _fill(sections, room, _notice(totals, 0, 0), prefixes)
     if budget.used + _nbytes(notice) <= room:
         return budget, notice

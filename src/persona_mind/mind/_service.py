@@ -26,7 +26,6 @@ from persona_mind.mind import _facts as fx
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, NotFound
 from persona_mind.mind._fusion import explain, task_scores
 from persona_mind.mind._inject import (
-    ID_CHARS,
     TOTAL_TOKENS,
     InjectionInput,
     InjectionPlan,
@@ -39,6 +38,7 @@ from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ra
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
+from persona_mind.mind._shown_ids import ID_CHARS
 from persona_mind.storage.port import Snapshot, StorePort, StoreTarget, read_all
 
 __all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
