@@ -16,7 +16,9 @@ the same N tokens.  Two measures: *any* — the share of questions with at least
 evidence fact injected; *share* — the mean share of a question's evidence injected.  Two
 diagnostics without a target: *entries* — the mean number of facts injected (at a token
 budget Mind's block pays for its wrapper, headings and entry tags, BM25's bare lines do
-not) and *plan_ms*.
+not) and *plan_ms*.  Facts are given ids shaped like Mind's own (``m_`` + 16 hex, see
+:func:`production_ids`), so each entry's tag costs what it costs in production
+(``--ids dataset`` keeps the dataset's shorter ids, as runs before issue 16's follow-up did).
 
 Datasets (``--dataset PATH``, repeatable; default: the two bundled sets):
 
@@ -42,13 +44,15 @@ evidence; abstention instances (``question_id`` ending ``_abs``) and instances w
 labelled turn are skipped.
 
 ``python bench/recall.py [--dataset PATH ...] [--ranker lexical|hybrid|both]
-[--fusion score|rrf] [--json]``; a path that does not exist skips cleanly (exit 0, one line
-saying why; with ``--json`` an empty ``results`` list and a ``skipped`` reason).
+[--fusion score|rrf] [--ids production|dataset] [--json]``; a path that does not exist
+skips cleanly (exit 0, one line saying why; with ``--json`` an empty ``results`` list and a
+``skipped`` reason).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
@@ -60,6 +64,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from persona_mind.embedding import SemanticEdge
 from persona_mind.mind import Fact, FactIndex, InjectionInput, plan_injection
@@ -168,6 +174,24 @@ def load(path: Path) -> list[Case]:
     if isinstance(doc, dict) and isinstance(doc.get("sessions"), list):
         return _sessions(doc, path)
     raise ValueError(f"{path}: expected 'sessions'/'questions', 'facts'/'prompts' or a list")
+
+
+def production_ids(cases: Sequence[Case]) -> list[Case]:
+    """The cases with every fact id replaced by one shaped like Mind's (``m_`` + 16 hex of
+    a hash of the dataset id), evidence mapped alike.  Why: a dataset's own ids ("mem-12",
+    "t3") are shorter than a real store's, and the block shows ids, so keeping them would
+    flatter Mind within a token budget."""
+
+    def ident(fid: str) -> str:
+        return "m_" + hashlib.sha256(fid.encode()).hexdigest()[:16]
+
+    return [
+        Case(
+            [msgspec.structs.replace(f, id=ident(f.id)) for f in case.facts],
+            [(qid, q, {ident(e) for e in ev}) for qid, q, ev in case.questions],
+        )
+        for case in cases
+    ]
 
 
 # -- the in-benchmark BM25 floor ----------------------------------------------------------
@@ -315,8 +339,12 @@ def _row(name: str, value: float, floor: float, margin: float) -> dict[str, obje
     }
 
 
-def run(path: Path, rankers: Sequence[str], fusion: Fusion) -> list[dict[str, object]]:
+def run(
+    path: Path, rankers: Sequence[str], fusion: Fusion, ids: str = "production"
+) -> list[dict[str, object]]:
     cases = load(path)
+    if ids == "production":
+        cases = production_ids(cases)
     edge: SemanticEdge | None = None
     if "hybrid" in rankers:
         edge = SemanticEdge()
@@ -367,6 +395,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dataset", type=Path, action="append", default=None)
     ap.add_argument("--ranker", choices=("lexical", "hybrid", "both"), default="both")
     ap.add_argument("--fusion", choices=("score", "rrf"), default="score")
+    ap.add_argument(
+        "--ids",
+        choices=("production", "dataset"),
+        default="production",
+        help="fact ids shaped like Mind's (default) or the dataset's own, shorter ones",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     paths = list(args.dataset or ([args.legacy] if args.legacy else DEFAULTS))
@@ -377,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rankers = ("lexical", "hybrid") if args.ranker == "both" else (args.ranker,)
     try:
-        results = [r for p in paths for r in run(p, rankers, args.fusion)]
+        results = [r for p in paths for r in run(p, rankers, args.fusion, args.ids)]
     except RuntimeError as exc:
         reason = f"skipped: {exc}"
         print(json.dumps({"results": [], "skipped": reason}) if args.json else reason)

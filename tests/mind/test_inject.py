@@ -61,7 +61,7 @@ def test_entry_caps_M_INJECT_1(tier: Tier, key: str, delta: int) -> None:
     assert len(p.items) == min(n, CAPS[key])
     assert p.omitted[key] == max(0, delta)
     if delta > 0:
-        assert "Not shown: omitted 1 " in p.text  # M-INJECT-15
+        assert "Not shown: 1 " in p.text  # M-INJECT-15
 
 
 @pytest.mark.asyncio
@@ -85,7 +85,7 @@ def test_total_budget_and_notes_share_M_INJECT_2_3() -> None:
     p = plan_injection(InjectionInput(prompt="word", now=1e9, indexes=idx, notes=notes))  # type: ignore[arg-type]
     assert p.tokens == math.ceil(len(p.text.encode()) / 3)
     assert p.tokens <= TOTAL_TOKENS
-    note_lines = [ln for ln in p.text.splitlines() if ln.startswith("- [n_")]
+    note_lines = [ln for ln in p.text.splitlines() if ln.startswith("n_")]
     assert sum(len((ln + "\n").encode()) for ln in note_lines) <= NOTES_TOKENS * 3
     assert note_lines
     assert "session notes" in p.text.split("Not shown:")[1]
@@ -97,8 +97,8 @@ def test_total_budget_and_notes_share_M_INJECT_2_3() -> None:
 )
 def test_excerpt_limit_M_SESSION_NOTES_21(n: int, clipped: bool) -> None:
     text, p = plan(stm=[fact(1, "a" * n)])
-    line = next(ln for ln in text.splitlines() if ln.startswith("- ["))
-    excerpt = line.split("] ", 1)[1]
+    line = next(ln for ln in text.splitlines() if ln.startswith("m_"))
+    excerpt = line.split(" ", 1)[1]
     assert len(excerpt) == min(n, EXCERPT_CHARS)
     assert p.clipped == int(clipped)  # type: ignore[attr-defined]
     assert ("clipped to 700" in text) is clipped
@@ -108,7 +108,7 @@ def test_whole_excerpts_only_M_INJECT_4() -> None:
     big = [fact(i, ("z" * 690) + f" {i}") for i in range(20)]
     text, _ = plan(persona=big)
     for line in text.splitlines():
-        if line.startswith("- ["):
+        if line.startswith("m_"):
             assert line.endswith((*(f" {i}" for i in range(20)), "…"))
 
 
@@ -237,7 +237,7 @@ def test_long_ltm_does_not_starve_other_sections_M_INJECT_2() -> None:
 @pytest.mark.parametrize(("slack", "admitted"), [(1, True), (0, True), (-1, False)])
 def test_notes_budget_boundary_M_SESSION_NOTES_20(slack: int, admitted: bool) -> None:
     head = len(b"## Session notes\n")
-    prefix = len(b"- [n_1] ")
+    prefix = len(b"n_1 ")
     room = NOTES_TOKENS * 3 - head - prefix - 1 - slack  # bytes of text that exactly fit
     euros, rest = divmod(room, 3)
     text = "€" * euros + "a" * rest  # ≤ 700 characters, so never clipped
@@ -249,11 +249,11 @@ def test_notes_budget_boundary_M_SESSION_NOTES_20(slack: int, admitted: bool) ->
 
 @pytest.mark.parametrize(("slack", "admitted"), [(1, True), (0, True), (-1, False)])
 def test_total_budget_boundary_M_INJECT_2(slack: int, admitted: bool) -> None:
-    total = 780  # the budget mechanism at a smaller total, so one line can reach it
+    total = 765  # the budget mechanism at a smaller total, so one line can reach it
     limit = total * 3 - len(_inject._OPEN.encode()) - len(_inject._CLOSE.encode())
-    limit -= len(_inject._notice({"stm": 1}, 1, 1).encode())  # the reserve for one section
-    head = len(b"## STM (expires)\n")
-    prefix = len(b"- [m_0001, observed by no persona] ")
+    limit -= len(_inject._notice({"stm": 1}, 0, 0).encode())  # the reserve: 1 STM omitted
+    head = len(b"## STM observed by no persona (expires)\n")
+    prefix = len(b"m_0001 ")
     room = limit - head - prefix - 1 - slack
     euros, rest = divmod(room, 3)
     text = "€" * euros + "a" * rest

@@ -92,9 +92,9 @@ async def test_injected_stm_lines_say_whose_observation_M_FACT_3(host: SimHost) 
     lines = turn.system_prompt.splitlines()
     line = next(x for x in lines if "staging database" in x)
     heading = next(x for x in reversed(lines[: lines.index(line)]) if x.startswith("## "))
-    assert heading.startswith("## STM")  # the section names the tier; the tag names the owner
-    assert line.startswith("- [m_")
-    assert "observed by official/software-team/architect]" in line
+    # the heading names the tier and the observer; the tag is the id the tools take
+    assert heading == "## STM observed by official/software-team/architect (expires)"
+    assert line.startswith("m_")
 
 
 @pytest.mark.asyncio

@@ -38,6 +38,7 @@ from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ra
 from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache
 from persona_mind.mind._scanner import assert_safe, is_safe
 from persona_mind.mind._scope import MindScope
+from persona_mind.mind._shown_ids import ID_CHARS
 from persona_mind.storage.port import Snapshot, StorePort, StoreTarget, read_all
 
 __all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
@@ -146,6 +147,22 @@ class MemoryService:
             row = fx.find(await self._facts(tier), fact_id)
             if row is not None:
                 return FoundFact(tier, row)
+        if len(fact_id) >= ID_CHARS:  # the injected block shows ids shortened (shown_id)
+            hits = [
+                FoundFact(tier, row)
+                for tier in self.scope.tiers()
+                for row in await self._facts(tier)
+                if row.id.startswith(fact_id)
+            ]
+            now = self.now()
+            live = [h for h in hits if h.fact.live(now)]
+            if len(hits) == 1 or len(live) == 1:
+                return hits[0] if len(hits) == 1 else live[0]
+            if hits:
+                ids = ", ".join(sorted(h.fact.id for h in hits))
+                raise InvalidArgument(
+                    "id.ambiguous", f"{fact_id!r} starts {len(hits)} fact ids ({ids}); give one"
+                )
         raise NotFound("fact.not_found", f"no fact {fact_id!r} in this scope; recall to find ids")
 
     # -- memory tool ---------------------------------------------------------------------
@@ -222,6 +239,7 @@ class MemoryService:
     async def forget(self, fact_id: str) -> FoundFact:
         """Remove one row (owner-checked in project tiers)."""
         found = await self.find(fact_id)
+        fact_id = found.fact.id  # a shown prefix names the whole id from here on
         now = self.now()
         out: list[Fact] = []
 
@@ -245,6 +263,7 @@ class MemoryService:
     ) -> tuple[FoundFact, FoundFact]:
         """Retire ``fact_id`` and record its replacement in the same tier."""
         found = await self.find(fact_id)
+        fact_id = found.fact.id  # a shown prefix names the whole id from here on
         old = found.fact
         draft = fx.validate_draft(
             kind if kind is not None else old.kind,
@@ -275,6 +294,7 @@ class MemoryService:
                 "promote.destination", "promote to 'project', 'persona' or 'shared'"
             )
         found = await self.find(fact_id)
+        fact_id = found.fact.id  # a shown prefix names the whole id from here on
         if found.tier != "stm":
             raise InvalidArgument(
                 "promote.source", f"{fact_id} is not a live STM fact; only STM rows are promoted"
