@@ -1,17 +1,23 @@
-"""Value types moved to the layer that may import them keep one identity (issue 10 scope 7).
+"""Names moved to the layer that may import them keep one identity (issue 10 scope 7).
 
 ``BacklogItem`` lives in ``messages/`` (the Reminder protocol carries it) and ``Layout`` /
 ``project_identity`` in ``storage.layout`` (the domain names files with them); the old public
 names re-export the very same objects, so nothing that decodes or isinstance-checks them
-changes. The import direction itself is enforced by ``lint-imports`` (``scripts/check.sh``).
+changes. The simulated host and the fake pi moved from ``testing`` to ``sim`` the same way.
+The import direction itself is enforced by ``lint-imports`` (``scripts/check.sh``).
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import msgspec
 import pytest
 
-from persona_mind import mind, storage
+from persona_mind import mind, sim, storage, testing
 from persona_mind.messages import backlog
 from persona_mind.messages.reminder import ArmReminders
 from persona_mind.storage import layout
@@ -40,3 +46,27 @@ def test_backlog_item_keeps_its_on_disk_form() -> None:
 def test_layout_is_one_type_in_storage_and_its_value_module() -> None:
     assert layout.Layout is storage.Layout
     assert layout.project_identity is storage.project_identity
+
+
+def test_the_simulated_host_ships_outside_testing() -> None:
+    """``persona_mind.sim`` holds SimHost and the fake pi; ``testing`` re-exports the same."""
+    assert testing.SimHost is sim.SimHost
+    assert testing.fake_pi_command is sim.fake_pi_command
+    script = Path(sim.fake_pi_command()[-1])
+    assert script.parent == Path(sim.__file__).resolve().parent
+    assert set(sim.__all__) <= set(dir(sim))
+
+
+def test_the_old_fake_pi_module_still_runs_the_fake() -> None:
+    """``python -m persona_mind.testing._fake_pi`` (the old spelling) still answers a prompt."""
+    done = subprocess.run(
+        [sys.executable, "-m", "persona_mind.testing._fake_pi", "--mode", "json", "-p"],
+        input="hello",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+    assert kinds[0] == "session"
+    assert kinds[-1] == "agent_settled"
