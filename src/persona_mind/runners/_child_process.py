@@ -49,6 +49,8 @@ DEFAULT_STDERR_LIMIT = 64 * 1024
 """How much of the tail of stderr is kept for error messages."""
 
 _CHUNK = 256 * 1024
+_POLL_FIRST = 0.005
+_POLL_MAX = 0.05
 
 
 @dataclass(frozen=True)
@@ -142,9 +144,22 @@ def group_members(pgid: int) -> list[int]:
 
 
 async def _group_gone(pgid: int) -> None:
-    """Poll (5 ms) until no live member of ``pgid`` remains; callers bound it with the clock."""
-    while group_members(pgid):  # noqa: ASYNC110 - no event exists for a foreign pid
-        await anyio.sleep(0.005)
+    """Wait until no live member of ``pgid`` remains; callers bound it with the clock.
+
+    Each poll first asks the kernel (``killpg(pgid, 0)``, one syscall, on the loop): a group
+    that is gone — the usual case once the child was reaped — ends the wait without any scan.
+    Only while the group still exists is ``/proc`` scanned, on a worker thread (a scan reads
+    one file per process on the machine: milliseconds, never on the loop), to tell running
+    members from zombies: an orphaned grandchild that was killed stays a zombie until its
+    new parent reaps it, and under an init that never reaps (some containers) that is
+    forever, while it runs nothing. Polls back off from 5 ms to 50 ms.
+    """
+    delay = _POLL_FIRST
+    while group_alive(pgid):  # polled: no event exists for a foreign process group
+        if not await anyio.to_thread.run_sync(group_members, pgid, abandon_on_cancel=True):
+            return
+        await anyio.sleep(delay)
+        delay = min(delay * 2, _POLL_MAX)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
