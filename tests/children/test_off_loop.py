@@ -24,7 +24,7 @@ import pytest
 
 from persona_mind.runners import _child_process
 from persona_mind.runners._child_pi import prompt_file
-from persona_mind.runners._child_process import _group_gone, group_alive
+from persona_mind.runners._child_process import _group_gone, group_alive, group_members
 
 PY = sys.executable
 
@@ -119,6 +119,24 @@ async def test_the_wait_lasts_while_a_member_runs_and_ends_when_it_is_gone(
             child.kill()
             child.wait()
     assert loop_thread not in threads
+
+
+def test_the_scan_reads_a_command_name_with_spaces_and_parentheses(tmp_path: Path) -> None:
+    """``/proc/<pid>/stat`` puts the command name in parentheses, and the name may hold both
+    spaces and ``)``: the scan must read the fields after the *last* one."""
+    odd = tmp_path / "a) b (c"
+    odd.symlink_to(PY)
+    child = subprocess.Popen(
+        [str(odd), "-S", "-c", "import sys; sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert Path(f"/proc/{child.pid}/comm").read_text().strip() == "a) b (c"
+        assert group_members(child.pid) == [child.pid]
+    finally:
+        child.communicate(b"")
+    assert group_members(child.pid) == []
 
 
 def _mode(path: str) -> int:

@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
@@ -122,24 +121,32 @@ def group_members(pgid: int) -> list[int]:
 
     ``killpg(pgid, 0)`` answers first; only when the group still exists is ``/proc``
     scanned, because zombies (killed, not yet reaped by their new parent) still count for
-    ``killpg`` but are no longer running anything.
+    ``killpg`` but are no longer running anything. The scan reads each ``stat`` with raw
+    ``os`` calls and parses bytes: most of its time is in system calls, which release the
+    GIL, so a scan on a worker thread barely holds up the event loop.
     """
     if not group_alive(pgid):
         return []
-    proc = Path("/proc")
-    if not proc.is_dir():  # not Linux: trust killpg
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # not Linux: trust killpg
         return [pgid]
     members = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
+    for name in names:
+        if not name.isdigit():
             continue
         try:
-            raw = (entry / "stat").read_text()
-        except OSError:
+            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                raw = os.read(fd, 4096)
+            finally:
+                os.close(fd)
+        except OSError:  # the process ended between listdir and open
             continue
-        fields = raw[raw.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
+        # "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses
+        fields = raw[raw.rfind(b")") + 2 :].split(b" ", 3)
+        if len(fields) > 3 and int(fields[2]) == pgid and fields[0] != b"Z":
+            members.append(int(name))
     return members
 
 
