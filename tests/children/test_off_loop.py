@@ -127,11 +127,14 @@ def test_the_scan_reads_a_command_name_with_spaces_and_parentheses(tmp_path: Pat
     odd = tmp_path / "a) b (c"
     odd.symlink_to(PY)
     child = subprocess.Popen(
-        [str(odd), "-S", "-c", "import sys; sys.stdin.read()"],
+        [str(odd), "-S", "-c", "import sys; print('up', flush=True); sys.stdin.read()"],
         stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
         start_new_session=True,
     )
     try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == b"up\n"  # running its own code: exec is complete
         assert Path(f"/proc/{child.pid}/comm").read_text().strip() == "a) b (c"
         assert group_members(child.pid) == [child.pid]
     finally:
