@@ -1,7 +1,7 @@
 """persona-mind: personas and a memory a coding agent can trust.
 
 The facade names what a library user needs; everything else lives in the subpackages
-(``actors``, ``messages``, ``storage``, ``runners``, ``mind``, ``persona``, ``testing``,
+(``actors``, ``messages``, ``storage``, ``runners``, ``mind``, ``persona``, ``sim``, ``testing``,
 ``trace``) behind their own facades.
 """
 

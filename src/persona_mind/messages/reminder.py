@@ -14,8 +14,8 @@ from __future__ import annotations
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
+from persona_mind.messages.backlog import BacklogItem
 from persona_mind.messages.owner import OwnerChanged
-from persona_mind.mind import BacklogItem
 
 __all__ = (
     "ArmReminders",

@@ -1,5 +1,8 @@
 """The durable Mind records: facts (LTM/STM) and backlog items, as strict msgspec Structs.
 
+``BacklogItem`` is defined in ``persona_mind.messages.backlog`` (the Reminder protocol carries
+it, and messages import only values) and re-exported here unchanged.
+
 Times are epoch seconds (floats) from the injected clock's ``wall()``.  A fact's content
 identity is kind + normalised text + sorted tags (M-FACT-7); provenance (persona, source,
 times) is excluded.  Within project tiers (project LTM, STM) two personas may hold the same
@@ -13,6 +16,7 @@ from typing import Literal, get_args
 
 import msgspec
 
+from persona_mind.messages.backlog import BacklogItem, BacklogStatus
 from persona_mind.mind._text import identity_text
 
 __all__ = (
@@ -32,7 +36,6 @@ Kind = Literal["objective", "invariant", "preference", "convention", "gotcha", "
 KINDS: tuple[str, ...] = get_args(Kind)
 Tier = Literal["persona", "shared", "project", "stm"]
 FactStatus = Literal["active", "superseded"]
-BacklogStatus = Literal["open", "taken", "done", "dropped"]
 
 STM_TTL = 48 * 3600.0
 """STM default time to live (M-FACT-4) and the backlog default expiry (M-BACKLOG-2)."""
@@ -57,29 +60,6 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     def live(self, now: float) -> bool:
         """Active and not expired (read-time expiry filtering, M-MIGRATE-7)."""
         return self.status == "active" and (self.expiresAt is None or self.expiresAt > now)
-
-
-class BacklogItem(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One deferred-work item of a project's backlog."""
-
-    id: str
-    text: str
-    status: BacklogStatus = "open"
-    tags: tuple[str, ...] = ()
-    persona: str | None = None
-    createdAt: float  # noqa: N815
-    updatedAt: float  # noqa: N815
-    expiresAt: float  # noqa: N815
-    remindAt: float | None = None  # noqa: N815
-    closedAt: float | None = None  # noqa: N815
-
-    @property
-    def active(self) -> bool:
-        return self.status in ("open", "taken")
-
-    def live(self, now: float) -> bool:
-        """Active and not past its expiry."""
-        return self.active and self.expiresAt > now
 
 
 def content_identity(kind: str, text: str, tags: tuple[str, ...]) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from persona_mind.mind._errors import AccessRefused
 from persona_mind.mind._model import BacklogItem, Fact, Tier
-from persona_mind.storage import Layout, project_identity
+from persona_mind.storage.layout import Layout, project_identity
 from persona_mind.storage.port import StoreTarget
 
 __all__ = ("MindScope", "ProjectRef", "find_project")

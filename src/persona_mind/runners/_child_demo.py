@@ -25,7 +25,7 @@ from persona_mind.runners._consult_logic import render_consult
 from persona_mind.runners._consult_run import consult, consult_many
 from persona_mind.runners._roundtable_progress import RoundtableProgress
 from persona_mind.runners._roundtable_run import run_roundtable
-from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command
+from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 
 __all__ = ("demo_children",)
 

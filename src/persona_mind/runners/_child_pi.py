@@ -15,7 +15,8 @@ Why a file and never argv (issue 15 item 6): one argument is capped at 128 KiB b
 so a long persona made every child fail at spawn; and ``/proc/<pid>/cmdline`` shows argv to
 every local user. The file lives in a fresh ``0700`` temp directory, is created ``0600`` with
 ``O_EXCL|O_NOFOLLOW``, and the directory is removed when the child is gone, on every path
-(answer, failure, deadline, cancellation).
+(answer, failure, deadline, cancellation). Writing and removing it run on a worker thread,
+not on the event loop.
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+import threading
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Literal
 
+import anyio
 import msgspec
 
 from persona_mind.clock import Clock
@@ -120,28 +123,64 @@ def child_env(
     return env
 
 
-@contextmanager
-def prompt_file(text: str) -> Iterator[str]:
+class _PromptDir:
+    """The private directory of one prompt file; creating and removing it never overlap.
+
+    Both run on a worker thread. A launch cancelled while the file is being written still
+    removes it: the removal takes the same lock, so it waits for the creation to finish
+    and then removes what it made; a removal that comes first makes the creation refuse.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._directory: str | None = None
+        self._closed = False
+
+    def create(self, text: str) -> str:
+        with self._lock:
+            if self._closed:  # the launch was given up before this job started
+                raise ChildSpawnFailed(_PROMPT_FILE, "the launch was cancelled before its start")
+            # mkdtemp: 0700, unpredictable name; the file 0600, exclusive, never through a
+            # pre-planted symlink or another user's file
+            self._directory = tempfile.mkdtemp(prefix="pm-child-")
+            path = os.path.join(self._directory, _PROMPT_FILE)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(path, flags, 0o600)
+            try:
+                view = memoryview(text.encode())
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            return path
+
+    def remove(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._directory is not None:
+                shutil.rmtree(self._directory, ignore_errors=True)
+                self._directory = None
+
+
+@asynccontextmanager
+async def prompt_file(text: str) -> AsyncIterator[str]:
     """A private file holding ``text``; it and its directory are removed on exit, always.
 
-    ``mkdtemp`` makes the directory ``0700`` with an unpredictable name; the file is created
-    ``0600`` and exclusively, so nothing pre-planted (a symlink, another user's file) is
-    written through. The caller keeps the context open until the child has exited.
+    The file IO runs on a worker thread, never on the event loop (issue 10 scope 6). The
+    caller keeps the context open until the child has exited. Removal runs on every path —
+    answer, failure, deadline, cancellation, a cancellation that lands mid-write — and
+    is shielded; if even the shielded wait is interrupted, the removal runs right here.
     """
-    directory = tempfile.mkdtemp(prefix="pm-child-")
+    directory = _PromptDir()
     try:
-        path = os.path.join(directory, _PROMPT_FILE)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-        fd = os.open(path, flags, 0o600)
-        try:
-            view = memoryview(text.encode())
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        yield path
+        yield await anyio.to_thread.run_sync(directory.create, text)
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        try:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(directory.remove)
+        except BaseException:
+            directory.remove()  # idempotent: waits for a removal already under way
+            raise
 
 
 class PiBackend:
@@ -226,7 +265,7 @@ class PiBackend:
         self.check(request)
         if not request.system_prompt:
             return await self._run(request, None, on_progress)
-        with prompt_file(request.system_prompt) as path:
+        async with prompt_file(request.system_prompt) as path:
             return await self._run(request, path, on_progress)
 
     async def _run(

@@ -22,7 +22,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 
 import anyio
 from anyio.abc import ByteReceiveStream, Process
@@ -49,6 +48,8 @@ DEFAULT_STDERR_LIMIT = 64 * 1024
 """How much of the tail of stderr is kept for error messages."""
 
 _CHUNK = 256 * 1024
+_POLL_FIRST = 0.005
+_POLL_MAX = 0.05
 
 
 @dataclass(frozen=True)
@@ -120,31 +121,52 @@ def group_members(pgid: int) -> list[int]:
 
     ``killpg(pgid, 0)`` answers first; only when the group still exists is ``/proc``
     scanned, because zombies (killed, not yet reaped by their new parent) still count for
-    ``killpg`` but are no longer running anything.
+    ``killpg`` but are no longer running anything. The scan reads each ``stat`` with raw
+    ``os`` calls and parses bytes: most of its time is in system calls, which release the
+    GIL, so a scan on a worker thread barely holds up the event loop.
     """
     if not group_alive(pgid):
         return []
-    proc = Path("/proc")
-    if not proc.is_dir():  # not Linux: trust killpg
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # not Linux: trust killpg
         return [pgid]
     members = []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
+    for name in names:
+        if not name.isdigit():
             continue
         try:
-            raw = (entry / "stat").read_text()
-        except OSError:
+            fd = os.open(f"/proc/{name}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            try:
+                raw = os.read(fd, 4096)
+            finally:
+                os.close(fd)
+        except OSError:  # the process ended between listdir and open
             continue
-        fields = raw[raw.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            members.append(int(entry.name))
+        # "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses
+        fields = raw[raw.rfind(b")") + 2 :].split(b" ", 3)
+        if len(fields) > 3 and int(fields[2]) == pgid and fields[0] != b"Z":
+            members.append(int(name))
     return members
 
 
 async def _group_gone(pgid: int) -> None:
-    """Poll (5 ms) until no live member of ``pgid`` remains; callers bound it with the clock."""
-    while group_members(pgid):  # noqa: ASYNC110 - no event exists for a foreign pid
-        await anyio.sleep(0.005)
+    """Wait until no live member of ``pgid`` remains; callers bound it with the clock.
+
+    Each poll first asks the kernel (``killpg(pgid, 0)``, one syscall, on the loop): a group
+    that is gone — the usual case once the child was reaped — ends the wait without any scan.
+    Only while the group still exists is ``/proc`` scanned, on a worker thread (a scan reads
+    one file per process on the machine: milliseconds, never on the loop), to tell running
+    members from zombies: an orphaned grandchild that was killed stays a zombie until its
+    new parent reaps it, and under an init that never reaps (some containers) that is
+    forever, while it runs nothing. Polls back off from 5 ms to 50 ms.
+    """
+    delay = _POLL_FIRST
+    while group_alive(pgid):  # polled: no event exists for a foreign process group
+        if not await anyio.to_thread.run_sync(group_members, pgid, abandon_on_cancel=True):
+            return
+        await anyio.sleep(delay)
+        delay = min(delay * 2, _POLL_MAX)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -31,7 +31,7 @@ from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._cli_output import emit, fail
 from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.runners._roundtable_progress import RoundtableProgress, render_progress
-from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command
+from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 
 __all__ = ("add_parser", "fake_script", "fake_synthesis", "load_team", "run_roundtable_cli")
 

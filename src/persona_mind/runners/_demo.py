@@ -24,8 +24,7 @@ from persona_mind.clock import MonotonicClock
 from persona_mind.errors import ActorStopped, FanOutFailed
 from persona_mind.messages._base import Msg
 from persona_mind.runtime import Runtime
-from persona_mind.testing._fake_pi import fake_pi_command
-from persona_mind.testing._simhost import SimHost
+from persona_mind.sim import SimHost, fake_pi_command
 
 __all__ = ("run_demo",)
 

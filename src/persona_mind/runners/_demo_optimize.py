@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from persona_mind.testing._simhost import SimHost
+    from persona_mind.sim import SimHost
 
 __all__ = ("optimize_section",)
 

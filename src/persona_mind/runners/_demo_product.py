@@ -1,6 +1,6 @@
 """The demo's product sections: Persona, Mind, and child runs on the fake ``pi``.
 
-Children here are real processes (the fake ``pi`` shipped in ``persona_mind.testing``,
+Children here are real processes (the fake ``pi`` shipped in ``persona_mind.sim``,
 speaking Pi's RPC protocol), so the demo exercises spawn, the protocol and teardown
 exactly as a real Pi child would, offline.
 """
@@ -13,8 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
-from persona_mind.testing._fake_pi import SCRIPT_ENV
-from persona_mind.testing._simhost import SimHost
+from persona_mind.sim import SCRIPT_ENV, SimHost
 
 __all__ = ("children_section", "fake_children_env", "memory_section", "persona_section")
 

@@ -1,7 +1,7 @@
 """Public facade of the child runner: one-shot children for consults, round-tables, workers.
 
 Three backends implement :class:`ChildBackend`: :class:`PiBackend` (the real ``pi`` or the
-fake one shipped in ``persona_mind.testing``), and ``persona_mind.testing.ScriptedModel``
+fake one shipped in ``persona_mind.sim``), and ``persona_mind.testing.ScriptedModel``
 (in-process). The :class:`~persona_mind.actors.child_runner.ChildRunner` actor supervises
 them; :func:`consult` and the round-table coordinator build on it. See docs/children.md.
 """

@@ -4,9 +4,11 @@
 * :class:`TestProbe` — a recording actor with ``expect()``.
 * :func:`wait_for_actor` / :func:`restarted` — wait on an actor's lifecycle steps.
 * :func:`wait_all_tasks_blocked` — return once every other task is blocked.
-* :class:`SimHost` — a simulated Pi-like session around a real runtime.
+* :class:`SimHost` — a simulated Pi-like session around a real runtime (from
+  :mod:`persona_mind.sim`, where the product's demo finds it too).
 * :class:`ScriptedModel` — an in-process child backend with scripted replies.
-* :func:`fake_pi_command` / :func:`write_fake_pi` — a fake ``pi`` executable for children.
+* :func:`fake_pi_command` / :func:`write_fake_pi` — a fake ``pi`` executable for children
+  (from :mod:`persona_mind.sim`).
 * :class:`FaultyFileSystem` / :class:`PowerLoss` — fail the k-th file-system call, drop or
   garble unsynced writes (crash-safety tests of the storage engine).
 * :class:`MemoryStore` — an in-memory StorePort for unit tests of domain code.
@@ -18,13 +20,17 @@
 
 from __future__ import annotations
 
+# The simulated host and the fake pi are product code (the demo runs them); re-exported here
+# so a test imports all its helpers from one place.
+from persona_mind.sim import SimHost as SimHost
+from persona_mind.sim import Turn as Turn
+from persona_mind.sim import fake_pi_command as fake_pi_command
+from persona_mind.sim import write_fake_pi as write_fake_pi
 from persona_mind.testing._clock import ManualClock as ManualClock
 from persona_mind.testing._clock import wait_all_tasks_blocked as wait_all_tasks_blocked
 from persona_mind.testing._fake_openai import FakeOpenAI as FakeOpenAI
 from persona_mind.testing._fake_openai import message_text as message_text
 from persona_mind.testing._fake_openai import pi_agent_env as pi_agent_env
-from persona_mind.testing._fake_pi import fake_pi_command as fake_pi_command
-from persona_mind.testing._fake_pi import write_fake_pi as write_fake_pi
 from persona_mind.testing._faultfs import FaultyFileSystem as FaultyFileSystem
 from persona_mind.testing._faultfs import PowerLoss as PowerLoss
 from persona_mind.testing._lifecycle import restarted as restarted
@@ -41,8 +47,6 @@ from persona_mind.testing._pi import require_pi as require_pi
 from persona_mind.testing._probe import TestProbe as TestProbe
 from persona_mind.testing._scripted import ScriptedModel as ScriptedModel
 from persona_mind.testing._scripted import ScriptedReply as ScriptedReply
-from persona_mind.testing._simhost import SimHost as SimHost
-from persona_mind.testing._simhost import Turn as Turn
 
 __all__ = (
     "NODE_VERSION",

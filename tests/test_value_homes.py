@@ -1,0 +1,72 @@
+"""Names moved to the layer that may import them keep one identity (issue 10 scope 7).
+
+``BacklogItem`` lives in ``messages/`` (the Reminder protocol carries it) and ``Layout`` /
+``project_identity`` in ``storage.layout`` (the domain names files with them); the old public
+names re-export the very same objects, so nothing that decodes or isinstance-checks them
+changes. The simulated host and the fake pi moved from ``testing`` to ``sim`` the same way.
+The import direction itself is enforced by ``lint-imports`` (``scripts/check.sh``).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from persona_mind import mind, sim, storage, testing
+from persona_mind.messages import backlog
+from persona_mind.messages.reminder import ArmReminders
+from persona_mind.storage import layout
+
+
+def test_backlog_item_is_one_type_in_mind_and_messages() -> None:
+    assert mind.BacklogItem is backlog.BacklogItem
+    item = mind.BacklogItem(id="b1", text="ship it", createdAt=1.0, updatedAt=1.0, expiresAt=9.0)
+    assert ArmReminders(items=(item,)).items[0] is item
+
+
+def test_backlog_item_keeps_its_on_disk_form() -> None:
+    """The move changed no field: camelCase names, defaults, unknown fields refused."""
+    raw = b'{"id":"b1","text":"t","createdAt":1.0,"updatedAt":2.0,"expiresAt":3.0}'
+    item = msgspec.json.decode(raw, type=backlog.BacklogItem)
+    assert (item.status, item.remindAt, item.live(2.5), item.live(3.0)) == (
+        "open",
+        None,
+        True,
+        False,
+    )
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(raw[:-1] + b',"extra":1}', type=backlog.BacklogItem)
+
+
+def test_layout_is_one_type_in_storage_and_its_value_module() -> None:
+    assert layout.Layout is storage.Layout
+    assert layout.project_identity is storage.project_identity
+
+
+def test_the_simulated_host_ships_outside_testing() -> None:
+    """``persona_mind.sim`` holds SimHost and the fake pi; ``testing`` re-exports the same."""
+    assert testing.SimHost is sim.SimHost
+    assert testing.fake_pi_command is sim.fake_pi_command
+    script = Path(sim.fake_pi_command()[-1])
+    assert script.parent == Path(sim.__file__).resolve().parent
+    assert set(sim.__all__) <= set(dir(sim))
+
+
+def test_the_old_fake_pi_module_still_runs_the_fake() -> None:
+    """``python -m persona_mind.testing._fake_pi`` (the old spelling) still answers a prompt."""
+    done = subprocess.run(
+        [sys.executable, "-m", "persona_mind.testing._fake_pi", "--mode", "json", "-p"],
+        input="hello",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+    assert kinds[0] == "session"
+    assert kinds[-1] == "agent_settled"
