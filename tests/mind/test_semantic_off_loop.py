@@ -138,6 +138,9 @@ async def test_a_turn_while_vectors_are_computed_is_lexical_and_says_so(
     batches = [(n, name) for n, name in enc.threads if n > 1]
     assert batches == [(N, batches[0][1])]  # one batch of every fact ...
     assert batches[0][1].startswith("persona-mind-embedding")  # ... on the edge's worker
+    worker = [t for t in threading.enumerate() if t.name == batches[0][1]]
+    assert worker
+    assert worker[0].daemon  # a sidecar asked to stop never waits out a bind
     assert vectors_path(svc.scope.fact_target("project").path, enc.model_id).is_file()
 
 
