@@ -94,4 +94,8 @@ async def test_runtime_turns_on_a_large_store_warm_up_off_the_loop_then_rank_hyb
             await asyncio.wrap_future(job)
         warm = await sim.turn("fix the parser cache retry")
         assert not any("ranking: lexical" in d for d in warm.injection.disclosures)
-    assert target.path.with_name(f"{target.path.name}.{edge.status().reason}.vec").is_file()
+        doctor = await sim.command("/mind doctor")
+        assert "ranking: hybrid" in doctor.text
+    encoder = edge.encoder
+    assert encoder is not None
+    assert target.path.with_name(f"{target.path.name}.{encoder.model_id}.vec").is_file()

@@ -24,7 +24,8 @@ from persona_mind.embedding import SemanticEdge
 from persona_mind.embedding._edge import INLINE_ROWS
 from persona_mind.embedding._encoder import Matrix
 from persona_mind.embedding._vectors import vectors_path
-from persona_mind.mind import Fact, MemoryService, MindScope
+from persona_mind.mind import Fact, MemoryService, MindScope, MindSettings
+from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._retrieval import FactIndex, retire
 from persona_mind.mind._scope import find_project
 from persona_mind.runners._cli_memory import DirectStore
@@ -131,10 +132,14 @@ async def test_a_turn_while_vectors_are_computed_is_lexical_and_says_so(
     again = await svc.injection(PROMPT)  # still computing: still lexical, no second job
     assert _warming(again.disclosures)
     assert len(edge.pending()) == 1
+    doctor = await handle_mind_command("doctor", MindCommandContext(svc, MindSettings(), None))
+    assert "ranking: lexical" in doctor.text
+    assert f"vectors for {N} facts" in doctor.text  # /mind doctor says so too
     enc.gate.set()
     await _warmed(edge)
     warm = await svc.injection(PROMPT)
     assert not any("ranking: lexical" in d for d in warm.disclosures), warm.disclosures
+    assert edge.status().hybrid
     batches = [(n, name) for n, name in enc.threads if n > 1]
     assert batches == [(N, batches[0][1])]  # one batch of every fact ...
     assert batches[0][1].startswith("persona-mind-embedding")  # ... on the edge's worker

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
-from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic
+from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
 
 if TYPE_CHECKING:
@@ -88,6 +88,8 @@ class _StoreVectors:
     job: concurrent.futures.Future[_IndexVectors] | None = None
     job_index: weakref.ref[FactIndex] | None = None
     """The index the job binds (weak: the job must not decide where an old index dies)."""
+    job_rows: int = 0
+    """Live facts of that index (for the "warming up" disclosure)."""
 
 
 class SemanticEdge:
@@ -153,10 +155,16 @@ class SemanticEdge:
             self.settled.set()
 
     def status(self) -> RankerStatus:
-        encoder = self._encoder
-        if self._state == "ready" and encoder is not None:
-            return RankerStatus(hybrid=True, reason=encoder.model_id)
-        return RankerStatus(hybrid=False, reason=self._reason)
+        """The ranker a turn gets now (``/mind doctor``): lexical while the model loads or
+        while vectors are still being computed on the worker, and why."""
+        encoder = self.encoder
+        if encoder is None:
+            return RankerStatus(hybrid=False, reason=self._reason)
+        self._collect()
+        warming = sum(sv.job_rows for sv in self._stores.values() if sv.job is not None)
+        if warming:
+            return RankerStatus(hybrid=False, reason=warming_up(warming))
+        return RankerStatus(hybrid=True, reason=encoder.model_id)
 
     @property
     def encoder(self) -> Encoder | None:
@@ -197,6 +205,7 @@ class SemanticEdge:
             self._worker = _Worker()
         sv.job = self._worker.submit(functools.partial(self._compute, encoder, index, sv, start))
         sv.job_index = weakref.ref(index)
+        sv.job_rows = len(index)
         return False
 
     def pending(self) -> list[concurrent.futures.Future[_IndexVectors]]:
@@ -288,9 +297,11 @@ class SemanticEdge:
 
     def for_prompt(self, prompt: str) -> tuple[Semantic | None, RankerStatus]:
         """A semantic ranker bound to ``prompt``, or ``None`` and why ranking is lexical."""
-        status = self.status()
         encoder = self.encoder
-        if encoder is None or not prompt.strip():
+        if encoder is None:
+            return None, RankerStatus(hybrid=False, reason=self._reason)
+        status = RankerStatus(hybrid=True, reason=encoder.model_id)
+        if not prompt.strip():
             return None, status
         query = encoder.encode([prompt])[0]
         return _PromptSimilarity(self, query), status

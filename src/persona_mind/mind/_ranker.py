@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from persona_mind.mind._retrieval import FactIndex
 
-__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic", "SemanticSource", "ranker_for")
+__all__ = (
+    "LEXICAL",
+    "SIM_DECIMALS",
+    "RankerStatus",
+    "Semantic",
+    "SemanticSource",
+    "ranker_for",
+    "warming_up",
+)
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +81,17 @@ class SemanticSource(Protocol):
         """A ranker bound to ``prompt`` (or ``None``) and which ranker that makes."""
         ...
 
-    def status(self) -> RankerStatus: ...
+    def status(self) -> RankerStatus:
+        """Which ranker a turn gets now, and why it is lexical when it is."""
+        ...
+
+
+def warming_up(facts: int) -> str:
+    """Why a turn is lexical while fact vectors are computed off the event loop."""
+    return (
+        f"semantic ranking warming up (vectors for {facts} facts being computed off the "
+        "event loop)"
+    )
 
 
 def ranker_for(
@@ -100,13 +118,9 @@ def ranker_for(
                 warming += len(index)
         if warming:
             status = source.status()
-            if not status.hybrid:  # the model itself is not in (loading, unavailable)
+            if not status.hybrid:  # loading, unavailable, or warming up (the source says)
                 return None, status
-            return None, RankerStatus(
-                hybrid=False,
-                reason=f"semantic ranking warming up (vectors for {warming} facts being "
-                "computed off the event loop)",
-            )
+            return None, RankerStatus(hybrid=False, reason=warming_up(warming))
         return source.for_prompt(prompt)
     except Exception as exc:  # derived data must never fail a turn
         log.warning("semantic ranking skipped: %r", exc)
