@@ -21,7 +21,7 @@ from typing import TypeVar
 import pytest
 
 from persona_mind.embedding import SemanticEdge
-from persona_mind.embedding._edge import INLINE_ROWS
+from persona_mind.embedding._edge import INLINE_CHARS, INLINE_ROWS
 from persona_mind.embedding._encoder import Matrix
 from persona_mind.embedding._vectors import vectors_path
 from persona_mind.mind import Fact, MemoryService, MindScope, MindSettings
@@ -305,3 +305,23 @@ def test_retire_empties_the_token_caches_it_is_given() -> None:
     assert len(cache) == 1200
     retire(None, cache)()
     assert cache == {}
+
+
+@pytest.mark.asyncio
+async def test_few_but_long_facts_are_embedded_off_the_loop_too(
+    tmp_path: Path, offload: Offload
+) -> None:
+    """The in-place limit is on text as well as rows: 20 facts of 1,500 characters (more
+    than INLINE_CHARS) would cost the loop ~13 ms of tokenizer."""
+    long = tuple(
+        Fact(id=f"m_{i:08x}", kind="convention", recordedAt=1.0 + i, lastSeenAt=1.0 + i,
+             text=f"deploy checklist {i} " + "step " * 300)
+        for i in range(20)
+    )
+    assert sum(len(f.text) for f in long) > INLINE_CHARS
+    svc = _service(tmp_path, offload, long)
+    enc = GatedEncoder()
+    svc.semantic = edge = _edge(enc)
+    assert _warming((await svc.injection("deploy checklist")).disclosures)
+    await _warmed(edge)
+    assert [name for n, name in enc.threads if n > 1] == ["persona-mind-embedding-binds"]

@@ -13,11 +13,12 @@ previous one instead of being rebuilt: remembering one fact costs one embedding 
 appended record.
 
 Nothing large runs on the event loop (issue 15 item 9): with ``wait=False`` (the sidecar),
-a bind that has more than :data:`INLINE_ROWS` rows to look up — a store's first bind, a
-full rebuild, a cache file to read — is handed to the edge's own worker thread and the
-turn is ranked lexically, saying "semantic ranking warming up", until the vectors for that
-index are in; the next turn picks them up.  Small binds (the few rows a remember adds) still
-run in place, so a turn right after a remember stays hybrid.  The one-shot CLI, tests and
+a bind that has more than :data:`INLINE_ROWS` rows or :data:`INLINE_CHARS` characters to
+look up — a store's first bind, a full rebuild, a cache file to read — is handed to the
+edge's own worker thread and the turn is ranked lexically, saying "semantic ranking
+warming up", until the vectors for that index are in; the next turn picks them up.  Small
+binds (the few rows a remember adds) still run in place, so a turn right after a remember
+stays hybrid.  The one-shot CLI, tests and
 benchmarks bind with ``wait=True`` (in place, whatever the size).
 """
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from persona_mind.embedding._encoder import Encoder, Matrix
     from persona_mind.embedding._vectors import VectorFile
 
-__all__ = ("INLINE_ROWS", "SemanticEdge")
+__all__ = ("INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +55,14 @@ _MEMO = 50_000
 """Vectors kept in memory for indexes without a cache file (session notes, backlog)."""
 
 INLINE_ROWS = 256
-"""A bind with at most this many rows to look up (and a cache file of at most twice that)
-runs in place even with ``wait=False``: about 5 ms of hashing and embedding at ~20 µs a
-row, the price of keeping the turn after a remember hybrid."""
+"""A bind with at most this many rows to look up (of at most :data:`INLINE_CHARS`, and a
+cache file of at most twice that many records) runs in place even with ``wait=False``: the
+price of keeping the turn after a remember hybrid."""
+
+INLINE_CHARS = 20_000
+"""The text a bind in place may have to embed: the tokenizer costs ~0.4 µs a character
+(19,000 facts of ~650 characters took 5.3 s on the 2-core test machine), so at most ~9 ms
+on the loop, and usually nothing (a remember adds one fact)."""
 
 
 def _default_loader() -> Encoder:
@@ -229,7 +235,10 @@ class SemanticEdge:
                 self._bound[index] = iv
 
     def _small(self, sv: _StoreVectors, index: FactIndex, start: int, encoder: Encoder) -> bool:
-        if len(index.facts) - start > INLINE_ROWS:
+        rows = index.facts[start:]
+        if len(rows) > INLINE_ROWS:
+            return False
+        if sum(len(f.text) + sum(len(t) + 1 for t in f.tags) for f in rows) > INLINE_CHARS:
             return False
         if sv.file is not None:
             return True
