@@ -18,8 +18,8 @@ look up — a store's first bind, a full rebuild, a cache file to read — is ha
 edge's own worker thread and the turn is ranked lexically, saying "semantic ranking
 warming up", until the vectors for that index are in; the next turn picks them up.  Small
 binds (the few rows a remember adds) still run in place, so a turn right after a remember
-stays hybrid.  The one-shot CLI, tests and
-benchmarks bind with ``wait=True`` (in place, whatever the size).
+stays hybrid.  The one-shot CLI, tests and benchmarks bind with ``wait=True`` (in place,
+whatever the size).
 """
 
 from __future__ import annotations
@@ -240,8 +240,8 @@ class SemanticEdge:
             return False
         if sum(len(f.text) + sum(len(t) + 1 for t in f.tags) for f in rows) > INLINE_CHARS:
             return False
-        if sv.file is not None:
-            return True
+        if sv.file is not None:  # a pending rewrite of a large file is no small bind
+            return not sv.file.rewrite or len(sv.file.vectors) <= 2 * INLINE_ROWS
         from persona_mind.embedding._vectors import vectors_path  # noqa: PLC0415
 
         record = 16 + 4 * encoder.dim + 4
