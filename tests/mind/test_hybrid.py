@@ -355,7 +355,7 @@ def test_remembering_one_fact_appends_one_record(tmp_path: Path) -> None:
 class _BrokenEdge:
     """A model edge whose vectors cannot be had (e.g. a bug or an unreadable disk)."""
 
-    def bind(self, index: FactIndex, store: Path | None) -> None:
+    def bind(self, index: FactIndex, store: Path | None, *, wait: bool = True) -> bool:
         raise OSError("disk on fire")
 
     def for_prompt(self, prompt: str) -> tuple[None, RankerStatus]:

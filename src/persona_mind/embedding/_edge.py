@@ -11,11 +11,23 @@ file beside the store, embedding only rows the cache lacks.  An index produced b
 ``FactIndex.updated`` keeps the old slots and appends new ones, so its matrix extends the
 previous one instead of being rebuilt: remembering one fact costs one embedding and one
 appended record.
+
+Nothing large runs on the event loop (issue 15 item 9): with ``wait=False`` (the sidecar),
+a bind that has more than :data:`INLINE_ROWS` rows or :data:`INLINE_CHARS` characters to
+look up — a store's first bind, a full rebuild, a cache file to read — is handed to the
+edge's own worker thread and the turn is ranked lexically, saying "semantic ranking
+warming up", until the vectors for that index are in; the next turn picks them up.  Small
+binds (the few rows a remember adds) still run in place, so a turn right after a remember
+stays hybrid.  The one-shot CLI, tests and benchmarks bind with ``wait=True`` (in place,
+whatever the size).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import functools
 import logging
+import queue
 import threading
 import weakref
 from collections.abc import Callable, Collection, Mapping
@@ -23,8 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
-from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic
+from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
 
 if TYPE_CHECKING:
@@ -34,12 +47,22 @@ if TYPE_CHECKING:
     from persona_mind.embedding._encoder import Encoder, Matrix
     from persona_mind.embedding._vectors import VectorFile
 
-__all__ = ("SemanticEdge",)
+__all__ = ("INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
 
 log = logging.getLogger(__name__)
 
 _MEMO = 50_000
 """Vectors kept in memory for indexes without a cache file (session notes, backlog)."""
+
+INLINE_ROWS = 256
+"""A bind with at most this many rows to look up (of at most :data:`INLINE_CHARS`, and a
+cache file of at most twice that many records) runs in place even with ``wait=False``: the
+price of keeping the turn after a remember hybrid."""
+
+INLINE_CHARS = 20_000
+"""The text a bind in place may have to embed: the tokenizer costs ~0.4 µs a character
+(19,000 facts of ~650 characters took 5.3 s on the 2-core test machine), so at most ~9 ms
+on the loop, and usually nothing (a remember adds one fact)."""
 
 
 def _default_loader() -> Encoder:
@@ -59,13 +82,30 @@ class _IndexVectors:
     all_live: bool = False
 
 
+@dataclass(slots=True)
+class _StoreVectors:
+    """One store's vectors.  Owned by the event loop, except while :attr:`job` is pending:
+    then the worker owns :attr:`file` and :attr:`last` and the loop does not touch them (the
+    future's completion is the hand-back)."""
+
+    store: Path
+    file: VectorFile | None = None
+    last: _IndexVectors | None = None
+    job: concurrent.futures.Future[_IndexVectors] | None = None
+    job_index: weakref.ref[FactIndex] | None = None
+    """The index the job binds (weak: the job must not decide where an old index dies)."""
+    job_rows: int = 0
+    """Live facts of that index (for the "warming up" disclosure)."""
+
+
 class SemanticEdge:
     """One process-wide model and its vector caches.
 
-    Used from the event loop; only :meth:`_load` runs on the loading thread, and it hands
-    its result over by writing the fields *before* setting :attr:`settled` — the event is the
-    publication point, so no lock is needed (mailbox order and events, never locks, in this
-    runtime).
+    Used from the event loop; :meth:`_load` runs on the loading thread and hands its result
+    over by writing the fields *before* setting :attr:`settled` — the event is the
+    publication point.  Large binds run on the worker (one thread, named
+    ``persona-mind-embedding``) and hand back through their future, which the loop collects
+    at the next bind; no lock is shared with the loop.
     """
 
     def __init__(self, loader: Callable[[], Encoder] = _default_loader) -> None:
@@ -76,12 +116,12 @@ class SemanticEdge:
         self._thread: threading.Thread | None = None
         self.settled = threading.Event()
         """Set when loading finished, ready or not (tests and benchmarks wait on it)."""
-        self._files: dict[Path, VectorFile] = {}
-        self._last: dict[Path, _IndexVectors] = {}
+        self._stores: dict[Path, _StoreVectors] = {}
         self._bound: weakref.WeakKeyDictionary[FactIndex, _IndexVectors] = (
             weakref.WeakKeyDictionary()
         )
         self._memo: dict[bytes, Matrix] = {}
+        self._worker: _Worker | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -121,10 +161,16 @@ class SemanticEdge:
             self.settled.set()
 
     def status(self) -> RankerStatus:
-        encoder = self._encoder
-        if self._state == "ready" and encoder is not None:
-            return RankerStatus(hybrid=True, reason=encoder.model_id)
-        return RankerStatus(hybrid=False, reason=self._reason)
+        """The ranker a turn gets now (``/mind doctor``): lexical while the model loads or
+        while vectors are still being computed on the worker, and why."""
+        encoder = self.encoder
+        if encoder is None:
+            return RankerStatus(hybrid=False, reason=self._reason)
+        self._collect()
+        warming = sum(sv.job_rows for sv in self._stores.values() if sv.job is not None)
+        if warming:
+            return RankerStatus(hybrid=False, reason=warming_up(warming))
+        return RankerStatus(hybrid=True, reason=encoder.model_id)
 
     @property
     def encoder(self) -> Encoder | None:
@@ -132,73 +178,139 @@ class SemanticEdge:
 
     # -- vectors ---------------------------------------------------------------------------
 
-    def _file(self, store: Path, encoder: Encoder) -> VectorFile:
-        from persona_mind.embedding._vectors import VectorFile, vectors_path  # noqa: PLC0415
+    def bind(self, index: FactIndex, store: Path | None, *, wait: bool = True) -> bool:
+        """Give ``index`` its vectors, from the cache beside ``store`` when there is one.
 
-        path = vectors_path(store, encoder.model_id)
-        vf = self._files.get(path)
-        if vf is None:
-            vf = VectorFile(path, encoder.model_id, encoder.dim)
-            vf.load()
-            self._files[path] = vf
-        return vf
-
-    def bind(self, index: FactIndex, store: Path | None) -> None:
-        """Give ``index`` its vectors, from the cache beside ``store`` when there is one."""
+        Returns whether ``index`` has them now.  With ``wait=False`` a large bind is started
+        on the worker thread and this returns ``False`` at once (the caller ranks lexically
+        and says so); a later call collects the result.
+        """
         encoder = self.encoder
-        if encoder is None or index in self._bound:
-            return
+        if encoder is None:
+            return False
+        self._collect()
+        if index in self._bound:
+            return True
+        if store is None:
+            self._bound[index] = self._compute(encoder, index, None)
+            return True
+        sv = self._stores.get(store)
+        if sv is None:
+            sv = self._stores[store] = _StoreVectors(store)
+        if sv.job is not None:  # the worker owns this store's vectors until it is done
+            if not wait:
+                return False
+            concurrent.futures.wait([sv.job])
+            self._collect()
+            return self.bind(index, store, wait=True)
+        start = _prefix(sv.last, index)
+        if wait or self._small(sv, index, start, encoder):
+            self._bound[index] = self._compute(encoder, index, sv, start)
+            return True
+        if self._worker is None:
+            self._worker = _Worker()
+        sv.job = self._worker.submit(functools.partial(self._compute, encoder, index, sv, start))
+        sv.job_index = weakref.ref(index)
+        sv.job_rows = len(index)
+        return False
+
+    def pending(self) -> list[concurrent.futures.Future[_IndexVectors]]:
+        """The binds running on the worker (tests and benchmarks wait on them)."""
+        return [sv.job for sv in self._stores.values() if sv.job is not None]
+
+    def _collect(self) -> None:
+        """Take in the worker's finished binds (loop side)."""
+        for sv in self._stores.values():
+            job = sv.job
+            if job is None or not job.done():
+                continue
+            ref, sv.job, sv.job_index = sv.job_index, None, None
+            try:
+                iv = job.result()
+            except Exception as exc:  # derived data: the next bind tries again
+                log.warning("semantic vectors for %s not computed: %r", sv.store, exc)
+                continue
+            index = ref() if ref is not None else None
+            if index is not None:
+                self._bound[index] = iv
+
+    def _small(self, sv: _StoreVectors, index: FactIndex, start: int, encoder: Encoder) -> bool:
+        rows = index.facts[start:]
+        if len(rows) > INLINE_ROWS:
+            return False
+        if sum(len(f.text) + sum(len(t) + 1 for t in f.tags) for f in rows) > INLINE_CHARS:
+            return False
+        if sv.file is not None:  # a pending rewrite of a large file is no small bind
+            return not sv.file.rewrite or len(sv.file.vectors) <= 2 * INLINE_ROWS
+        from persona_mind.embedding._vectors import vectors_path  # noqa: PLC0415
+
+        record = 16 + 4 * encoder.dim + 4
+        try:
+            size = vectors_path(sv.store, encoder.model_id).stat().st_size
+        except OSError:
+            return True  # no cache yet (or unreadable: the load will say so and rebuild)
+        return size <= 2 * INLINE_ROWS * record + 4096
+
+    def _compute(
+        self, encoder: Encoder, index: FactIndex, sv: _StoreVectors | None, start: int = 0
+    ) -> _IndexVectors:
+        """The vectors of ``index`` (on the loop for small binds, else on the worker)."""
         import numpy as np  # noqa: PLC0415 - present whenever an encoder loaded
 
         from persona_mind.embedding._encoder import fact_text  # noqa: PLC0415
-        from persona_mind.embedding._vectors import content_key  # noqa: PLC0415
+        from persona_mind.embedding._vectors import VectorFile, content_key, vectors_path  # noqa: PLC0415
 
-        vf = self._file(store, encoder) if store is not None else None
-        if vf is None and len(self._memo) > _MEMO:
-            self._memo.clear()
-        known = vf.vectors if vf is not None else self._memo
-        prev = self._last.get(vf.path) if vf is not None else None
-        facts = index.facts
-        start = 0
-        if prev is not None and len(prev.facts) <= len(facts):
-            n = len(prev.facts)
-            if all(facts[i] is prev.facts[i] for i in range(n)):
-                start = n
-        keys = [content_key(fact_text(f.text, f.tags)) for f in facts[start:]]
-        missing = sorted({k: i for i, k in enumerate(keys) if k not in known}.items())
-        new: dict[bytes, Matrix] = {}
-        if missing:
-            texts = [fact_text(facts[start + i].text, facts[start + i].tags) for _, i in missing]
-            rows = encoder.encode(texts)
-            new = {k: rows[j] for j, (k, _) in enumerate(missing)}
-        if vf is not None:
-            if new or vf.rewrite:
-                live = None
-                if start == 0:
-                    live = [keys[s] for s in index.slot_of.values()]
-                vf.add(new, live)
-        else:
-            self._memo.update(new)
-        got = known  # the cache's (or the memo's) dict now holds every key
-        rows_new = (
-            np.stack([got[k] for k in keys])
-            if keys
-            else np.zeros((0, encoder.dim), dtype=np.float32)
-        )
-        matrix = rows_new if start == 0 or prev is None else np.vstack([prev.matrix, rows_new])
-        live_mask = np.zeros(len(facts), dtype=bool)
-        if index.slot_of:
-            live_mask[np.fromiter(index.slot_of.values(), dtype=np.intp)] = True
-        iv = _IndexVectors(list(facts), matrix, live_mask, bool(live_mask.all()))
-        self._bound[index] = iv
-        if vf is not None:
-            self._last[vf.path] = iv
+        with no_full_collections():  # a large bind allocates a row object per fact
+            vf: VectorFile | None = None
+            if sv is not None:
+                vf = sv.file
+                if vf is None:
+                    vf = VectorFile(
+                        vectors_path(sv.store, encoder.model_id), encoder.model_id, encoder.dim
+                    )
+                    vf.load()
+                    sv.file = vf
+            elif len(self._memo) > _MEMO:
+                self._memo.clear()
+            known = vf.vectors if vf is not None else self._memo
+            prev = sv.last if sv is not None else None
+            facts = index.facts
+            keys = [content_key(fact_text(f.text, f.tags)) for f in facts[start:]]
+            missing = sorted({k: i for i, k in enumerate(keys) if k not in known}.items())
+            new: dict[bytes, Matrix] = {}
+            if missing:
+                todo = [facts[start + i] for _, i in missing]
+                texts = [fact_text(f.text, f.tags) for f in todo]
+                rows = encoder.encode(texts)
+                new = {k: rows[j] for j, (k, _) in enumerate(missing)}
+            if vf is not None:
+                if new or vf.rewrite:
+                    live = [keys[s] for s in index.slot_of.values()] if start == 0 else None
+                    vf.add(new, live)
+            else:
+                self._memo.update(new)
+            got = known  # the cache's (or the memo's) dict now holds every key
+            rows_new = (
+                np.stack([got[k] for k in keys])
+                if keys
+                else np.zeros((0, encoder.dim), dtype=np.float32)
+            )
+            matrix = rows_new if start == 0 or prev is None else np.vstack([prev.matrix, rows_new])
+            live_mask = np.zeros(len(facts), dtype=bool)
+            if index.slot_of:
+                live_mask[np.fromiter(index.slot_of.values(), dtype=np.intp)] = True
+            iv = _IndexVectors(list(facts), matrix, live_mask, bool(live_mask.all()))
+            if sv is not None:
+                sv.last = iv
+            return iv
 
     def for_prompt(self, prompt: str) -> tuple[Semantic | None, RankerStatus]:
         """A semantic ranker bound to ``prompt``, or ``None`` and why ranking is lexical."""
-        status = self.status()
         encoder = self.encoder
-        if encoder is None or not prompt.strip():
+        if encoder is None:
+            return None, RankerStatus(hybrid=False, reason=self._reason)
+        status = RankerStatus(hybrid=True, reason=encoder.model_id)
+        if not prompt.strip():
             return None, status
         query = encoder.encode([prompt])[0]
         return _PromptSimilarity(self, query), status
@@ -209,6 +321,48 @@ class SemanticEdge:
             self.bind(index, None)
             hit = self._bound[index]
         return hit
+
+
+class _Worker:
+    """One daemon thread running binds in order.
+
+    Not a ``ThreadPoolExecutor``: its threads are joined at interpreter exit, so a sidecar
+    asked to stop would wait out a multi-second cold bind.  Killed mid-job at exit, a bind
+    loses nothing of record (the cache is derived data: a torn append fails its CRC, an
+    unfinished rewrite leaves only its temporary file).
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[
+            tuple[concurrent.futures.Future[_IndexVectors], Callable[[], _IndexVectors]]
+        ] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="persona-mind-embedding-binds",
+                                        daemon=True)
+        self._thread.start()
+
+    def submit(self, fn: Callable[[], _IndexVectors]) -> concurrent.futures.Future[_IndexVectors]:
+        future: concurrent.futures.Future[_IndexVectors] = concurrent.futures.Future()
+        self._jobs.put((future, fn))
+        return future
+
+    def _run(self) -> None:
+        while True:
+            future, fn = self._jobs.get()
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn())
+                except BaseException as exc:  # handed to the loop, which logs it
+                    future.set_exception(exc)
+            del future, fn  # the job's references (the index) die here, not at the next get
+
+
+def _prefix(prev: _IndexVectors | None, index: FactIndex) -> int:
+    """How many leading slots ``index`` shares with the store's last bound index."""
+    if prev is None or len(prev.facts) > len(index.facts):
+        return 0
+    facts = index.facts
+    n = len(prev.facts)
+    return n if all(facts[i] is prev.facts[i] for i in range(n)) else 0
 
 
 class _PromptSimilarity:

@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from persona_mind.mind._retrieval import FactIndex
 
-__all__ = ("LEXICAL", "SIM_DECIMALS", "RankerStatus", "Semantic", "SemanticSource", "ranker_for")
+__all__ = (
+    "LEXICAL",
+    "SIM_DECIMALS",
+    "RankerStatus",
+    "Semantic",
+    "SemanticSource",
+    "ranker_for",
+    "warming_up",
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,32 +71,56 @@ class SemanticSource(Protocol):
     loaded :meth:`for_prompt` answers ``None`` and a status that says ranking is lexical.
     """
 
-    def bind(self, index: FactIndex, store: Path | None) -> None:
-        """Give ``index`` its fact vectors (from the cache beside ``store``)."""
+    def bind(self, index: FactIndex, store: Path | None, *, wait: bool = True) -> bool:
+        """Give ``index`` its fact vectors (from the cache beside ``store``); whether it has
+        them now.  ``wait=False``: a large bind starts off the event loop and answers
+        ``False`` until it is done (the turn ranks lexically meanwhile)."""
         ...
 
     def for_prompt(self, prompt: str) -> tuple[Semantic | None, RankerStatus]:
         """A ranker bound to ``prompt`` (or ``None``) and which ranker that makes."""
         ...
 
-    def status(self) -> RankerStatus: ...
+    def status(self) -> RankerStatus:
+        """Which ranker a turn gets now, and why it is lexical when it is."""
+        ...
+
+
+def warming_up(facts: int) -> str:
+    """Why a turn is lexical while fact vectors are computed off the event loop."""
+    return (
+        f"semantic ranking warming up (vectors for {facts} facts being computed off the "
+        "event loop)"
+    )
 
 
 def ranker_for(
     source: SemanticSource | None,
     prompt: str,
     stores: Iterable[tuple[FactIndex, Path | None]],
+    *,
+    wait: bool = True,
 ) -> tuple[Semantic | None, RankerStatus]:
     """Bind each index to its store's vectors and the ranker for ``prompt``; never raises.
 
     Vectors are derived data: a failing cache or model costs this turn its semantic signal
-    (and the plan's disclosures say so), never the turn itself.
+    (and the plan's disclosures say so), never the turn itself.  With ``wait=False`` (the
+    sidecar) a store whose vectors are still being computed off the loop makes the turn
+    lexical, disclosed as "semantic ranking warming up" (issue 15 item 9): hybrid needs the
+    vectors of every index the plan ranks, or two tiers would be scored on different scales.
     """
     if source is None:
         return None, LEXICAL
     try:
+        warming = 0
         for index, store in stores:
-            source.bind(index, store)
+            if not source.bind(index, store, wait=wait):
+                warming += len(index)
+        if warming:
+            status = source.status()
+            if not status.hybrid:  # loading, unavailable, or warming up (the source says)
+                return None, status
+            return None, RankerStatus(hybrid=False, reason=warming_up(warming))
         return source.for_prompt(prompt)
     except Exception as exc:  # derived data must never fail a turn
         log.warning("semantic ranking skipped: %r", exc)

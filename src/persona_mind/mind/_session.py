@@ -207,6 +207,8 @@ class MindSession:
         if refusal is not None:
             return
         scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
+        if self.service is not None:  # its indexes are freed off the loop (issue 15 item 9)
+            self.service.release()
         self.service = MemoryService(
             self.store, self.clock, scope, generation=generation, offload=self.offload
         )
