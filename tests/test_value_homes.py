@@ -70,3 +70,27 @@ def test_the_old_fake_pi_module_still_runs_the_fake() -> None:
     kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
     assert kinds[0] == "session"
     assert kinds[-1] == "agent_settled"
+
+
+def test_child_and_roundtable_values_live_in_messages() -> None:
+    """Issue 10 scope 4: the child request/reply/progress values and the round-table
+    progress/result are ``messages`` types; the old ``runners`` modules re-export the
+    very same objects, and a request survives the wire unchanged."""
+    from persona_mind.messages import child, roundtable_progress  # noqa: PLC0415
+    from persona_mind.runners import (  # noqa: PLC0415
+        _child_backend,
+        _child_types,
+        _roundtable_progress,
+    )
+
+    for name in child.__all__:
+        assert getattr(_child_types, name) is getattr(child, name), name
+    assert _child_types.ChildBackend is _child_backend.ChildBackend
+    for name in ("PersonaState", "RoundtableProgress", "RoundtableResult"):
+        assert getattr(_roundtable_progress, name) is getattr(roundtable_progress, name)
+    persona = child.ChildPersona(name="a", qualified_id="p/a", role="specialist", system_prompt="s")
+    request = child.ChildRequest(
+        request_id="r1", kind="round1", persona=persona, prompt="q", model="m"
+    )
+    wire = msgspec.msgpack.encode(request)
+    assert msgspec.msgpack.decode(wire, type=child.ChildRequest) == request

@@ -12,8 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from persona_mind.messages.child import ChildUsage
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 from persona_mind.runners._child_specs import ROUNDTABLE_TOOL_NAME, roundtable_tool
-from persona_mind.runners._child_types import ChildUsage
 from persona_mind.runners._roundtable_logic import (
     MAX_QUERY_CHARS,
     REQUEST_MARKER,
@@ -23,12 +24,7 @@ from persona_mind.runners._roundtable_logic import (
     picks_by_name,
     validate_selection,
 )
-from persona_mind.runners._roundtable_progress import (
-    RoundtableProgress,
-    RoundtableResult,
-    RoundtableTracker,
-    render_live,
-)
+from persona_mind.runners._roundtable_progress import RoundtableTracker, render_live
 from persona_mind.runners._roundtable_tool import PRESENT_IN_FULL, result_text
 from persona_mind.runners.child import SelectionInvalid, SynthesisIncomplete
 from tests.children._helpers import team

@@ -38,7 +38,7 @@ from persona_mind.messages.roundtable_desk import (
 from persona_mind.runners._child_errors import ChildCancelled, RoundtableBusy
 
 if TYPE_CHECKING:
-    from persona_mind.runners._roundtable_progress import RoundtableProgress
+    from persona_mind.messages.roundtable_progress import RoundtableProgress
 
 __all__ = ("RoundtableDesk",)
 

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
+    from persona_mind.messages.child import ChildTeam
     from persona_mind.runners._child_launch import HostState
-    from persona_mind.runners._child_types import ChildTeam
     from persona_mind.runtime import Runtime
 
 __all__ = ("MAX_INVALID_SELECTIONS", "ChildrenFeature")

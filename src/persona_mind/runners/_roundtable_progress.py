@@ -9,11 +9,14 @@ next step and the totals. Child answer text never enters it.
 
 from __future__ import annotations
 
-from typing import Literal
-
-import msgspec
-
-from persona_mind.runners._child_types import ChildProgress, ChildUsage
+from persona_mind.messages.child import ChildProgress, ChildUsage
+from persona_mind.messages.roundtable_progress import (
+    PersonaState,
+    Phase,
+    RoundtableProgress,
+    RoundtableResult,
+    State,
+)
 from persona_mind.runners._roundtable_logic import CONTEXT_POLICY
 
 __all__ = (
@@ -25,9 +28,6 @@ __all__ = (
     "render_live",
     "render_progress",
 )
-
-Phase = Literal["selection", "independent", "revision", "synthesis", "done", "failed", "cancelled"]
-State = Literal["waiting", "running", "done", "failed", "cancelled"]
 
 PURPOSE: dict[str, str] = {
     "selection": "the [G] lead selects 1-5 specialists and assigns each a contribution",
@@ -47,41 +47,6 @@ NEXT: dict[str, str] = {
     "failed": "none (run the round-table again)",
     "cancelled": "none",
 }
-
-
-class PersonaState(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    reason: str
-    state: State
-    activity: str = ""
-
-
-class RoundtableProgress(msgspec.Struct, frozen=True, kw_only=True):
-    query: str
-    context_policy: str
-    lead: str
-    phase: Phase
-    phase_purpose: str
-    roster: tuple[PersonaState, ...]
-    lead_state: State
-    next_step: str
-    children_started: int
-    children_finished: int
-    usage: ChildUsage
-    elapsed: float
-    error: str | None = None
-
-
-class RoundtableResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The one moderator synthesis (P-ROUNDTABLE-14), presented in full (-16)."""
-
-    query: str
-    lead: str
-    roster: tuple[tuple[str, str], ...]
-    synthesis: str
-    children: int
-    usage: ChildUsage
-    elapsed: float
 
 
 class RoundtableTracker:
