@@ -94,3 +94,21 @@ def test_child_and_roundtable_values_live_in_messages() -> None:
     )
     wire = msgspec.msgpack.encode(request)
     assert msgspec.msgpack.decode(wire, type=child.ChildRequest) == request
+
+
+def test_child_errors_are_one_hierarchy_outside_runners() -> None:
+    """Issue 10 scope 4: the child leaves live in ``persona_mind.child_errors`` under
+    ``ChildError``; the old runners module and the ``runners.child`` facade hand out the
+    same classes, and the messages did not change."""
+    from persona_mind import child_errors, errors  # noqa: PLC0415
+    from persona_mind.runners import _child_errors, child  # noqa: PLC0415
+
+    for name in child_errors.__all__:
+        cls = getattr(child_errors, name)
+        assert issubclass(cls, errors.ChildError), name
+        assert getattr(_child_errors, name) is cls, name
+    assert child.SelectionInvalid is child_errors.SelectionInvalid
+    assert str(child_errors.SelectionInvalid("the delegated query is empty")) == (
+        "the team lead's specialist selection was invalid: the delegated query is empty; "
+        "no specialist was started — ask again or rephrase the query"
+    )

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
+from persona_mind.child_errors import ChildCancelled, ChildDeadlineExceeded
 from persona_mind.clock import TimerHandle
 from persona_mind.errors import ActorError, ChildError, StaleGeneration
 from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest
@@ -42,7 +43,6 @@ from persona_mind.messages.runner import (
     RunnerMessage,
 )
 from persona_mind.runners._child_backend import ChildBackend
-from persona_mind.runners._child_errors import ChildCancelled, ChildDeadlineExceeded
 from persona_mind.runners._child_process import within
 
 __all__ = ("ChildRunner", "run_child")

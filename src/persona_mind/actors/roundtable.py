@@ -30,6 +30,7 @@ from typing import Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok, fan_out
 from persona_mind.actors.child_runner import run_child
+from persona_mind.child_errors import ChildCancelled, RoundtableFailed, SelectionInvalid
 from persona_mind.errors import FanOutFailed
 from persona_mind.messages.child import (
     ChildKind,
@@ -48,11 +49,6 @@ from persona_mind.messages.runner import (
     RoundtableMessage,
     RoundtableStep,
     RoundtableWorkDone,
-)
-from persona_mind.runners._child_errors import (
-    ChildCancelled,
-    RoundtableFailed,
-    SelectionInvalid,
 )
 from persona_mind.runners._roundtable_logic import (
     check_synthesis,

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
+from persona_mind.child_errors import ChildCancelled, RoundtableBusy
 from persona_mind.messages.roundtable_desk import (
     CancelRun,
     DeskMsg,
@@ -35,7 +36,6 @@ from persona_mind.messages.roundtable_desk import (
     WatchedProgress,
     WatchRoundtable,
 )
-from persona_mind.runners._child_errors import ChildCancelled, RoundtableBusy
 
 if TYPE_CHECKING:
     from persona_mind.messages.roundtable_progress import RoundtableProgress

@@ -257,8 +257,8 @@ class ChildrenFeature:
 
     def _roundtable_call(self, call: ToolCall) -> ToolResult | Background[ToolResult]:
         """The lead's ``persona_roundtable`` call: validate, accept once, run (see module)."""
+        from persona_mind.child_errors import SelectionInvalid  # noqa: PLC0415
         from persona_mind.messages.roundtable_desk import StartRoundtable  # noqa: PLC0415
-        from persona_mind.runners._child_errors import SelectionInvalid  # noqa: PLC0415
         from persona_mind.runners._roundtable_logic import (  # noqa: PLC0415
             validate_selection,
         )

@@ -12,17 +12,13 @@ from __future__ import annotations
 
 import msgspec
 
+from persona_mind.child_errors import PersonaNotInTeam, RequesterNotActive, SelfConsult
 from persona_mind.messages.child import (
     ChildPersona,
     ChildReply,
     ChildRequest,
     ChildTeam,
     ChildUsage,
-)
-from persona_mind.runners._child_errors import (
-    PersonaNotInTeam,
-    RequesterNotActive,
-    SelfConsult,
 )
 from persona_mind.runners._child_launch import ChildUnavailable
 

@@ -23,8 +23,8 @@ import re
 
 import msgspec
 
+from persona_mind.child_errors import SelectionInvalid, SynthesisIncomplete
 from persona_mind.messages.child import ChildPersona, ChildTeam
-from persona_mind.runners._child_errors import SelectionInvalid, SynthesisIncomplete
 
 __all__ = (
     "CONTEXT_POLICY",

@@ -8,19 +8,7 @@ them; :func:`consult` and the round-table coordinator build on it. See docs/chil
 
 from __future__ import annotations
 
-from persona_mind.messages.child import (
-    DEFAULT_CHILD_TOOLS,
-    ChildKind,
-    ChildPersona,
-    ChildProgress,
-    ChildReply,
-    ChildRequest,
-    ChildTeam,
-    ChildUsage,
-)
-from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
-from persona_mind.runners._child_backend import ChildBackend, ProgressFn
-from persona_mind.runners._child_errors import (
+from persona_mind.child_errors import (
     ChildCancelled,
     ChildDeadlineExceeded,
     ChildDied,
@@ -36,6 +24,18 @@ from persona_mind.runners._child_errors import (
     SelfConsult,
     SynthesisIncomplete,
 )
+from persona_mind.messages.child import (
+    DEFAULT_CHILD_TOOLS,
+    ChildKind,
+    ChildPersona,
+    ChildProgress,
+    ChildReply,
+    ChildRequest,
+    ChildTeam,
+    ChildUsage,
+)
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.runners._child_backend import ChildBackend, ProgressFn
 from persona_mind.runners._child_pi import KILL_SWITCH_ENV, PiBackend, PiMode, child_env, pi_argv
 from persona_mind.runners._child_process import (
     CancelLadder,

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from persona_mind.child_errors import ChildDeadlineExceeded, ChildModelError
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest, ChildUsage
 from persona_mind.runners._child_backend import ProgressFn
-from persona_mind.runners._child_errors import ChildDeadlineExceeded, ChildModelError
 from persona_mind.runners._child_process import within
 
 __all__ = ("ScriptedModel", "ScriptedReply")
