@@ -112,3 +112,16 @@ def test_child_errors_are_one_hierarchy_outside_runners() -> None:
         "the team lead's specialist selection was invalid: the delegated query is empty; "
         "no specialist was started — ask again or rephrase the query"
     )
+
+
+def test_roundtable_rules_live_in_the_persona_domain() -> None:
+    """Issue 10 scope 4: the round-table prompts, selection schema, synthesis check and the
+    progress tracker are Persona rules; the old runners modules hand out the same objects."""
+    from persona_mind.persona import _roundtable, _roundtable_progress  # noqa: PLC0415
+    from persona_mind.runners import _roundtable_logic  # noqa: PLC0415
+    from persona_mind.runners import _roundtable_progress as old_progress  # noqa: PLC0415
+
+    for name in _roundtable.__all__:
+        assert getattr(_roundtable_logic, name) is getattr(_roundtable, name), name
+    for name in _roundtable_progress.__all__:
+        assert getattr(old_progress, name) is getattr(_roundtable_progress, name), name

@@ -50,7 +50,7 @@ from persona_mind.messages.runner import (
     RoundtableStep,
     RoundtableWorkDone,
 )
-from persona_mind.runners._roundtable_logic import (
+from persona_mind.persona._roundtable import (
     check_synthesis,
     parse_selection,
     picks_by_name,
@@ -59,7 +59,7 @@ from persona_mind.runners._roundtable_logic import (
     selection_prompt,
     synthesis_prompt,
 )
-from persona_mind.runners._roundtable_progress import RoundtableTracker
+from persona_mind.persona._roundtable_progress import RoundtableTracker
 
 __all__ = ("PHASE_DEADLINE", "RoundtableCoordinator")
 

@@ -187,7 +187,7 @@ class ChildrenFeature:
         from persona_mind.messages.roundtable_desk import (  # noqa: PLC0415
             RoundtableStatus,
         )
-        from persona_mind.runners._roundtable_logic import lead_request  # noqa: PLC0415
+        from persona_mind.persona._roundtable import lead_request  # noqa: PLC0415
         from persona_mind.runners.child import (  # noqa: PLC0415 - at the first round-table
             render_progress,
             team_from_snapshot,
@@ -259,9 +259,7 @@ class ChildrenFeature:
         """The lead's ``persona_roundtable`` call: validate, accept once, run (see module)."""
         from persona_mind.child_errors import SelectionInvalid  # noqa: PLC0415
         from persona_mind.messages.roundtable_desk import StartRoundtable  # noqa: PLC0415
-        from persona_mind.runners._roundtable_logic import (  # noqa: PLC0415
-            validate_selection,
-        )
+        from persona_mind.persona._roundtable import validate_selection  # noqa: PLC0415
         from persona_mind.runners._roundtable_tool import run_roundtable_call  # noqa: PLC0415
 
         asked = self.asked

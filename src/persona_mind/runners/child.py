@@ -35,6 +35,8 @@ from persona_mind.messages.child import (
     ChildUsage,
 )
 from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.persona._roundtable import MAX_SPECIALISTS, parse_selection
+from persona_mind.persona._roundtable_progress import render_progress
 from persona_mind.runners._child_backend import ChildBackend, ProgressFn
 from persona_mind.runners._child_pi import KILL_SWITCH_ENV, PiBackend, PiMode, child_env, pi_argv
 from persona_mind.runners._child_process import (
@@ -49,8 +51,6 @@ from persona_mind.runners._child_team import team_from_snapshot
 from persona_mind.runners._consult_logic import ConsultResult, render_consult
 from persona_mind.runners._consult_run import consult, consult_many
 from persona_mind.runners._consult_tool import CONSULT_TOOL, handle_consult_tool
-from persona_mind.runners._roundtable_logic import MAX_SPECIALISTS, parse_selection
-from persona_mind.runners._roundtable_progress import render_progress
 from persona_mind.runners._roundtable_run import ROUNDTABLE_COMMAND, run_roundtable
 
 __all__ = (
