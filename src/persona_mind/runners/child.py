@@ -47,11 +47,12 @@ from persona_mind.runners._child_process import (
     group_members,
     open_child,
 )
+from persona_mind.runners._child_specs import ROUNDTABLE_COMMAND
 from persona_mind.runners._child_team import team_from_snapshot
 from persona_mind.runners._consult_logic import ConsultResult, render_consult
 from persona_mind.runners._consult_run import consult, consult_many
 from persona_mind.runners._consult_tool import CONSULT_TOOL, handle_consult_tool
-from persona_mind.runners._roundtable_run import ROUNDTABLE_COMMAND, run_roundtable
+from persona_mind.runners._roundtable_run import run_roundtable
 
 __all__ = (
     "CONSULT_TOOL",
