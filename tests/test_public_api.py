@@ -14,6 +14,7 @@ FACADES = (
     "persona_mind.testing",
     "persona_mind.trace",
     "persona_mind.errors",
+    "persona_mind.child_errors",
 )
 
 

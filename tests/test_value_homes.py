@@ -70,3 +70,58 @@ def test_the_old_fake_pi_module_still_runs_the_fake() -> None:
     kinds = [json.loads(line)["type"] for line in done.stdout.splitlines()]
     assert kinds[0] == "session"
     assert kinds[-1] == "agent_settled"
+
+
+def test_child_and_roundtable_values_live_in_messages() -> None:
+    """Issue 10 scope 4: the child request/reply/progress values and the round-table
+    progress/result are ``messages`` types; the old ``runners`` modules re-export the
+    very same objects, and a request survives the wire unchanged."""
+    from persona_mind.messages import child, roundtable_progress  # noqa: PLC0415
+    from persona_mind.runners import (  # noqa: PLC0415
+        _child_backend,
+        _child_types,
+        _roundtable_progress,
+    )
+
+    for name in child.__all__:
+        assert getattr(_child_types, name) is getattr(child, name), name
+    assert _child_types.ChildBackend is _child_backend.ChildBackend
+    for name in ("PersonaState", "RoundtableProgress", "RoundtableResult"):
+        assert getattr(_roundtable_progress, name) is getattr(roundtable_progress, name)
+    persona = child.ChildPersona(name="a", qualified_id="p/a", role="specialist", system_prompt="s")
+    request = child.ChildRequest(
+        request_id="r1", kind="round1", persona=persona, prompt="q", model="m"
+    )
+    wire = msgspec.msgpack.encode(request)
+    assert msgspec.msgpack.decode(wire, type=child.ChildRequest) == request
+
+
+def test_child_errors_are_one_hierarchy_outside_runners() -> None:
+    """Issue 10 scope 4: the child leaves live in ``persona_mind.child_errors`` under
+    ``ChildError``; the old runners module and the ``runners.child`` facade hand out the
+    same classes, and the messages did not change."""
+    from persona_mind import child_errors, errors  # noqa: PLC0415
+    from persona_mind.runners import _child_errors, child  # noqa: PLC0415
+
+    for name in child_errors.__all__:
+        cls = getattr(child_errors, name)
+        assert issubclass(cls, errors.ChildError), name
+        assert getattr(_child_errors, name) is cls, name
+    assert child.SelectionInvalid is child_errors.SelectionInvalid
+    assert str(child_errors.SelectionInvalid("the delegated query is empty")) == (
+        "the team lead's specialist selection was invalid: the delegated query is empty; "
+        "no specialist was started — ask again or rephrase the query"
+    )
+
+
+def test_roundtable_rules_live_in_the_persona_domain() -> None:
+    """Issue 10 scope 4: the round-table prompts, selection schema, synthesis check and the
+    progress tracker are Persona rules; the old runners modules hand out the same objects."""
+    from persona_mind.persona import _roundtable, _roundtable_progress  # noqa: PLC0415
+    from persona_mind.runners import _roundtable_logic  # noqa: PLC0415
+    from persona_mind.runners import _roundtable_progress as old_progress  # noqa: PLC0415
+
+    for name in _roundtable.__all__:
+        assert getattr(_roundtable_logic, name) is getattr(_roundtable, name), name
+    for name in _roundtable_progress.__all__:
+        assert getattr(old_progress, name) is getattr(_roundtable_progress, name), name

@@ -16,13 +16,15 @@ which always says what went wrong *and what to do*. The tree::
     ├── StorageError               durable files (persona_mind.storage)
     ├── MindError                  memory, backlog, notes, capture, injection (persona_mind.mind)
     ├── PersonaError               packs, resolver, binding, plans (persona_mind.persona)
-    ├── ChildError                 one-shot child sessions (persona_mind.runners)
+    ├── ChildError                 one-shot child sessions (leaves: persona_mind.child_errors)
     ├── HostError                  the host port and the Pi bridge protocol
     └── TraceError                 a malformed actor-trace file
 
 Subpackages define their own leaves under these roots (for example
 ``persona_mind.storage`` defines ``LockTimeout(StorageError)``); the roots live here so
-that no subpackage needs to import another to classify an error.
+that no subpackage needs to import another to classify an error. The child leaves are
+shared by several layers (the process layer, the round-table rules, the actors), so they
+live beside this module in ``persona_mind.child_errors`` rather than in one subpackage.
 """
 
 from __future__ import annotations
@@ -139,7 +141,9 @@ class PersonaError(PersonaMindError):
 
 
 class ChildError(PersonaMindError):
-    """Raised by the child runner: spawn, deadline, protocol, cancellation."""
+    """Raised by the child runner: spawn, deadline, protocol, cancellation.
+
+    Its leaves are in :mod:`persona_mind.child_errors`."""
 
 
 class HostError(PersonaMindError):

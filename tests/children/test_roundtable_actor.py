@@ -14,7 +14,7 @@ from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
 from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
-from persona_mind.runners._roundtable_logic import SECTIONS
+from persona_mind.persona._roundtable import SECTIONS
 from persona_mind.runners.child import (
     ChildCancelled,
     ChildTeam,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from persona_mind.runners._roundtable_logic import (
+from persona_mind.persona._roundtable import (
     MAX_REASON_CHARS,
     SECTIONS,
     check_synthesis,

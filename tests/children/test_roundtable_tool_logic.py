@@ -12,9 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from persona_mind.runners._child_specs import ROUNDTABLE_TOOL_NAME, roundtable_tool
-from persona_mind.runners._child_types import ChildUsage
-from persona_mind.runners._roundtable_logic import (
+from persona_mind.messages.child import ChildUsage
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.persona._roundtable import (
     MAX_QUERY_CHARS,
     REQUEST_MARKER,
     SECTIONS,
@@ -23,12 +23,8 @@ from persona_mind.runners._roundtable_logic import (
     picks_by_name,
     validate_selection,
 )
-from persona_mind.runners._roundtable_progress import (
-    RoundtableProgress,
-    RoundtableResult,
-    RoundtableTracker,
-    render_live,
-)
+from persona_mind.persona._roundtable_progress import RoundtableTracker, render_live
+from persona_mind.runners._child_specs import ROUNDTABLE_TOOL_NAME, roundtable_tool
 from persona_mind.runners._roundtable_tool import PRESENT_IN_FULL, result_text
 from persona_mind.runners.child import SelectionInvalid, SynthesisIncomplete
 from tests.children._helpers import team

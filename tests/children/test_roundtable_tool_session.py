@@ -18,7 +18,7 @@ import pytest
 import pytest_asyncio
 
 from persona_mind.features._children import MAX_INVALID_SELECTIONS
-from persona_mind.runners._roundtable_logic import REQUEST_MARKER, SECTIONS
+from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost

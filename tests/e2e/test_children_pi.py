@@ -28,7 +28,7 @@ from persona_mind.messages.runner import (
     GetRoundtableProgress,
     ListChildren,
 )
-from persona_mind.runners._roundtable_logic import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
+from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.runners.child import (
     CancelLadder,
     ChildCancelled,

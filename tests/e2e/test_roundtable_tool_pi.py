@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from persona_mind.runners._roundtable_logic import REQUEST_MARKER, SECTIONS, SYNTHESIS_MARKER
+from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text
 from persona_mind.testing._pi import pi_required
 

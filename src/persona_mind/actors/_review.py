@@ -24,6 +24,7 @@ from persona_mind.actors._consolidator import Consolidator
 from persona_mind.actors._ref import ActorRef
 from persona_mind.clock import Clock
 from persona_mind.errors import PersonaMindError
+from persona_mind.messages.child import ChildPersona, ChildRequest
 from persona_mind.messages.runner import RunChild
 from persona_mind.mind import MindScope
 from persona_mind.mind._errors import MindRefusal
@@ -42,7 +43,6 @@ from persona_mind.mind._optimize_review import (
     review_input,
     review_prompt,
 )
-from persona_mind.runners._child_types import ChildPersona, ChildRequest
 
 __all__ = ("WORKER_PERSONA", "Record", "ReviewContext", "run_review")
 

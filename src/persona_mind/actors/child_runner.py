@@ -28,8 +28,10 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
+from persona_mind.child_errors import ChildCancelled, ChildDeadlineExceeded
 from persona_mind.clock import TimerHandle
 from persona_mind.errors import ActorError, ChildError, StaleGeneration
+from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest
 from persona_mind.messages.runner import (
     CancelChild,
     ChildActivity,
@@ -40,14 +42,8 @@ from persona_mind.messages.runner import (
     RunChild,
     RunnerMessage,
 )
-from persona_mind.runners._child_errors import ChildCancelled, ChildDeadlineExceeded
+from persona_mind.runners._child_backend import ChildBackend
 from persona_mind.runners._child_process import within
-from persona_mind.runners._child_types import (
-    ChildBackend,
-    ChildProgress,
-    ChildReply,
-    ChildRequest,
-)
 
 __all__ = ("ChildRunner", "run_child")
 

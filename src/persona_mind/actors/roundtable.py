@@ -30,7 +30,17 @@ from typing import Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok, fan_out
 from persona_mind.actors.child_runner import run_child
+from persona_mind.child_errors import ChildCancelled, RoundtableFailed, SelectionInvalid
 from persona_mind.errors import FanOutFailed
+from persona_mind.messages.child import (
+    ChildKind,
+    ChildPersona,
+    ChildReply,
+    ChildRequest,
+    ChildTeam,
+    ChildUsage,
+)
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 from persona_mind.messages.runner import (
     AwaitRoundtable,
     CancelRoundtable,
@@ -40,20 +50,7 @@ from persona_mind.messages.runner import (
     RoundtableStep,
     RoundtableWorkDone,
 )
-from persona_mind.runners._child_errors import (
-    ChildCancelled,
-    RoundtableFailed,
-    SelectionInvalid,
-)
-from persona_mind.runners._child_types import (
-    ChildKind,
-    ChildPersona,
-    ChildReply,
-    ChildRequest,
-    ChildTeam,
-    ChildUsage,
-)
-from persona_mind.runners._roundtable_logic import (
+from persona_mind.persona._roundtable import (
     check_synthesis,
     parse_selection,
     picks_by_name,
@@ -62,11 +59,7 @@ from persona_mind.runners._roundtable_logic import (
     selection_prompt,
     synthesis_prompt,
 )
-from persona_mind.runners._roundtable_progress import (
-    RoundtableProgress,
-    RoundtableResult,
-    RoundtableTracker,
-)
+from persona_mind.persona._roundtable_progress import RoundtableTracker
 
 __all__ = ("PHASE_DEADLINE", "RoundtableCoordinator")
 

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
+from persona_mind.child_errors import ChildCancelled, RoundtableBusy
 from persona_mind.messages.roundtable_desk import (
     CancelRun,
     DeskMsg,
@@ -35,10 +36,9 @@ from persona_mind.messages.roundtable_desk import (
     WatchedProgress,
     WatchRoundtable,
 )
-from persona_mind.runners._child_errors import ChildCancelled, RoundtableBusy
 
 if TYPE_CHECKING:
-    from persona_mind.runners._roundtable_progress import RoundtableProgress
+    from persona_mind.messages.roundtable_progress import RoundtableProgress
 
 __all__ = ("RoundtableDesk",)
 
@@ -92,7 +92,7 @@ class RoundtableDesk(Actor[DeskMsg]):
         return None
 
     def _start(self, message: StartRoundtable) -> Deferred:
-        from persona_mind.runners.child import run_roundtable  # noqa: PLC0415 - children
+        from persona_mind.runners._roundtable_run import run_roundtable  # noqa: PLC0415 - first use
 
         if self.running is not None:
             self.refused_busy += 1

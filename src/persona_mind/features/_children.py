@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
+    from persona_mind.messages.child import ChildTeam
     from persona_mind.runners._child_launch import HostState
-    from persona_mind.runners._child_types import ChildTeam
     from persona_mind.runtime import Runtime
 
 __all__ = ("MAX_INVALID_SELECTIONS", "ChildrenFeature")
@@ -187,7 +187,7 @@ class ChildrenFeature:
         from persona_mind.messages.roundtable_desk import (  # noqa: PLC0415
             RoundtableStatus,
         )
-        from persona_mind.runners._roundtable_logic import lead_request  # noqa: PLC0415
+        from persona_mind.persona._roundtable import lead_request  # noqa: PLC0415
         from persona_mind.runners.child import (  # noqa: PLC0415 - at the first round-table
             render_progress,
             team_from_snapshot,
@@ -257,11 +257,9 @@ class ChildrenFeature:
 
     def _roundtable_call(self, call: ToolCall) -> ToolResult | Background[ToolResult]:
         """The lead's ``persona_roundtable`` call: validate, accept once, run (see module)."""
+        from persona_mind.child_errors import SelectionInvalid  # noqa: PLC0415
         from persona_mind.messages.roundtable_desk import StartRoundtable  # noqa: PLC0415
-        from persona_mind.runners._child_errors import SelectionInvalid  # noqa: PLC0415
-        from persona_mind.runners._roundtable_logic import (  # noqa: PLC0415
-            validate_selection,
-        )
+        from persona_mind.persona._roundtable import validate_selection  # noqa: PLC0415
         from persona_mind.runners._roundtable_tool import run_roundtable_call  # noqa: PLC0415
 
         asked = self.asked

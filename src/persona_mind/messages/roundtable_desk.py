@@ -7,18 +7,13 @@ messages from the run's coordinator, and the run's end is the desk's own bookkee
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.runners._child_types import ChildTeam
-from persona_mind.runners._roundtable_progress import RoundtableProgress
-
-if TYPE_CHECKING:
-    from persona_mind.runners._roundtable_progress import (  # noqa: F401 - named in Ask["…"]
-        RoundtableResult,
-    )
+from persona_mind.messages.child import ChildTeam
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 
 __all__ = (
     "CancelRun",
@@ -33,7 +28,7 @@ __all__ = (
 )
 
 
-class StartRoundtable(Ask["RoundtableResult"], frozen=True, kw_only=True):
+class StartRoundtable(Ask[RoundtableResult], frozen=True, kw_only=True):
     """Run one round-table; answered with its synthesis when it ends."""
 
     team: ChildTeam

@@ -14,14 +14,11 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.runners._child_types import ChildProgress, ChildReply, ChildRequest, ChildUsage
+from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest, ChildUsage
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
-    from persona_mind.runners._roundtable_progress import (  # noqa: F401 - named in Ask["…"]
-        RoundtableProgress,
-        RoundtableResult,
-    )
 
 __all__ = (
     "AwaitRoundtable",
@@ -100,11 +97,11 @@ RunnerMessage = (
 )
 
 
-class GetRoundtableProgress(Ask["RoundtableProgress"], frozen=True, kw_only=True):
+class GetRoundtableProgress(Ask[RoundtableProgress], frozen=True, kw_only=True):
     """Ask for the current ``RoundtableProgress`` snapshot."""
 
 
-class AwaitRoundtable(Ask["RoundtableResult"], frozen=True, kw_only=True):
+class AwaitRoundtable(Ask[RoundtableResult], frozen=True, kw_only=True):
     """Wait for the run's result (answered when it ends; its typed failure otherwise)."""
 
 

@@ -13,12 +13,8 @@ from typing import Any
 
 import msgspec
 
-from persona_mind.runners._child_errors import (
-    ChildCancelled,
-    ChildModelError,
-    ChildProtocolError,
-)
-from persona_mind.runners._child_types import ChildProgress, ChildRequest, ChildUsage
+from persona_mind.child_errors import ChildCancelled, ChildModelError, ChildProtocolError
+from persona_mind.messages.child import ChildProgress, ChildRequest, ChildUsage
 
 __all__ = ("EventState",)
 

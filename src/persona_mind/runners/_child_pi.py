@@ -33,13 +33,15 @@ from typing import Literal
 import anyio
 import msgspec
 
-from persona_mind.clock import Clock
-from persona_mind.runners._child_errors import (
+from persona_mind.child_errors import (
     ChildDeadlineExceeded,
     ChildDied,
     ChildExited,
     ChildSpawnFailed,
 )
+from persona_mind.clock import Clock
+from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest
+from persona_mind.runners._child_backend import ProgressFn
 from persona_mind.runners._child_events import EventState
 from persona_mind.runners._child_launch import ChildUnavailable
 from persona_mind.runners._child_process import (
@@ -50,12 +52,6 @@ from persona_mind.runners._child_process import (
     ProcessSpec,
     open_child,
     within,
-)
-from persona_mind.runners._child_types import (
-    ChildProgress,
-    ChildReply,
-    ChildRequest,
-    ProgressFn,
 )
 
 __all__ = (

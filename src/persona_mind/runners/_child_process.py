@@ -26,8 +26,8 @@ from functools import partial
 import anyio
 from anyio.abc import ByteReceiveStream, Process
 
+from persona_mind.child_errors import ChildProtocolError, ChildSpawnFailed
 from persona_mind.clock import Clock
-from persona_mind.runners._child_errors import ChildProtocolError, ChildSpawnFailed
 
 __all__ = (
     "DEFAULT_FRAME_LIMIT",

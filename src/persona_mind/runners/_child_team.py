@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from persona_mind.messages.child import DEFAULT_CHILD_TOOLS, ChildPersona, ChildTeam
 from persona_mind.runners._child_launch import HostState, launch_problem, resolve_skills
-from persona_mind.runners._child_types import DEFAULT_CHILD_TOOLS, ChildPersona, ChildTeam
 
 if TYPE_CHECKING:
     from persona_mind.persona import TeamSnapshot

@@ -12,19 +12,15 @@ from __future__ import annotations
 
 import msgspec
 
-from persona_mind.runners._child_errors import (
-    PersonaNotInTeam,
-    RequesterNotActive,
-    SelfConsult,
-)
-from persona_mind.runners._child_launch import ChildUnavailable
-from persona_mind.runners._child_types import (
+from persona_mind.child_errors import PersonaNotInTeam, RequesterNotActive, SelfConsult
+from persona_mind.messages.child import (
     ChildPersona,
     ChildReply,
     ChildRequest,
     ChildTeam,
     ChildUsage,
 )
+from persona_mind.runners._child_launch import ChildUnavailable
 
 __all__ = (
     "CONSULT_DEADLINE",

@@ -15,7 +15,7 @@ from typing import Any
 from persona_mind.actors import ActorRef
 from persona_mind.actors.child_runner import run_child
 from persona_mind.errors import ChildError
-from persona_mind.runners._child_types import ChildTeam
+from persona_mind.messages.child import ChildTeam
 from persona_mind.runners._consult_logic import (
     CONSULT_DEADLINE,
     ConsultResult,

@@ -13,9 +13,9 @@ import msgspec
 
 from persona_mind.actors import ActorRef
 from persona_mind.errors import ChildError
+from persona_mind.messages.child import ChildTeam
 from persona_mind.messages.host import ToolResult
 from persona_mind.runners._child_specs import CONSULT_TOOL
-from persona_mind.runners._child_types import ChildTeam
 from persona_mind.runners._consult_logic import CONSULT_DEADLINE, render_consult
 from persona_mind.runners._consult_run import consult
 

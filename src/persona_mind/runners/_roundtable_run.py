@@ -17,13 +17,12 @@ from typing import Any
 
 from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.roundtable import PHASE_DEADLINE, RoundtableCoordinator
+from persona_mind.child_errors import RoundtableQueryEmpty
+from persona_mind.messages.child import ChildTeam
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
-from persona_mind.runners._child_errors import RoundtableQueryEmpty
-from persona_mind.runners._child_specs import ROUNDTABLE_COMMAND
-from persona_mind.runners._child_types import ChildTeam
-from persona_mind.runners._roundtable_progress import RoundtableProgress, RoundtableResult
 
-__all__ = ("ROUNDTABLE_COMMAND", "run_roundtable")
+__all__ = ("run_roundtable",)
 
 _runs = itertools.count(1)
 

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from persona_mind.child_errors import RoundtableBusy
 from persona_mind.errors import ChildError
 from persona_mind.messages.host import ToolResult
 from persona_mind.messages.roundtable_desk import StartRoundtable, WatchRoundtable
-from persona_mind.runners._child_errors import RoundtableBusy
-from persona_mind.runners._roundtable_progress import RoundtableResult, render_live
+from persona_mind.messages.roundtable_progress import RoundtableResult
+from persona_mind.persona._roundtable_progress import render_live
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef

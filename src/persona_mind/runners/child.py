@@ -8,7 +8,7 @@ them; :func:`consult` and the round-table coordinator build on it. See docs/chil
 
 from __future__ import annotations
 
-from persona_mind.runners._child_errors import (
+from persona_mind.child_errors import (
     ChildCancelled,
     ChildDeadlineExceeded,
     ChildDied,
@@ -24,6 +24,20 @@ from persona_mind.runners._child_errors import (
     SelfConsult,
     SynthesisIncomplete,
 )
+from persona_mind.messages.child import (
+    DEFAULT_CHILD_TOOLS,
+    ChildKind,
+    ChildPersona,
+    ChildProgress,
+    ChildReply,
+    ChildRequest,
+    ChildTeam,
+    ChildUsage,
+)
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.persona._roundtable import MAX_SPECIALISTS, parse_selection
+from persona_mind.persona._roundtable_progress import render_progress
+from persona_mind.runners._child_backend import ChildBackend, ProgressFn
 from persona_mind.runners._child_pi import KILL_SWITCH_ENV, PiBackend, PiMode, child_env, pi_argv
 from persona_mind.runners._child_process import (
     CancelLadder,
@@ -33,29 +47,12 @@ from persona_mind.runners._child_process import (
     group_members,
     open_child,
 )
+from persona_mind.runners._child_specs import ROUNDTABLE_COMMAND
 from persona_mind.runners._child_team import team_from_snapshot
-from persona_mind.runners._child_types import (
-    DEFAULT_CHILD_TOOLS,
-    ChildBackend,
-    ChildKind,
-    ChildPersona,
-    ChildProgress,
-    ChildReply,
-    ChildRequest,
-    ChildTeam,
-    ChildUsage,
-    ProgressFn,
-)
 from persona_mind.runners._consult_logic import ConsultResult, render_consult
 from persona_mind.runners._consult_run import consult, consult_many
 from persona_mind.runners._consult_tool import CONSULT_TOOL, handle_consult_tool
-from persona_mind.runners._roundtable_logic import MAX_SPECIALISTS, parse_selection
-from persona_mind.runners._roundtable_progress import (
-    RoundtableProgress,
-    RoundtableResult,
-    render_progress,
-)
-from persona_mind.runners._roundtable_run import ROUNDTABLE_COMMAND, run_roundtable
+from persona_mind.runners._roundtable_run import run_roundtable
 
 __all__ = (
     "CONSULT_TOOL",

@@ -22,16 +22,11 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from persona_mind.child_errors import ChildDeadlineExceeded, ChildModelError
 from persona_mind.clock import Clock, MonotonicClock
-from persona_mind.runners._child_errors import ChildDeadlineExceeded, ChildModelError
+from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest, ChildUsage
+from persona_mind.runners._child_backend import ProgressFn
 from persona_mind.runners._child_process import within
-from persona_mind.runners._child_types import (
-    ChildProgress,
-    ChildReply,
-    ChildRequest,
-    ChildUsage,
-    ProgressFn,
-)
 
 __all__ = ("ScriptedModel", "ScriptedReply")
 
