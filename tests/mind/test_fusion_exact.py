@@ -4,6 +4,8 @@ the planner is handed (each asked slot and the ``top`` most similar live slots, 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,7 +34,7 @@ bm25 = st.floats(min_value=0.0, max_value=40.0, allow_nan=False)
 cosine = st.floats(min_value=-1.0, max_value=1.0, allow_nan=False).map(lambda x: round(x, 4))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
 @given(st.dictionaries(slots, bm25, max_size=25), st.dictionaries(slots, cosine, max_size=25))
 def test_score_fusion_is_the_union_formula_bit_for_bit(
     lexical: dict[int, float], semantic: dict[int, float]
@@ -41,7 +43,9 @@ def test_score_fusion_is_the_union_formula_bit_for_bit(
     want = union_formula(lexical, semantic)
     assert got.keys() == want.keys()
     for d, value in want.items():
-        assert got[d] == value  # exact: the block must not move by a rounding
+        # exact, sign included: the block must not move by a rounding (a subnormal best
+        # BM25 makes both NaN: no real score is subnormal, but the two must still agree)
+        assert got[d] == value or (math.isnan(got[d]) and math.isnan(value))
         assert np.signbit(got[d]) == np.signbit(value)
 
 
