@@ -8,7 +8,10 @@
    and with the real ``persona_mind.runtime.Runtime`` over a seeded store of 1,000 project
    facts (``bench/_bigstore.py``), target ≤ 8× (ARCHITECTURE, issue 10): once with the ranker
    the install has (hybrid when the ``semantic`` extra is there, measured after the model
-   loaded) and once lexical (``PERSONA_MIND_RANKER=lexical``, the default install's).
+   loaded) and once lexical (``PERSONA_MIND_RANKER=lexical``, the default install's). For
+   information, on Linux, the sidecar's CPU per round trip (all its threads, from
+   ``/proc/<pid>/task/*/schedstat``) against the same echo round trip: on a loaded machine
+   the wall figures include waiting for a core, which grows with the work; CPU does not.
 2. At the limits (``bench/_bridge_limits.py``, issue 15): the first ``BeforeAgentStart`` on a
    16 MiB store within the 750 ms fail-open with pings answered meanwhile, and the
    sidecar's peak RSS under the event and output floods (< 150 MB).
@@ -147,6 +150,36 @@ def _round_trips(pipe: Pipe, n: int, *, through_sidecar: bool) -> float:
     return (time.perf_counter() - start) / n
 
 
+def _cpu_ns(pid: int) -> int | None:
+    """CPU time used so far by every thread of ``pid`` (Linux ``schedstat``; else ``None``)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    total = 0
+    for task in tasks:
+        try:
+            total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total
+
+
+def _timed(pipe: Pipe, n: int, *, through_sidecar: bool) -> tuple[float, float | None]:
+    """Mean wall seconds per round trip, and the child's CPU seconds per round trip."""
+    before = _cpu_ns(pipe.proc.pid)
+    wall = _round_trips(pipe, n, through_sidecar=through_sidecar)
+    after = _cpu_ns(pipe.proc.pid)
+    cpu = (after - before) / 1e9 / n if before is not None and after is not None else None
+    return wall, cpu
+
+
+def _median(values: list[float | None]) -> float | None:
+    """The median, or ``None`` when any sample is missing."""
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known and len(known) == len(values) else None
+
+
 def _hook(
     runtime: str | None,
     agent_dir: Path,
@@ -154,7 +187,9 @@ def _hook(
     rounds: int,
     cwd: Path | None = None,
     ranker: str | None = None,
-) -> tuple[float, float]:
+) -> tuple[float, float, float | None, float | None]:
+    """(round trip, echo's round trip, the sidecar's CPU and the echo's CPU per round trip),
+    medians over ``rounds``; the CPU figures are ``None`` where ``/proc`` is missing."""
     side = _sidecar(runtime, agent_dir, ranker)
     echo = Pipe([sys.executable, "-c", ECHO], _env(None))
     try:
@@ -166,17 +201,19 @@ def _hook(
         # interleaved round by round, so a noisy neighbour hits the value and its floor alike
         pairs = [
             (
-                _round_trips(side, n, through_sidecar=True),
-                _round_trips(echo, n, through_sidecar=False),
+                _timed(side, n, through_sidecar=True),
+                _timed(echo, n, through_sidecar=False),
             )
             for _ in range(rounds)
         ]
-        bridge = statistics.median(p[0] for p in pairs)
-        floor = statistics.median(p[1] for p in pairs)
+        bridge = statistics.median(p[0][0] for p in pairs)
+        floor = statistics.median(p[1][0] for p in pairs)
+        side_cpu = _median([p[0][1] for p in pairs])
+        echo_cpu = _median([p[1][1] for p in pairs])
     finally:
         side.close()
         echo.close()
-    return bridge, floor
+    return bridge, floor, side_cpu, echo_cpu
 
 
 def _steady(side: Pipe, patience: float = 60.0) -> None:
@@ -232,7 +269,7 @@ def main() -> None:
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
         agent_dir = Path(tmp) / "agent"
-        bridge, floor = _hook(STUB, agent_dir, n, rounds)
+        bridge, floor, _, _ = _hook(STUB, agent_dir, n, rounds)
         ratio = bridge / floor
         results.append(
             Result(
@@ -248,8 +285,11 @@ def main() -> None:
         facts_agent, repo = Path(tmp) / "facts-agent", Path(tmp) / "facts-repo"
         repo.mkdir()
         write_big_store(facts_agent, repo, facts=1000, row_bytes=400)
+        cpu_rows: list[Result] = []
         for ranker, label in ((None, "installed ranker"), ("lexical", "lexical ranker")):
-            real, floor2 = _hook(None, facts_agent, n, rounds, cwd=repo, ranker=ranker)
+            real, floor2, side_cpu, echo_cpu = _hook(
+                None, facts_agent, n, rounds, cwd=repo, ranker=ranker
+            )
             ratio = real / floor2
             results.append(
                 Result(
@@ -262,6 +302,23 @@ def main() -> None:
                     ratio <= 8.0,
                 )
             )
+            if side_cpu is not None and echo_cpu is not None:
+                # Info: the CPU the sidecar spends per round trip (all its threads), against
+                # the echo's wall round trip. On a loaded machine the wall figures above
+                # include waiting for a core, which grows with the work; CPU does not.
+                cpu_rows.append(
+                    Result(
+                        f"before_agent_start sidecar CPU per round trip ({label}, info) "
+                        f"vs echo round trip; echo CPU {echo_cpu * 1e6:.1f} us",
+                        side_cpu * 1e6,
+                        "us",
+                        floor2 * 1e6,
+                        side_cpu / floor2,
+                        None,
+                        None,
+                    )
+                )
+        results += cpu_rows
         _startup_once(agent_dir)  # warm the page cache and .pyc files
         _import_once()
         # Interleaved so a noisy neighbour hits floor and value alike.

@@ -158,7 +158,20 @@ class CompanionActor(Actor[CompanionMsg]):
         return out
 
     async def _inject(self, event: BeforeAgentStart) -> PromptInjection:
-        self.owner = await self.owner_ref.ask(GetOwner())
+        """Assemble the turn's injection; fail open after the budget, disclosed.
+
+        The Owner's state is the one this Companion last received — no ``GetOwner`` ask
+        per turn (issue 10, ``before_agent_start``). That copy is exact in mailbox order:
+        the Owner's state changes only in its ``_advance``, which moves the generation,
+        checkpoints and tells ``OwnerChanged`` to its subscribers in one synchronous step
+        (no await, so no crash or cancellation can split them), before it answers the
+        message that caused the change; so every change reaches this mailbox before any
+        host event that could follow it, and is applied here in order (``OwnerChanged``
+        above, and the Owner's own answer to ``SessionStart``/``SessionShutdown``). A
+        restarted Owner keeps its checkpointed state and the system's generation, which
+        it had broadcast already; it keeps its subscribers, so later changes still come
+        here. A restarted Companion reads the state afresh in ``on_start``.
+        """
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(None) as scope:

@@ -378,21 +378,27 @@ class _PromptSimilarity:
         import numpy as np  # noqa: PLC0415
 
         iv = self._edge.vectors(index)
-        if not len(iv.facts):
+        n = len(iv.facts)
+        if not n:
             return {}
         # einsum, not BLAS: BLAS's threaded matrix-vector path was measured 10-80x slower on
         # a busy 2-core machine (its threads contend with the event loop); einsum runs on
         # this thread with a fixed summation order, so scores are also reproducible
         sims = np.einsum("ij,j->i", iv.matrix, self._query)
-        masked = sims if iv.all_live else np.where(iv.live, sims, -np.inf)
         k = min(top, len(index))
+        best: list[int]
         if k <= 0:
-            best = np.zeros(0, dtype=np.intp)
-        elif k >= len(masked):
-            best = np.flatnonzero(iv.live)
+            best = []
+        elif k >= n:
+            best = np.flatnonzero(iv.live).tolist()
         else:
-            best = np.argpartition(masked, len(masked) - k)[len(masked) - k :]
-        wanted = np.fromiter(slots, dtype=np.intp, count=len(slots))
-        picked = np.concatenate([best, wanted])
-        values = np.round(sims[picked].astype(np.float64), SIM_DECIMALS)
-        return dict(zip(picked.tolist(), values.tolist(), strict=True))
+            masked = sims if iv.all_live else np.where(iv.live, sims, -np.inf)
+            best = np.argpartition(masked, n - k)[n - k :].tolist()
+        # Python lists, not arrays, around the one vectorised step (gather, widen, round):
+        # for the few dozen slots a turn asks about, array building and concatenation
+        # cost more than the arithmetic (issue 10, before_agent_start)
+        picked = best + list(slots)
+        if not picked:
+            return {}
+        values = np.round(sims.take(picked).astype(np.float64), SIM_DECIMALS)
+        return dict(zip(picked, values.tolist(), strict=True))

@@ -66,8 +66,8 @@ def fuse(
 ) -> dict[int, float]:
     """Hybrid task-match scores for every lexical hit and every semantic match."""
     sem = {d: s for d, s in semantic.items() if s >= SEM_FLOOR}
-    docs = lexical.keys() | sem.keys()
     if method == "rrf":
+        docs = lexical.keys() | sem.keys()
         lr = _ranks(lexical)
         sr = _ranks(sem)
         miss = 0.0
@@ -78,11 +78,15 @@ def fuse(
         }
     lex_scale = LEX_WEIGHT / (max(lexical.values(), default=0.0) or 1.0)
     sem_scale = SEM_WEIGHT / ((max(sem.values(), default=0.0) - SEM_FLOOR) or 1.0)
-    lex_get, sem_get = lexical.get, semantic.get
-    return {
-        d: lex_scale * lex_get(d, 0.0) + sem_scale * max(0.0, sem_get(d, 0.0) - SEM_FLOOR)
-        for d in docs
-    }
+    # The lexical half for every hit, then the semantic half added for each match above
+    # the floor: the same sums in the same order as scoring every document of the union
+    # (a missing half is a +0.0, which changes no sum), without the union set and two
+    # lookups per document (issue 10, before_agent_start; tests/mind/test_fusion_exact.py)
+    out = {d: lex_scale * s for d, s in lexical.items()}
+    get = out.get
+    for d, s in sem.items():
+        out[d] = get(d, 0.0) + sem_scale * (s - SEM_FLOOR)
+    return out
 
 
 def task_scores(

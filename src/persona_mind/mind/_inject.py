@@ -199,6 +199,8 @@ def _ordered(
     by the same key; priority stays bounded across the whole section (M-INJECT-5/6).  The
     task-match score is BM25's, or the hybrid score when a semantic ranker is given.
     """
+    if not any(len(index) for _, index in indexes):
+        return []  # empty tiers have no candidate (and cost no scoring)
     prio: list[_Cand] = []
     rest: list[_Cand] = []
     qtokens = query_terms(prompt)[1]
@@ -321,11 +323,12 @@ def _allocate(budget: _Budget, sections: Sequence[_Section]) -> None:
     rank order is kept (per heading, when a section has several); a line that does not fit
     whole is skipped, never cut.
     """
-    progressed = True
-    while progressed:
-        progressed = False
-        for sec in sections:
-            progressed = _admit_next(budget, sec) or progressed
+    # A section that admits nothing in a round never admits again (its candidates are
+    # walked to the end or its cap is reached, and neither goes back), so each round asks
+    # only the sections still admitting, in the same order: the same lines, fewer calls.
+    active = list(sections)
+    while active:
+        active = [sec for sec in active if _admit_next(budget, sec)]
     for sec in sections:
         for heading, entries in sec.groups.items():
             budget.lines.append(f"## {heading}\n")
@@ -372,7 +375,8 @@ def _fit(
     never prints (the old single pass always reserved them: ~50 bytes per plan).
     """
     totals = {s.key: s.total for s in sections}
-    prefixes = [prefix_counts(i) for i in indexes]
+    # an empty tier shares no prefix with anything: leave it out of every line's lookup
+    prefixes = [prefix_counts(i) for i in indexes if len(i)]
     budget, notice = _fill(sections, room, _notice(totals, 0, 0), prefixes)
     if budget.used + _nbytes(notice) <= room:
         return budget, notice
