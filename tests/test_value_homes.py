@@ -9,6 +9,7 @@ The import direction itself is enforced by ``lint-imports`` (``scripts/check.sh`
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -74,20 +75,12 @@ def test_the_old_fake_pi_module_still_runs_the_fake() -> None:
 
 def test_child_and_roundtable_values_live_in_messages() -> None:
     """Issue 10 scope 4: the child request/reply/progress values and the round-table
-    progress/result are ``messages`` types; the old ``runners`` modules re-export the
-    very same objects, and a request survives the wire unchanged."""
-    from persona_mind.messages import child, roundtable_progress  # noqa: PLC0415
-    from persona_mind.runners import (  # noqa: PLC0415
-        _child_backend,
-        _child_types,
-        _roundtable_progress,
-    )
+    progress/result are ``messages`` types; their old ``runners`` homes are gone, and a
+    request survives the wire unchanged."""
+    from persona_mind.messages import child  # noqa: PLC0415
 
-    for name in child.__all__:
-        assert getattr(_child_types, name) is getattr(child, name), name
-    assert _child_types.ChildBackend is _child_backend.ChildBackend
-    for name in ("PersonaState", "RoundtableProgress", "RoundtableResult"):
-        assert getattr(_roundtable_progress, name) is getattr(roundtable_progress, name)
+    for old in ("_child_types", "_roundtable_progress"):
+        assert importlib.util.find_spec(f"persona_mind.runners.{old}") is None, old
     persona = child.ChildPersona(name="a", qualified_id="p/a", role="specialist", system_prompt="s")
     request = child.ChildRequest(
         request_id="r1", kind="round1", persona=persona, prompt="q", model="m"
@@ -98,15 +91,14 @@ def test_child_and_roundtable_values_live_in_messages() -> None:
 
 def test_child_errors_are_one_hierarchy_outside_runners() -> None:
     """Issue 10 scope 4: the child leaves live in ``persona_mind.child_errors`` under
-    ``ChildError``; the old runners module and the ``runners.child`` facade hand out the
-    same classes, and the messages did not change."""
+    ``ChildError``; the ``runners.child`` facade hands out the same classes, the old
+    runners module is gone, and the messages did not change."""
     from persona_mind import child_errors, errors  # noqa: PLC0415
-    from persona_mind.runners import _child_errors, child  # noqa: PLC0415
+    from persona_mind.runners import child  # noqa: PLC0415
 
+    assert importlib.util.find_spec("persona_mind.runners._child_errors") is None
     for name in child_errors.__all__:
-        cls = getattr(child_errors, name)
-        assert issubclass(cls, errors.ChildError), name
-        assert getattr(_child_errors, name) is cls, name
+        assert issubclass(getattr(child_errors, name), errors.ChildError), name
     assert child.SelectionInvalid is child_errors.SelectionInvalid
     assert str(child_errors.SelectionInvalid("the delegated query is empty")) == (
         "the team lead's specialist selection was invalid: the delegated query is empty; "
@@ -116,12 +108,9 @@ def test_child_errors_are_one_hierarchy_outside_runners() -> None:
 
 def test_roundtable_rules_live_in_the_persona_domain() -> None:
     """Issue 10 scope 4: the round-table prompts, selection schema, synthesis check and the
-    progress tracker are Persona rules; the old runners modules hand out the same objects."""
+    progress tracker are Persona rules; their old runners home is gone."""
     from persona_mind.persona import _roundtable, _roundtable_progress  # noqa: PLC0415
-    from persona_mind.runners import _roundtable_logic  # noqa: PLC0415
-    from persona_mind.runners import _roundtable_progress as old_progress  # noqa: PLC0415
 
-    for name in _roundtable.__all__:
-        assert getattr(_roundtable_logic, name) is getattr(_roundtable, name), name
-    for name in _roundtable_progress.__all__:
-        assert getattr(old_progress, name) is getattr(_roundtable_progress, name), name
+    assert _roundtable.__all__
+    assert _roundtable_progress.__all__
+    assert importlib.util.find_spec("persona_mind.runners._roundtable_logic") is None
