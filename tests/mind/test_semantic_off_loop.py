@@ -30,7 +30,7 @@ from persona_mind.mind._retrieval import FactIndex, retire
 from persona_mind.mind._scope import find_project
 from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.storage import FileStore, Layout
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.mind.test_hybrid import BagEncoder
 
 T = TypeVar("T")
@@ -266,7 +266,7 @@ async def test_a_session_switch_frees_the_old_service_indexes_off_the_loop(
     died = _watch(await svc.index("project", svc.now()))
     svc.release()
     await offload.drain()
-    await asyncio.sleep(0)  # let the release task hand its job over
+    await wait_all_tasks_blocked()  # the release task has handed its job over
     await offload.drain()
     assert died.is_set()
     assert died.thread.startswith("pm-io")  # type: ignore[attr-defined]
