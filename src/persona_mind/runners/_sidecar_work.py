@@ -200,9 +200,9 @@ class Work:
     async def _event_worker(self) -> None:
         """Apply events strictly in arrival order (the runtime sees Pi's order).
 
-        Each event *request* runs as its own task so a ``cancel`` from Pi (its timeout) stops
-        a hung handler and the events behind it still run; a cancelled event that has not
-        started yet is skipped.
+        A ``cancel`` from Pi (its timeout) stops a hung event request and the events behind
+        it still run (see :meth:`_run_event`: the request runs on this task, which is
+        cancelled for it alone); a cancelled event that has not started yet is skipped.
         """
         while (item := await self._events.get()) is not None:
             ident, event, size = item
