@@ -8,6 +8,7 @@ event and call is appended as one JSON line to ``$STUB_RUNTIME_LOG`` when set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -153,6 +154,17 @@ class StubRuntime:
             case BeforeAgentStart() if "HANG" in event.prompt:
                 await asyncio.Event().wait()  # a runtime that never answers
                 return None
+            case BeforeAgentStart() if "SWALLOW" in event.prompt:
+                # a runtime that ignores being cancelled and answers anyway
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.Event().wait()
+                return PromptInjection(sections=("SWALLOWED",))
+            case BeforeAgentStart() if "CANCELLING" in event.prompt:
+                task = asyncio.current_task()
+                assert task is not None
+                async with asyncio.timeout(5):  # a deadline scope works on this task
+                    await asyncio.sleep(0)
+                return PromptInjection(sections=(f"cancelling={task.cancelling()}",))
             case BeforeAgentStart():
                 self.injections += 1
                 notes = ",".join(str(n.get("text")) for n in self.notes if isinstance(n, dict))

@@ -447,3 +447,55 @@ def test_children_backend_only_when_the_host_and_the_runtime_support_it(
         assert lazy.name == "pi"
         assert isinstance(lazy.backend, PiBackend)
         assert lazy.backend.name == lazy.name
+
+
+def _event(prompt: str) -> b.EventParams:
+    return b.EventParams(event=BeforeAgentStart(prompt=prompt))
+
+
+@pytest.mark.asyncio
+async def test_a_cancelled_event_leaves_the_worker_clean_for_the_next(peer: Peer) -> None:
+    """Events run on the worker's own task (issue 10): Pi's cancel of one is taken back
+    once it is answered, so the next event runs with no cancellation pending and its
+    deadline scopes work."""
+    for _ in range(2):  # twice: a second cancel is not confused by the first
+        hung = peer.request("event", _event("HANG"))
+        after = peer.request("event", _event("CANCELLING"))
+        await wait_all_tasks_blocked()
+        peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=hung))))
+        first, second = await peer.recv(), await peer.recv()
+        assert (first["id"], first["error"]["code"]) == (hung, "cancelled")
+        assert (second["id"], second["error"]) == (after, None)
+        assert second["result"]["sections"] == ["cancelling=0"]
+
+
+@pytest.mark.asyncio
+async def test_an_event_that_ignores_the_cancel_is_answered_and_the_worker_goes_on(
+    peer: Peer,
+) -> None:
+    swallow = peer.request("event", _event("SWALLOW"))
+    after = peer.request("event", _event("CANCELLING"))
+    await wait_all_tasks_blocked()
+    peer.send(b.Notify(method="cancel", params=b.raw(b.CancelParams(id=swallow))))
+    first, second = await peer.recv(), await peer.recv()
+    assert second["id"] == after
+    assert (first["id"], first["error"], first["result"]) == (
+        swallow,
+        None,
+        {"sections": ["SWALLOWED"], "disclosures": []},
+    )
+    assert second["result"]["sections"] == ["cancelling=0"]
+
+
+@pytest.mark.asyncio
+async def test_stop_cancels_the_running_event_and_answers_it() -> None:
+    """No hung ask: a stop while an event request runs answers it ``cancelled`` and the
+    sidecar still stops (the worker is cancelled for that event only, then told to end)."""
+    peer = Peer()
+    assert (await peer.ready())["type"] == "ready"
+    hung = peer.request("event", _event("HANG"))
+    await wait_all_tasks_blocked()
+    await asyncio.wait_for(peer.side.stop(0), 5)
+    answer = await peer.recv()
+    assert (answer["id"], answer["error"]["code"]) == (hung, "cancelled")
+    assert peer.side.done.result() == 0

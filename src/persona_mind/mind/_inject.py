@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import heapq
 import math
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from persona_mind.mind._excerpts import EXCERPT_CHARS, Memo, excerpt, excerpts_of
 from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._fusion import Fusion, explain, task_scores
 from persona_mind.mind._model import BacklogItem, Fact, Tier
@@ -58,7 +58,6 @@ __all__ = (
 
 TOTAL_TOKENS = 2_400
 NOTES_TOKENS = 600
-EXCERPT_CHARS = 700
 PRIORITY_SLOTS = 2
 CAPS: Mapping[str, int] = {"ltm": 8, "project": 4, "stm": 5, "backlog": 6}
 _LABEL = {
@@ -146,19 +145,9 @@ class InjectionPlan:
         return tuple(out)
 
 
-_PLAIN = re.compile(r"\S+(?: \S+)*")
-
-
 def escape(text: str) -> str:
     """Reference data cannot close the fence or forge a heading (see ``_fence``)."""
     return escape_memory(text)
-
-
-def _excerpt(text: str) -> tuple[str, bool]:
-    flat = text if _PLAIN.fullmatch(text) else collapse_ws(text)
-    if len(flat) <= EXCERPT_CHARS:
-        return escape(flat), False
-    return escape(flat[: EXCERPT_CHARS - 1] + "…"), True
 
 
 def _nbytes(text: str) -> int:
@@ -276,17 +265,22 @@ class _Section:
     items: list[PlannedItem] = field(default_factory=list)
 
 
-def _line(label: str, fact: Fact, ident: str) -> tuple[str, bool]:
+def _line(label: str, fact: Fact, ident: str, memo: Memo) -> tuple[str, bool]:
     """``id excerpt`` or ``id kind: excerpt``, like ``git log --oneline``: the heading names
     the tier (and the STM observer), so a line carries only what the model acts on — the id
     the memory tool takes (``memory read``; shortened, see :func:`shown_id`), the kind when
-    it binds (objective, invariant), the backlog status."""
-    excerpt, clipped = _excerpt(fact.text)
+    it binds (objective, invariant), the backlog status. ``memo`` is the index's excerpts
+    (:func:`excerpts_of`)."""
+    text = fact.text
+    done = memo.get(text)
+    if done is None:
+        done = memo[text] = excerpt(text)
+    shown_text, clipped = done
     if label.startswith("backlog"):
-        return f"{ident} {label.removeprefix('backlog ')}: {excerpt}\n", clipped
+        return f"{ident} {label.removeprefix('backlog ')}: {shown_text}\n", clipped
     if fact.kind in PRIORITY_KINDS:
-        return f"{ident} {fact.kind}: {excerpt}\n", clipped
-    return f"{ident} {excerpt}\n", clipped
+        return f"{ident} {fact.kind}: {shown_text}\n", clipped
+    return f"{ident} {shown_text}\n", clipped
 
 
 def _admit_next(budget: _Budget, sec: _Section) -> bool:
@@ -294,11 +288,12 @@ def _admit_next(budget: _Budget, sec: _Section) -> bool:
     while sec.pos < len(sec.cands) and len(sec.items) < sec.cap:
         label, ranked, index = sec.cands[sec.pos]
         sec.pos += 1
-        if not index.is_safe(ranked.fact):
+        fact = ranked.fact
+        if not index.is_safe(fact):
             budget.unsafe += 1
             continue
-        line, clipped = _line(label, ranked.fact, shown(ranked.fact.id, budget.prefixes))
-        heading = sec.heading(label, ranked.fact)
+        line, clipped = _line(label, fact, shown(fact.id, budget.prefixes), excerpts_of(index))
+        heading = sec.heading(label, fact)
         group = sec.groups.get(heading)
         cost = _nbytes(line) + (_nbytes(f"## {heading}\n") if group is None else 0)
         if budget.used + cost > budget.limit:

@@ -339,6 +339,11 @@ class FactIndex:
 
         if limit is None:
             matched = sorted(scored, key=key)
+        elif len(scored) <= 2 * limit:
+            # few matches (the usual prompt against a project store): the full order of all
+            # of them costs less than the heap and the tie pool below, and its first
+            # ``limit`` are the same documents in the same order
+            matched = sorted(scored, key=key)[:limit]
         else:
             # a C-level heap on the score alone, then every document tied with the cut-off
             # score, then the full (score, recency, id) order on that small set: exact, and
@@ -347,11 +352,12 @@ class FactIndex:
             if top:
                 cut = top[-1][1]
                 pool = {d for d, _ in top} | {d for d, sc in scored.items() if sc == cut}
-            else:
+            else:  # limit 0
                 pool = set()
             matched = sorted(pool, key=key)[:limit]
         qtokens = query_terms(query)[1]
-        out = [self.ranked(d, qtokens, scored) for d in matched]
+        # every matched document is in ``scored`` (what :meth:`ranked` would look up)
+        out = [Ranked(facts[d], scored[d], qtokens=qtokens) for d in matched]
         if limit is not None and len(out) >= limit:
             return out
         for d in self.by_recency:

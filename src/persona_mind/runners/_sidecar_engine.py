@@ -86,6 +86,9 @@ class Sidecar(Work):
         self._failure: BaseException | None = None
         self._cancelled: set[int] = set()
         self._waiting: set[int] = set()  # ids of event requests queued, not started
+        self._running: int | None = None
+        self._cancel_asked = False
+        self._idle: asyncio.Future[None] | None = None
         self._started_at = time.monotonic() if started_at is None else started_at
         self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
@@ -286,9 +289,15 @@ class Sidecar(Work):
             await asyncio.gather(starting, return_exceptions=True)  # it leaves the runtime
         if self._watch is not None and self._watch is not asyncio.current_task():
             self._watch.cancel()
-        inflight = list(self._inflight.values())
+        # tool and command requests run as tasks of their own; an event request runs on the
+        # event worker, which is cancelled for it alone and goes on (``_run_event``)
+        running = self._running
+        inflight: list[asyncio.Future[Any]] = [t for i, t in self._inflight.items() if i != running]
         for task in inflight:
             task.cancel()
+        if running is not None and self._cancel_event(running):
+            self._idle = asyncio.get_running_loop().create_future()
+            inflight.append(self._idle)
         await asyncio.gather(*inflight, return_exceptions=True)  # each answers "cancelled"
         for fut in self._pending.values():
             if not fut.done():

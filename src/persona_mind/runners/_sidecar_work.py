@@ -21,6 +21,7 @@ from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
     HostEvent,
+    PromptInjection,
     SessionShutdown,
     ToolCall,
     ToolResult,
@@ -42,6 +43,10 @@ _COMMAND = msgspec.json.Decoder(CommandCall)
 _CANCEL = msgspec.json.Decoder(b.CancelParams)
 
 
+class _EventCancelled(Exception):
+    """The event request the worker ran was cancelled by Pi (or ``stop``), not the worker."""
+
+
 class Work:
     """Request/notify handling of the sidecar engine (see the module doc)."""
 
@@ -53,6 +58,12 @@ class Work:
     _events: asyncio.Queue[tuple[int | None, HostEvent, int] | None]
     _cancelled: set[int]
     _waiting: set[int]
+    _running: int | None
+    """The event request the worker is running now (``None``: idle or a notify)."""
+    _cancel_asked: bool
+    """Pi (or ``stop``) asked to cancel :attr:`_running`: the worker was cancelled for it."""
+    _idle: asyncio.Future[None] | None
+    """Made by ``stop`` while an event runs; resolved when the worker leaves it."""
 
     if TYPE_CHECKING:  # provided by the engine
 
@@ -140,7 +151,8 @@ class Work:
                 task = self._inflight.get(ident)
                 if task is not None:
                     say(f"Pi cancelled request {ident}; stopping it")
-                    task.cancel()
+                    if not self._cancel_event(ident):
+                        task.cancel()
                 elif ident in self._waiting:
                     self._cancelled.add(ident)  # an event still waiting its turn
             else:
@@ -188,9 +200,9 @@ class Work:
     async def _event_worker(self) -> None:
         """Apply events strictly in arrival order (the runtime sees Pi's order).
 
-        Each event *request* runs as its own task so a ``cancel`` from Pi (its timeout) stops
-        a hung handler and the events behind it still run; a cancelled event that has not
-        started yet is skipped.
+        A ``cancel`` from Pi (its timeout) stops a hung event request and the events behind
+        it still run (see :meth:`_run_event`: the request runs on this task, which is
+        cancelled for it alone); a cancelled event that has not started yet is skipped.
         """
         while (item := await self._events.get()) is not None:
             ident, event, size = item
@@ -209,19 +221,12 @@ class Work:
             self._fail(ident, "cancelled", f"{name} was cancelled before it ran")
             return
         try:
-            if ident is None:  # a notify: nothing can cancel it, so no task of its own
+            if ident is None:  # a notify: nothing can cancel it
                 result = await self.runtime.event(event)
             else:
-                task = asyncio.ensure_future(self.runtime.event(event))
-                self._inflight[ident] = task
-                try:
-                    result = await task
-                finally:
-                    self._inflight.pop(ident, None)
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if ident is None or (current is not None and current.cancelling()):
-                raise  # the worker itself is being stopped
+                result = await self._run_event(ident, event)
+        except _EventCancelled:
+            assert ident is not None
             self._fail(ident, "cancelled", f"{name} was cancelled (Pi stopped waiting)")
             return
         except Exception as err:
@@ -235,3 +240,45 @@ class Work:
             self._respond(ident, result if isinstance(event, BeforeAgentStart) else None)
         if isinstance(event, SessionShutdown):
             self._spawn(self.stop(0))
+
+    async def _run_event(self, ident: int, event: HostEvent) -> PromptInjection | None:
+        """Run an event request on the worker's own task, cancellable by Pi's ``cancel``.
+
+        No task of its own per event (issue 10: a task, its first step and the wake-up of
+        the worker awaiting it were two loop iterations and ~10 µs of each turn's CPU).
+        A cancel for ``ident`` cancels the worker while it is in here — the only place it
+        awaits while :attr:`_running` is ``ident`` — and is taken back (``uncancel``) on
+        the way out, so the worker goes on with the next event; a cancel of the worker by
+        anyone else (the loop shutting down) still ends it.
+        """
+        assert self.runtime is not None
+        worker = asyncio.current_task()
+        assert worker is not None
+        self._inflight[ident] = worker
+        self._running = ident
+        try:
+            return await self.runtime.event(event)
+        except asyncio.CancelledError:
+            if self._cancel_asked:
+                self._cancel_asked = False
+                if worker.uncancel() == 0:  # only ours: the worker goes on
+                    raise _EventCancelled from None
+            raise  # the worker itself is being stopped
+        finally:
+            self._inflight.pop(ident, None)
+            self._running = None
+            if self._cancel_asked:  # asked, but the runtime finished all the same
+                self._cancel_asked = False
+                worker.uncancel()
+            if self._idle is not None and not self._idle.done():
+                self._idle.set_result(None)
+
+    def _cancel_event(self, ident: int) -> bool:
+        """Cancel the event request ``ident`` if the worker is running it (else False)."""
+        if self._running != ident:
+            return False
+        task = self._inflight.get(ident)
+        if task is not None and not self._cancel_asked:
+            self._cancel_asked = True
+            task.cancel()
+        return True
