@@ -29,6 +29,7 @@ import functools
 import logging
 import queue
 import threading
+import time
 import weakref
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from persona_mind.embedding._encoder import Encoder, Matrix
     from persona_mind.embedding._vectors import VectorFile
 
-__all__ = ("INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
+__all__ = ("ENCODE_BATCH", "INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,19 @@ INLINE_CHARS = 20_000
 """The text a bind in place may have to embed: the tokenizer costs ~0.4 µs a character
 (19,000 facts of ~650 characters took 5.3 s on the 2-core test machine), so at most ~9 ms
 on the loop, and usually nothing (a remember adds one fact)."""
+
+
+ENCODE_BATCH = 64
+"""Texts embedded per encoder call when a bind computes vectors; between two calls the
+edge calls its ``pause`` (``time.sleep(0)``: the GIL is released and the OS may run the
+event loop), so a cold bind of 19,000 facts is ~300 short calls, never one long hold."""
+
+
+def _yield_gil() -> None:
+    """Give the GIL (and the core) away between batches: ``sleep(0)`` releases the GIL
+    unconditionally, where the 1 ms switch interval only forces a hand-over when the loop
+    has already asked for it."""
+    time.sleep(0)
 
 
 def _default_loader() -> Encoder:
@@ -108,8 +122,15 @@ class SemanticEdge:
     at the next bind; no lock is shared with the loop.
     """
 
-    def __init__(self, loader: Callable[[], Encoder] = _default_loader) -> None:
+    def __init__(
+        self,
+        loader: Callable[[], Encoder] = _default_loader,
+        *,
+        pause: Callable[[], None] = _yield_gil,
+    ) -> None:
+        """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind."""
         self._loader = loader
+        self._pause = pause
         self._state = "idle"
         self._reason = "semantic model not started"
         self._encoder: Encoder | None = None
@@ -281,7 +302,7 @@ class SemanticEdge:
             if missing:
                 todo = [facts[start + i] for _, i in missing]
                 texts = [fact_text(f.text, f.tags) for f in todo]
-                rows = encoder.encode(texts)
+                rows = self._encode(encoder, texts)
                 new = {k: rows[j] for j, (k, _) in enumerate(missing)}
             if vf is not None:
                 if new or vf.rewrite:
@@ -303,6 +324,20 @@ class SemanticEdge:
             if sv is not None:
                 sv.last = iv
             return iv
+
+    def _encode(self, encoder: Encoder, texts: list[str]) -> Matrix:
+        """``encoder.encode(texts)`` in batches of :data:`ENCODE_BATCH`, pausing between
+        them (issue 15 item 9: a background bind never holds the GIL for long)."""
+        if len(texts) <= ENCODE_BATCH:
+            return encoder.encode(texts)
+        import numpy as np  # noqa: PLC0415 - present whenever an encoder loaded
+
+        parts: list[Matrix] = []
+        for at in range(0, len(texts), ENCODE_BATCH):
+            if at:
+                self._pause()
+            parts.append(encoder.encode(texts[at : at + ENCODE_BATCH]))
+        return np.concatenate(parts)
 
     def for_prompt(self, prompt: str) -> tuple[Semantic | None, RankerStatus]:
         """A semantic ranker bound to ``prompt``, or ``None`` and why ranking is lexical."""
