@@ -27,7 +27,6 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import logging
-import queue
 import threading
 import time
 import weakref
@@ -38,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
+from persona_mind.embedding._worker import BindWorker
 from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
 
@@ -142,7 +142,7 @@ class SemanticEdge:
             weakref.WeakKeyDictionary()
         )
         self._memo: dict[bytes, Matrix] = {}
-        self._worker: _Worker | None = None
+        self._worker: BindWorker[_IndexVectors] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -229,7 +229,7 @@ class SemanticEdge:
             self._bound[index] = self._compute(encoder, index, sv, start)
             return True
         if self._worker is None:
-            self._worker = _Worker()
+            self._worker = BindWorker()
         sv.job = self._worker.submit(functools.partial(self._compute, encoder, index, sv, start))
         sv.job_index = weakref.ref(index)
         sv.job_rows = len(index)
@@ -357,39 +357,6 @@ class SemanticEdge:
             self.bind(index, None)
             hit = self._bound[index]
         return hit
-
-
-class _Worker:
-    """One daemon thread running binds in order.
-
-    Not a ``ThreadPoolExecutor``: its threads are joined at interpreter exit, so a sidecar
-    asked to stop would wait out a multi-second cold bind.  Killed mid-job at exit, a bind
-    loses nothing of record (the cache is derived data: a torn append fails its CRC, an
-    unfinished rewrite leaves only its temporary file).
-    """
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[
-            tuple[concurrent.futures.Future[_IndexVectors], Callable[[], _IndexVectors]]
-        ] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="persona-mind-embedding-binds",
-                                        daemon=True)
-        self._thread.start()
-
-    def submit(self, fn: Callable[[], _IndexVectors]) -> concurrent.futures.Future[_IndexVectors]:
-        future: concurrent.futures.Future[_IndexVectors] = concurrent.futures.Future()
-        self._jobs.put((future, fn))
-        return future
-
-    def _run(self) -> None:
-        while True:
-            future, fn = self._jobs.get()
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn())
-                except BaseException as exc:  # handed to the loop, which logs it
-                    future.set_exception(exc)
-            del future, fn  # the job's references (the index) die here, not at the next get
 
 
 def _prefix(prev: _IndexVectors | None, index: FactIndex) -> int:
