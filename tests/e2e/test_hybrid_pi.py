@@ -1,8 +1,9 @@
 """The hybrid memory ranker inside a real Pi session (issue 16).
 
-The sidecar starts ready without the model; the Mind session starts its background load at
-the first session event. Turns before it lands rank lexically; once it is in, a turn gives
-the project's facts their vectors, and the derived cache appears beside the store.
+The sidecar starts ready without the model; the Mind feature starts its background load
+right after the ``ready`` frame (issue 15 item 9; before, at the first session event).
+Turns before it lands rank lexically; once it is in, a turn gives the project's facts their
+vectors, and the derived cache appears beside the store.
 """
 
 from __future__ import annotations

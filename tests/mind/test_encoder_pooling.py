@@ -43,6 +43,9 @@ class _CharTokenizer:
         assert not add_special_tokens
         return _Encoding([ord(c) % 300 for c in text])
 
+    def encode_batch(self, texts: list[str], add_special_tokens: bool = True) -> list[_Encoding]:
+        return [self.encode(text, add_special_tokens) for text in texts]
+
 
 @dataclass
 class _Model:

@@ -21,7 +21,7 @@ from typing import TypeVar
 import pytest
 
 from persona_mind.embedding import SemanticEdge
-from persona_mind.embedding._edge import INLINE_CHARS, INLINE_ROWS
+from persona_mind.embedding._edge import ENCODE_BATCH, INLINE_CHARS, INLINE_ROWS
 from persona_mind.embedding._encoder import Matrix
 from persona_mind.embedding._vectors import vectors_path
 from persona_mind.mind import Fact, MemoryService, MindScope, MindSettings
@@ -141,7 +141,10 @@ async def test_a_turn_while_vectors_are_computed_is_lexical_and_says_so(
     assert not any("ranking: lexical" in d for d in warm.disclosures), warm.disclosures
     assert edge.status().hybrid
     batches = [(n, name) for n, name in enc.threads if n > 1]
-    assert batches == [(N, batches[0][1])]  # one batch of every fact ...
+    # every fact, in batches of at most ENCODE_BATCH (test_encode_batches.py) ...
+    assert sum(n for n, _ in batches) == N
+    assert max(n for n, _ in batches) == ENCODE_BATCH
+    assert {name for _, name in batches} == {batches[0][1]}
     assert batches[0][1].startswith("persona-mind-embedding")  # ... on the edge's worker
     worker = [t for t in threading.enumerate() if t.name == batches[0][1]]
     assert worker
@@ -196,7 +199,9 @@ async def test_the_cli_without_offload_binds_in_place_and_ranks_hybrid_at_once(
     plan = await svc.injection(PROMPT)
     assert not any("ranking: lexical" in d for d in plan.disclosures)
     assert not edge.pending()
-    assert enc.threads[0] == (N, threading.current_thread().name)
+    binds = [(n, name) for n, name in enc.threads if n > 1]  # every fact, in place
+    assert sum(n for n, _ in binds) == N
+    assert {name for _, name in binds} == {threading.current_thread().name}
 
 
 @pytest.mark.asyncio

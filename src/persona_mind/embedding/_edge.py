@@ -27,8 +27,8 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import logging
-import queue
 import threading
+import time
 import weakref
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
+from persona_mind.embedding._worker import BindWorker
 from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
 
@@ -47,7 +48,7 @@ if TYPE_CHECKING:
     from persona_mind.embedding._encoder import Encoder, Matrix
     from persona_mind.embedding._vectors import VectorFile
 
-__all__ = ("INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
+__all__ = ("ENCODE_BATCH", "INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,19 @@ INLINE_CHARS = 20_000
 """The text a bind in place may have to embed: the tokenizer costs ~0.4 µs a character
 (19,000 facts of ~650 characters took 5.3 s on the 2-core test machine), so at most ~9 ms
 on the loop, and usually nothing (a remember adds one fact)."""
+
+
+ENCODE_BATCH = 64
+"""Texts embedded per encoder call when a bind computes vectors; between two calls the
+edge calls its ``pause`` (``time.sleep(0)``: the GIL is released and the OS may run the
+event loop), so a cold bind of 19,000 facts is ~300 short calls, never one long hold."""
+
+
+def _yield_gil() -> None:
+    """Give the GIL (and the core) away between batches: ``sleep(0)`` releases the GIL
+    unconditionally, where the 1 ms switch interval only forces a hand-over when the loop
+    has already asked for it."""
+    time.sleep(0)
 
 
 def _default_loader() -> Encoder:
@@ -108,8 +122,15 @@ class SemanticEdge:
     at the next bind; no lock is shared with the loop.
     """
 
-    def __init__(self, loader: Callable[[], Encoder] = _default_loader) -> None:
+    def __init__(
+        self,
+        loader: Callable[[], Encoder] = _default_loader,
+        *,
+        pause: Callable[[], None] = _yield_gil,
+    ) -> None:
+        """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind."""
         self._loader = loader
+        self._pause = pause
         self._state = "idle"
         self._reason = "semantic model not started"
         self._encoder: Encoder | None = None
@@ -121,7 +142,7 @@ class SemanticEdge:
             weakref.WeakKeyDictionary()
         )
         self._memo: dict[bytes, Matrix] = {}
-        self._worker: _Worker | None = None
+        self._worker: BindWorker[_IndexVectors] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -208,7 +229,7 @@ class SemanticEdge:
             self._bound[index] = self._compute(encoder, index, sv, start)
             return True
         if self._worker is None:
-            self._worker = _Worker()
+            self._worker = BindWorker()
         sv.job = self._worker.submit(functools.partial(self._compute, encoder, index, sv, start))
         sv.job_index = weakref.ref(index)
         sv.job_rows = len(index)
@@ -276,12 +297,13 @@ class SemanticEdge:
             prev = sv.last if sv is not None else None
             facts = index.facts
             keys = [content_key(fact_text(f.text, f.tags)) for f in facts[start:]]
-            missing = sorted({k: i for i, k in enumerate(keys) if k not in known}.items())
+            # in index order (deterministic): no sort, one C call of ~10 ms for 19,000 keys
+            missing = list({k: i for i, k in enumerate(keys) if k not in known}.items())
             new: dict[bytes, Matrix] = {}
             if missing:
                 todo = [facts[start + i] for _, i in missing]
                 texts = [fact_text(f.text, f.tags) for f in todo]
-                rows = encoder.encode(texts)
+                rows = self._encode(encoder, texts)
                 new = {k: rows[j] for j, (k, _) in enumerate(missing)}
             if vf is not None:
                 if new or vf.rewrite:
@@ -290,11 +312,11 @@ class SemanticEdge:
             else:
                 self._memo.update(new)
             got = known  # the cache's (or the memo's) dict now holds every key
-            rows_new = (
-                np.stack([got[k] for k in keys])
-                if keys
-                else np.zeros((0, encoder.dim), dtype=np.float32)
-            )
+            # row by row, not np.stack: stacking 19,000 rows is one ~10 ms GIL hold, a Python
+            # loop lets the event loop in at every switch interval
+            rows_new = np.empty((len(keys), encoder.dim), dtype=np.float32)
+            for i, k in enumerate(keys):
+                rows_new[i] = got[k]
             matrix = rows_new if start == 0 or prev is None else np.vstack([prev.matrix, rows_new])
             live_mask = np.zeros(len(facts), dtype=bool)
             if index.slot_of:
@@ -303,6 +325,20 @@ class SemanticEdge:
             if sv is not None:
                 sv.last = iv
             return iv
+
+    def _encode(self, encoder: Encoder, texts: list[str]) -> Matrix:
+        """``encoder.encode(texts)`` in batches of :data:`ENCODE_BATCH`, pausing between
+        them (issue 15 item 9: a background bind never holds the GIL for long)."""
+        if len(texts) <= ENCODE_BATCH:
+            return encoder.encode(texts)
+        import numpy as np  # noqa: PLC0415 - present whenever an encoder loaded
+
+        parts: list[Matrix] = []
+        for at in range(0, len(texts), ENCODE_BATCH):
+            if at:
+                self._pause()
+            parts.append(encoder.encode(texts[at : at + ENCODE_BATCH]))
+        return np.concatenate(parts)
 
     def for_prompt(self, prompt: str) -> tuple[Semantic | None, RankerStatus]:
         """A semantic ranker bound to ``prompt``, or ``None`` and why ranking is lexical."""
@@ -321,39 +357,6 @@ class SemanticEdge:
             self.bind(index, None)
             hit = self._bound[index]
         return hit
-
-
-class _Worker:
-    """One daemon thread running binds in order.
-
-    Not a ``ThreadPoolExecutor``: its threads are joined at interpreter exit, so a sidecar
-    asked to stop would wait out a multi-second cold bind.  Killed mid-job at exit, a bind
-    loses nothing of record (the cache is derived data: a torn append fails its CRC, an
-    unfinished rewrite leaves only its temporary file).
-    """
-
-    def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[
-            tuple[concurrent.futures.Future[_IndexVectors], Callable[[], _IndexVectors]]
-        ] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="persona-mind-embedding-binds",
-                                        daemon=True)
-        self._thread.start()
-
-    def submit(self, fn: Callable[[], _IndexVectors]) -> concurrent.futures.Future[_IndexVectors]:
-        future: concurrent.futures.Future[_IndexVectors] = concurrent.futures.Future()
-        self._jobs.put((future, fn))
-        return future
-
-    def _run(self) -> None:
-        while True:
-            future, fn = self._jobs.get()
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn())
-                except BaseException as exc:  # handed to the loop, which logs it
-                    future.set_exception(exc)
-            del future, fn  # the job's references (the index) die here, not at the next get
 
 
 def _prefix(prev: _IndexVectors | None, index: FactIndex) -> int:

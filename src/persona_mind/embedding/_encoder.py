@@ -12,6 +12,7 @@ ships it under ``tokenizers/``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -66,7 +67,12 @@ class WordLlamaEncoder:
 
     def __init__(self, model: Any) -> None:
         self._model = model
-        self._tokenizer = model.tokenizer
+        tokenizer = model.tokenizer
+        if getattr(tokenizer, "padding", None) is not None:
+            # the wheel's tokenizer pads batches to their longest text; our pooling wants
+            # each text's own ids, so batches are tokenized unpadded (same ids as one by one)
+            tokenizer.no_padding()
+        self._tokenizer = tokenizer
         self._table = np.ascontiguousarray(model.embedding[:, : self.DIM], dtype=np.float32)
 
     @property
@@ -84,6 +90,9 @@ class WordLlamaEncoder:
             import wordllama  # noqa: PLC0415 - optional, heavy: only off the event loop
         except ImportError as exc:
             raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}") from exc
+        # encode_batch tokenizes with the GIL released; without this it would also fan out
+        # to a thread per core, competing with the event loop for this 2-core budget
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         root = Path(wordllama.__file__).parent
         try:
             model = wordllama.WordLlama.load(
@@ -97,9 +106,15 @@ class WordLlamaEncoder:
         return cls(model)
 
     def encode(self, texts: Sequence[str]) -> Matrix:
-        """Mean of the texts' token embeddings, unit length — WordLlama's own pooling, done
-        here one text at a time: its batch path tokenizes through a thread pool whose
-        wake-ups cost more than the work for a one-line prompt on a busy machine.
+        """Mean of the texts' token embeddings, unit length — WordLlama's own pooling.
+
+        One text (a prompt, on the event loop) is tokenized directly: the cheapest call
+        (WordLlama's own batch path wakes a thread pool, which costs more than the work for
+        a one-line prompt on a busy machine).  Several (the edge's background batches) go
+        through the tokenizer's ``encode_batch``, which tokenizes with the GIL released, so
+        the event loop runs while a batch is tokenized instead of waiting for a switch
+        between ~250 µs calls that each hold it (issue 15 item 9; with
+        ``TOKENIZERS_PARALLELISM=false`` it stays on the calling thread).
 
         Each row is pooled in place in the output (one gather with the ids clipped to the
         table, one reduction, two in-place divisions): a turn encodes its prompt with this,
@@ -109,11 +124,15 @@ class WordLlamaEncoder:
         divide by the row's norm — so every vector is bit-for-bit what it was (vectors
         cached on disk stay valid; ``tests/mind/test_encoder_pooling.py``).
         """
-        encode = self._tokenizer.encode
+        tokenizer = self._tokenizer
         table = self._table
         out = np.zeros((len(texts), self.DIM), dtype=np.float32)
-        for i, text in enumerate(texts):
-            ids = encode(text, add_special_tokens=False).ids
+        if len(texts) == 1:
+            encodings = [tokenizer.encode(texts[0], add_special_tokens=False)]
+        else:
+            encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        for i, encoding in enumerate(encodings):
+            ids = encoding.ids
             if not ids:
                 continue
             row = out[i]
