@@ -13,7 +13,6 @@ requests a call made (notifications, entries, cards) reach the host before its a
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -49,7 +48,6 @@ if TYPE_CHECKING:
 __all__ = ("FeatureFactory", "Runtime", "default_agent_dir")
 
 T = TypeVar("T")
-log = logging.getLogger(__name__)
 
 FeatureFactory = Callable[["Runtime"], "Feature"]
 """Builds a feature once the runtime's actors exist."""
@@ -127,23 +125,6 @@ class Runtime:
             await self.system.stop()
             raise
         return self
-
-    def after_ready(self) -> None:
-        """Run the features' post-ready hooks (``after_ready``, optional on a feature).
-
-        The sidecar calls this right after it wrote the ``ready`` frame: work that must not
-        delay start-to-ready but should be done before the first prompt (the Mind's
-        semantic model load) starts here.  A failing hook is logged, never raised: the
-        runtime is already serving.
-        """
-        for feature in self.features:
-            hook = getattr(feature, "after_ready", None)
-            if not callable(hook):
-                continue
-            try:
-                hook()
-            except Exception:
-                log.exception("post-ready hook of feature %r failed", feature.name)
 
     def _start_actors(self) -> None:
         """Spawn the actors a session needs at once; the rest start at first use.

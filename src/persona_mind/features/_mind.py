@@ -96,22 +96,6 @@ class MindFeature:
         if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
             persona.settings_sources.append(self.settings_contribution)
 
-    def after_ready(self) -> None:
-        """Start the semantic model's background load as soon as the host has ``ready``.
-
-        Loading it holds the GIL for one ~55 ms Rust call (the tokenizer parse) that cannot
-        be split; started here, that stall falls in the seconds before a session's first
-        prompt instead of inside its first turn (issue 15 item 9). Called by the sidecar
-        after it wrote the ``ready`` frame, so nothing semantic is imported before it; the
-        first session event's own ``default_semantic`` call is then a no-op. Delegated legs
-        and ``PERSONA_MIND_RANKER=lexical`` load nothing, as at the first session event.
-        """
-        from persona_mind.embedding import default_semantic  # noqa: PLC0415 - after ready
-        from persona_mind.mind._session import is_leg  # noqa: PLC0415
-
-        if not is_leg(os.environ):
-            default_semantic(os.environ)
-
     def settings_contribution(self) -> dict[str, Any]:
         """Mind's effective preferences for the companion's settings collection."""
         session = self._session

@@ -261,9 +261,6 @@ class Sidecar(Work):
                 startup_ms=round((time.monotonic() - self._started_at) * 1000, 1),
             )
         )
-        after_ready = getattr(runtime, "after_ready", None)
-        if callable(after_ready):  # e.g. the semantic model's load (issue 15 item 9)
-            after_ready()
 
     async def _watch_failure(self, wait: Callable[[], Awaitable[BaseException]]) -> None:
         """Race serving against the runtime giving up: escalation past the root ends us."""
