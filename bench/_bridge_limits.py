@@ -415,6 +415,10 @@ def _vector_stall(agent: Path, repo: Path) -> list[Result]:
     ]
 
 
+_LAST = 99
+"""The id of the ping that closes :func:`_hook_with_pings`'s measurement."""
+
+
 def _hook_with_pings(pipe: Pipe, every: float) -> tuple[float, list[float], dict[str, Any]]:
     """Send the hook, then a ping every ``every`` s until the hook is answered."""
     sent: dict[int, float] = {}
@@ -423,7 +427,10 @@ def _hook_with_pings(pipe: Pipe, every: float) -> tuple[float, list[float], dict
     hook_done = threading.Event()
 
     def read() -> None:
-        while not (hook_done.is_set() and set(sent) <= set(got)):
+        # until the closing ping (id 99, sent after the hook was answered) is answered:
+        # pings are answered in order, so every earlier one is then in ``got`` too (the old
+        # "all sent are answered" test raced the sender adding one more)
+        while _LAST not in got:
             frame = pipe.answer_until("response")
             got[frame["id"]] = time.perf_counter()
             frames[frame["id"]] = frame
@@ -440,9 +447,11 @@ def _hook_with_pings(pipe: Pipe, every: float) -> tuple[float, list[float], dict
         sent[ident] = time.perf_counter()
         pipe.send({"type": "request", "id": ident, "method": "ping", "params": None})
         ident += 1
+    sent[_LAST] = time.perf_counter()
+    pipe.send({"type": "request", "id": _LAST, "method": "ping", "params": None})
     reader.join(60)
     hook = got[2] - sent[2]
-    pings = [got[i] - sent[i] for i in sent if i >= 100]
+    pings = [got[i] - sent[i] for i in sent if i >= 100 and i in got]
     return hook, pings, frames[2]
 
 

@@ -29,11 +29,11 @@ def shared_edge() -> SemanticEdge:
 def default_semantic(env: Mapping[str, str]) -> SemanticEdge | None:
     """The process-wide model edge with its background load started, or ``None``.
 
-    Called by the Mind feature's post-ready hook once the sidecar has written ``ready``
-    (so the load's one-off GIL hold falls before the first prompt, issue 15 item 9) and
-    again, a no-op then, when the first session event builds the Mind session; loading
-    never delays start-to-ready, it returns at once and turns rank lexically (and say so)
-    until the model is in.  ``PERSONA_MIND_RANKER=lexical``
+    Called when the first session event builds the Mind session (later calls are
+    no-ops), so the load's one-off GIL hold falls while a person types the first prompt
+    (issue 15 item 9); loading never delays start-to-ready or a session event's answer, it
+    returns at once and turns rank lexically (and say so) until the model is in.
+    ``PERSONA_MIND_RANKER=lexical``
     opts out.  It lives here, at the edge, not in ``mind/`` (domain code starts no threads).
     """
     if env.get("PERSONA_MIND_RANKER", "").strip().lower() == "lexical":
