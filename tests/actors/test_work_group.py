@@ -10,6 +10,7 @@ the grace.
 from __future__ import annotations
 
 import asyncio
+from typing import assert_never
 
 import pytest
 
@@ -274,3 +275,75 @@ async def test_a_base_exception_escaping_work_is_a_crash_and_the_actor_restarts(
         await restarted(ref)
         assert await ref.ask(Ping()) == "pong"
         assert ref.statistics().restarts == 1
+
+
+@pytest.mark.asyncio
+async def test_a_deferred_ask_queued_behind_a_leaking_sibling_is_answered_not_hung() -> None:
+    """A sibling raising past its wrapper aborts the anyio group before the deferred work
+    took its first step. anyio starts such a child and cancels it at its first await, so the
+    wrapper still settles it: the asker gets ``ActorStopped``, never a hang (issue 10 scope 6)."""
+    ran: list[str] = []
+
+    class Two(Actor[Ping]):
+        async def receive(self, message: Ping) -> object:
+            async def leak() -> None:
+                raise Escape
+
+            async def slow() -> str:
+                ran.append("slow started")
+                await asyncio.Event().wait()  # cancelled by the aborted group
+                return "never"
+
+            if self.recovered:
+                return "restarted"
+            self.checkpoint("leaked once")
+            self.start_work("leak", leak)  # started first: it raises before slow runs
+            return self.defer("slow", slow)
+
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Two, name="two")
+        with pytest.raises(ActorStopped):
+            await ref.ask(Ping())
+        await restarted(ref)
+        assert await ref.ask(Ping()) == "restarted"
+        assert ran == ["slow started"]  # it ran up to its first await, then was cancelled
+        assert [t for t in asyncio.all_tasks() if "two:" in t.get_name()] == []
+
+
+@pytest.mark.asyncio
+async def test_an_asker_woken_by_a_crash_reads_the_restart_and_restarted_waits_for_on_start() -> (
+    None
+):
+    """The supervisor decides before the work group's exit yields (anyio checkpoints there):
+    the failed asker already reads ``restarts == 1``, and the actor reads ``starting`` until
+    the new incarnation's on_start has finished — ``restarted`` waits for that."""
+    gate = asyncio.Event()
+    starts: list[int] = []
+
+    class Slow(Actor[Boom | Ping]):
+        async def on_start(self) -> None:
+            starts.append(len(starts) + 1)
+            if len(starts) > 1:
+                await gate.wait()  # the second incarnation starts slowly
+
+        async def receive(self, message: Boom | Ping) -> object:
+            match message:
+                case Boom():
+                    raise RuntimeError("boom")
+                case Ping():
+                    return f"incarnation {len(starts)}"
+                case _:
+                    assert_never(message)
+
+    async with ActorSystem(clock=ManualClock()) as system:
+        ref = system.spawn(Slow, name="slow")
+        assert await ref.ask(Ping()) == "incarnation 1"
+        with pytest.raises(ActorStopped, match="crashed while handling Boom"):
+            await ref.ask(Boom())
+        stats = ref.statistics()
+        assert (stats.restarts, stats.state) == (1, "starting")
+        await wait_all_tasks_blocked()
+        assert ref.statistics().state == "starting"  # on_start still waits on the gate
+        gate.set()
+        assert (await restarted(ref)).state == "running"
+        assert await ref.ask(Ping()) == "incarnation 2"

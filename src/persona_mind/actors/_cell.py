@@ -9,8 +9,8 @@ and keeps the kernel's guarantees, modelled on pykka's ``_actor_loop_running`` /
   handled at that moment and every queued one;
 * anything but a refusal escaping a handler is a crash (a stray ``CancelledError``
   included), never a zombie that reports running while its asks time out;
-* background work belongs to the incarnation that started it — it runs in a task group
-  the cell opens around the incarnation (``_work.WorkGroup``) —: a crash, restart or
+* background work belongs to the incarnation that started it — it runs in an anyio task
+  group the cell opens around the incarnation (``_work.WorkGroup``) —: a crash, restart or
   stop cancels it and the group awaits it, and a newer generation than the one it was
   admitted under cancels it too;
 * a message stamped with a stale generation is dropped, counted and traced before
@@ -23,6 +23,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import anyio
 
 from persona_mind.actors import _context
 from persona_mind.actors._actor import Deferred
@@ -132,18 +134,12 @@ class Cell(Generic[M]):
         fatal: BaseException | None = None
         try:
             while True:
-                crash = await self._incarnate_and_loop()
-                if crash is None:
-                    break
-                reason = _describe(crash)
-                self._trace("crash", reason)
+                crash, restart = await self._incarnate_and_loop()
                 if isinstance(crash, _FATAL):
                     fatal = crash
                     break
-                if self._stopping or not self.supervisor.child_crashed(self, crash):
+                if not restart:
                     break
-                self.restarts += 1
-                self._trace("restart", reason)
         finally:
             self.state = "stopped"
             self._fail_pending("stopped")
@@ -151,10 +147,17 @@ class Cell(Generic[M]):
         if fatal is not None:
             raise fatal
 
-    async def _incarnate_and_loop(self) -> BaseException | None:
+    async def _incarnate_and_loop(self) -> tuple[BaseException | None, bool]:
+        """One incarnation in its work group: ``(crash, restart?)``.
+
+        The supervisor decides before the group's exit, which yields to the loop (anyio
+        checkpoints there): an asker woken by the crash then already reads the restart in
+        the statistics, as it did when nothing yielded between the crash and the decision.
+        """
         self.incarnation += 1
+        restart: bool | None = None
         try:
-            async with asyncio.TaskGroup() as group:  # owns this incarnation's work
+            async with anyio.create_task_group() as group:  # owns this incarnation's work
                 self.work = WorkGroup(self.name, group)
                 try:
                     crash = await self._incarnation()
@@ -163,10 +166,26 @@ class Cell(Generic[M]):
                 finally:
                     await self._end_work("actor stopped")  # work started in on_start too
                     self.work = None
+                restart = self._decide(crash)
         except BaseExceptionGroup as failed:  # a piece of work raised past its wrapper
             self._fail_pending(f"crashed: {_describe(failed)}")
-            return failed  # a crash like any other: the supervisor decides
-        return crash
+            return failed, self._decide(failed) if restart is None else restart
+        return crash, bool(restart)  # decided in the group (it exited normally)
+
+    def _decide(self, crash: BaseException | None) -> bool:
+        """Trace a crash and ask the supervisor; ``True`` to restart (counted here)."""
+        if crash is None:
+            return False
+        reason = _describe(crash)
+        self._trace("crash", reason)
+        if isinstance(crash, _FATAL):
+            return False
+        if self._stopping or not self.supervisor.child_crashed(self, crash):
+            return False
+        self.restarts += 1
+        self.state = "starting"  # "running" again once the new incarnation's on_start ended
+        self._trace("restart", reason)
+        return True
 
     async def _incarnation(self) -> BaseException | None:
         try:

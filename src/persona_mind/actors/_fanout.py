@@ -5,11 +5,12 @@ others are cancelled at once and the caller gets ``FanOutFailed`` — never a pa
 of answers that could be mistaken for a complete phase. The deadline reads the injected
 clock, so tests drive it with a ManualClock.
 
-The legs are children of one ``asyncio.TaskGroup``, so the fan-out cannot return (or
-raise) while a leg lives. As in the actors' work groups (``_work.py``), a leg is cancelled
-*once*, not through an anyio cancel scope: a leg answers a cancellation by stopping its
-child process and awaiting that (``run_child``), which a level-triggered scope would cut
-short — and an anyio group made a 5-leg fan-out ~3× slower (docs/actors.md).
+The legs are children of one anyio task group, so the fan-out cannot return (or raise)
+while a leg lives. As in the actors' work groups (``_work.py``), a leg is cancelled *once*
+with asyncio's cancellation, not through the group's scope: a leg answers a cancellation
+by stopping its child process and awaiting that (``run_child``), which a level-triggered
+scope would cut short. A fan-out runs once per round-table phase, next to child
+processes, so the anyio group's per-leg cost (docs/actors.md, "Concurrency") is noise.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
+
+import anyio
 
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import FanOutFailed
@@ -86,9 +89,9 @@ async def fan_out(
     """
     clock = clock or MonotonicClock()
     state = _Legs(len(legs))
-    async with asyncio.TaskGroup() as group:
+    async with anyio.create_task_group() as group:
         for name, leg in legs.items():
-            group.create_task(state.run(name, leg), name=f"leg:{name}")
+            group.start_soon(state.run, name, leg, name=f"leg:{name}")
 
         def expire() -> None:
             state.fail(DEADLINE_LEG, TimeoutError(f"the fan-out passed its {timeout:g}s deadline"))

@@ -9,16 +9,23 @@ Every piece of work runs as a child of one task group per actor incarnation
 end while a child lives, so a stop, crash or restart awaits its work structurally — not
 by bookkeeping that could miss a task.
 
-The group is ``asyncio.TaskGroup``, not an anyio task group, and cancelling one piece of
-work is a single asyncio cancellation, not an anyio cancel scope. Both are measured
-decisions (docs/actors.md, "Concurrency"): an anyio ``start_soon`` costs about three
-times a task creation here (a deferred ask went from 25–50 µs to 87–110 µs), and a
-cancelled anyio scope re-delivers ``CancelledError`` at *every* await inside it
-(level-triggered), while the work the actors run is written for asyncio's one-shot
-cancellation — ``run_child`` answers a cancellation by asking the ChildRunner to stop the
-child and *awaiting* that, which a cancelled scope would cut short. So the kernel cancels
-once and the cleanup runs; work still alive after ``STOP_GRACE`` is cancelled again, once
-per grace, with a warning, and the incarnation waits for it — it never leaks.
+The group is an anyio task group, as ARCHITECTURE asks ("anyio task groups and cancel
+scopes own every task"). Work runs off a turn's path (consults, round-tables, reviews:
+seconds each), so an anyio ``start_soon`` (~20–40 µs more than a bare task per piece of
+work, ``bench/work.py``) is negligible there; the mailbox stays the measured asyncio fast
+path (docs/actors.md, "Concurrency").
+
+Cancelling one piece of work (``cancel_work``, a newer generation, the end of the
+incarnation) is a single asyncio cancellation of its task, not an anyio cancel scope, and
+that is a decision: a cancelled anyio scope re-delivers ``CancelledError`` at *every*
+await inside it (level-triggered), while the work the actors run is written for asyncio's
+one-shot cancellation — ``run_child`` answers a cancellation by asking the ChildRunner to
+stop the child and *awaiting* that, and a cancelled child's cleanup awaits its process
+group. Under a cancelled scope those awaits would be cut at once and a child could outlive
+its phase. So the kernel cancels once and the cleanup runs; only a piece of work still
+alive after ``STOP_GRACE`` has its own cancel scope cancelled (level-triggered: every
+await it makes fails), with a warning, and the incarnation waits for it to end — it
+never leaks.
 """
 
 from __future__ import annotations
@@ -27,9 +34,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+import anyio
 
 from persona_mind.errors import ActorError, StaleGeneration
+
+if TYPE_CHECKING:
+    from anyio.abc import TaskGroup
 
 T = TypeVar("T")
 
@@ -72,8 +84,8 @@ class Work:
     key: str
     generation: int | None
     task: asyncio.Task[None] | None = None
-    started: bool = False
-    """Whether its coroutine took its first step (before that, a cancel only marks it)."""
+    scope: anyio.CancelScope | None = None
+    """Its own scope, cancelled only when it outlives the grace at the end (``end``)."""
     reason: str | None = None
     """Why it was cancelled; set by the first cancel only (a second never interrupts)."""
     stale: StaleGeneration | None = None
@@ -81,9 +93,9 @@ class Work:
 
 
 class WorkGroup:
-    """The work of one actor incarnation, children of one ``asyncio.TaskGroup``."""
+    """The work of one actor incarnation, children of one anyio task group."""
 
-    def __init__(self, owner: str, group: asyncio.TaskGroup) -> None:
+    def __init__(self, owner: str, group: TaskGroup) -> None:
         self.owner = owner
         self._group = group
         self.works: dict[str, Work] = {}
@@ -106,13 +118,15 @@ class WorkGroup:
         self.works[key] = record
 
         async def run() -> None:
-            record.started = True
-            outcome: Outcome[T]
+            record.task = asyncio.current_task()
+            outcome: Outcome[T] | None = None
             try:
-                if record.reason is not None:  # cancelled before it ever ran
-                    outcome = Cancelled(key, record.reason)
-                else:
-                    outcome = Ok(key, await work())
+                with anyio.CancelScope() as scope:  # cancelled only past the grace (end)
+                    record.scope = scope
+                    if record.reason is None:  # else: cancelled before it ever ran
+                        outcome = Ok(key, await work())
+                if outcome is None:
+                    outcome = Cancelled(key, record.reason or "cancelled")
             except asyncio.CancelledError:
                 outcome = Cancelled(key, record.reason or "cancelled")
             except Exception as exc:
@@ -121,13 +135,7 @@ class WorkGroup:
                 self._forget(record)
             self._settle(settle, record, outcome)
 
-        def never_ran(task: asyncio.Task[None]) -> None:
-            if not record.started:  # cancelled before its first step (the group aborted)
-                self._forget(record)
-                self._settle(settle, record, Cancelled(key, record.reason or "cancelled"))
-
-        record.task = self._group.create_task(run(), name=f"{kind}:{self.owner}:{key}")
-        record.task.add_done_callback(never_ran)
+        self._group.start_soon(run, name=f"{kind}:{self.owner}:{key}")
 
     def _settle(
         self, settle: Callable[[Work, Outcome[T]], None], record: Work, outcome: Outcome[T]
@@ -153,7 +161,7 @@ class WorkGroup:
             return False
         if record.reason is None:
             record.reason = reason
-            if record.task is not None and record.started:  # else: run() sees the reason
+            if record.task is not None:  # else: run() sees the reason at its first step
                 record.task.cancel()
         return True
 
@@ -168,26 +176,27 @@ class WorkGroup:
     async def end(self, reason: str, grace: float) -> None:
         """Cancel every piece of work once and wait until it has ended.
 
-        What still runs after ``grace`` seconds ignored the cancellation: it is cancelled
-        again (once per grace, with a warning) and the wait goes on — the incarnation never
-        outlives its work.
+        What still runs after ``grace`` seconds ignored the cancellation: its own cancel
+        scope is cancelled (every await it makes fails from then on) and the wait goes on —
+        the incarnation never outlives its work.
         """
         for key in list(self.works):
             self.cancel(key, reason)
         if not self.works:
             return
         self._idle = asyncio.Event()
-        while self.works:
-            try:
-                async with asyncio.timeout(grace):
-                    await self._idle.wait()
-            except TimeoutError:
-                _log.warning(
-                    "%s: work %s ignored cancellation for %gs; cancelling it again",
-                    self.owner,
-                    ", ".join(sorted(self.works)),
-                    grace,
-                )
-                for record in list(self.works.values()):
-                    if record.task is not None and record.started:
-                        record.task.cancel()
+        try:
+            async with asyncio.timeout(grace):
+                await self._idle.wait()
+        except TimeoutError:
+            _log.warning(
+                "%s: work %s ignored cancellation for %gs; cancelling its scope",
+                self.owner,
+                ", ".join(sorted(self.works)),
+                grace,
+            )
+            for record in list(self.works.values()):
+                if record.scope is not None:
+                    record.scope.cancel()
+            if self.works:
+                await self._idle.wait()
