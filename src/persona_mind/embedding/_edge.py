@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
+from persona_mind.embedding._gate import TurnGate
 from persona_mind.embedding._worker import BindWorker
 from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
@@ -79,12 +80,12 @@ def _yield_gil() -> None:
     time.sleep(0)
 
 
-def _default_loader() -> Encoder:
+def _default_loader(turns: TurnGate) -> Encoder:
     try:
         from persona_mind.embedding._encoder import WordLlamaEncoder  # noqa: PLC0415
     except ImportError as exc:  # numpy missing: the semantic extra is not installed
         raise EmbeddingUnavailable(f"numpy is not installed; {INSTALL_HINT}") from exc
-    return WordLlamaEncoder.load()
+    return WordLlamaEncoder.load(before_parse=turns.wait_idle)
 
 
 @dataclass(slots=True)
@@ -124,12 +125,18 @@ class SemanticEdge:
 
     def __init__(
         self,
-        loader: Callable[[], Encoder] = _default_loader,
+        loader: Callable[[], Encoder] | None = None,
         *,
         pause: Callable[[], None] = _yield_gil,
+        turns: TurnGate | None = None,
     ) -> None:
-        """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind."""
-        self._loader = loader
+        """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind;
+        ``turns`` is the gate the default loader waits on before its GIL-holding parse (the
+        process-wide one for :func:`~persona_mind.embedding.shared_edge`)."""
+        self.turns = turns if turns is not None else TurnGate()
+        self._loader = (
+            loader if loader is not None else functools.partial(_default_loader, self.turns)
+        )
         self._pause = pause
         self._state = "idle"
         self._reason = "semantic model not started"
