@@ -35,15 +35,22 @@ class _FakeModel:
 
 
 class _WatchedGate(TurnGate):
-    """Says when the loading thread starts waiting, and what the wait returned."""
+    """Says when the loading thread reaches each of its waits, with what cap, and what the
+    wait returned; ``enter_at`` starts a turn just as the loader reaches that wait (0-based)."""
 
-    def __init__(self, cap: float) -> None:
-        super().__init__(cap)
-        self.waiting = threading.Event()
+    def __init__(self, cap: float, enter_at: int | None = None) -> None:
+        super().__init__(cap, settle=0.0)
+        self.reached = [threading.Event() for _ in range(3)]
+        self.caps: list[float | None] = []
         self.results: list[bool] = []
+        self.enter_at = enter_at
 
     def wait_idle(self, cap: float | None = None) -> bool:
-        self.waiting.set()
+        n = len(self.caps)
+        self.caps.append(cap)
+        if n == self.enter_at:
+            self.enter()
+        self.reached[n].set()
         got = super().wait_idle(cap)
         self.results.append(got)
         return got
@@ -69,41 +76,59 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> _Parses:
     return seen
 
 
-def test_load_does_not_parse_while_a_turn_is_in_flight_then_does(parses: _Parses) -> None:
+def test_load_does_not_start_while_a_turn_is_in_flight_then_does(parses: _Parses) -> None:
     gate = _WatchedGate(cap=3600.0)  # only the turn's end can release it
     parses.gate = gate
     edge = SemanticEdge(turns=gate)
     gate.enter()  # a before_agent_start turn is running
     edge.start()
-    assert gate.waiting.wait(WAIT), "the loader never reached the gate"
-    assert parses == []  # held before the parse: the cap is an hour, the turn still runs
+    assert gate.reached[0].wait(WAIT), "the loader never reached the gate"
+    assert parses == []  # held before its imports: the cap is an hour, the turn still runs
+    assert not gate.reached[1].is_set()
     assert not edge.settled.is_set()
     gate.leave()  # the turn ends
     assert edge.settled.wait(WAIT)
     assert parses == [0]  # parsed with no turn in flight
-    assert gate.results == [True]
+    assert gate.results == [True, True, True]  # before numpy, before wordllama, before parse
     assert edge.status().hybrid
 
 
-def test_load_parses_at_once_when_no_turn_runs(parses: _Parses) -> None:
+def test_parse_waits_for_a_turn_that_began_during_the_imports(parses: _Parses) -> None:
+    """Issue 15 item 9: the unsplittable tokenizer parse is gated itself, not just the start."""
+    gate = _WatchedGate(cap=3600.0, enter_at=2)  # a turn begins as the parse is next
+    parses.gate = gate
+    edge = SemanticEdge(turns=gate)
+    edge.start()
+    assert gate.reached[2].wait(WAIT)
+    assert parses == []
+    assert not edge.settled.is_set()
+    gate.leave()
+    assert edge.settled.wait(WAIT)
+    assert parses == [0]
+    assert gate.results == [True, True, True]
+
+
+def test_load_goes_ahead_at_once_when_no_turn_runs(parses: _Parses) -> None:
     gate = _WatchedGate(cap=3600.0)
     parses.gate = gate
     edge = SemanticEdge(turns=gate)
     edge.start()
     assert edge.settled.wait(WAIT)  # no turn: nothing to wait for, the hour-long cap unused
     assert parses == [0]
-    assert gate.results == [True]
+    assert gate.results == [True, True, True]
 
 
 def test_cap_releases_the_load_when_turns_never_end(parses: _Parses) -> None:
-    """A session never idle still gets its model: after the cap the parse goes ahead."""
+    """A session never idle still gets its model: after the cap the load goes ahead, and
+    the cap bounds all the load's waits together (the later ones get what is left: 0)."""
     gate = _WatchedGate(cap=0.05)
     parses.gate = gate
     edge = SemanticEdge(turns=gate)
     gate.enter()  # and never left
     edge.start()
     assert edge.settled.wait(WAIT)
-    assert gate.results == [False]  # the cap ran out, no idle moment came
+    assert gate.results == [False, False, False]  # no idle moment came
+    assert gate.caps[1:] == [0.0, 0.0]  # one shared budget, spent by the first wait
     assert parses == [1]  # parsed with the turn still in flight
     assert edge.status().hybrid
     gate.leave()

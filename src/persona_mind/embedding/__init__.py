@@ -46,9 +46,10 @@ def default_semantic(env: Mapping[str, str]) -> SemanticEdge | None:
     """The process-wide model edge with its background load started, or ``None``.
 
     Called when the first session event builds the Mind session (later calls are
-    no-ops), so the load's one-off GIL hold falls while a person types the first prompt
-    (issue 15 item 9); loading never delays start-to-ready or a session event's answer, it
-    returns at once and turns rank lexically (and say so) until the model is in.
+    no-ops), so the load's one-off GIL holds fall while a person types the first prompt
+    (issue 15 item 9), and when the prompt comes at once they wait on :func:`turn_gate`
+    until that turn is answered; loading never delays start-to-ready or a session event's
+    answer, it returns at once and turns rank lexically (and say so) until the model is in.
     ``PERSONA_MIND_RANKER=lexical``
     opts out.  It lives here, at the edge, not in ``mind/`` (domain code starts no threads).
     """

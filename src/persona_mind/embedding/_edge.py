@@ -81,11 +81,15 @@ def _yield_gil() -> None:
 
 
 def _default_loader(turns: TurnGate) -> Encoder:
+    """Load WordLlama, waiting before each GIL-heavy step (the numpy import, wordllama's
+    imports, the tokenizer parse) until no turn is in flight (issue 15 item 9)."""
+    wait = turns.budget()  # one cap for all the load's waits
+    wait()
     try:
         from persona_mind.embedding._encoder import WordLlamaEncoder  # noqa: PLC0415
     except ImportError as exc:  # numpy missing: the semantic extra is not installed
         raise EmbeddingUnavailable(f"numpy is not installed; {INSTALL_HINT}") from exc
-    return WordLlamaEncoder.load(before_parse=turns.wait_idle)
+    return WordLlamaEncoder.load(between_steps=wait)
 
 
 @dataclass(slots=True)
@@ -160,7 +164,7 @@ class SemanticEdge:
         self._state = "loading"
         self._reason = "semantic model loading"
         self._thread = threading.Thread(
-            target=self._load, name="persona-mind-embedding", daemon=True
+            target=self._load_in_background, name="persona-mind-embedding", daemon=True
         )
         self._thread.start()
 
@@ -172,6 +176,10 @@ class SemanticEdge:
             self._load()
         self.settled.wait()
         return self.status()
+
+    def _load_in_background(self) -> None:
+        time.sleep(self.turns.settle)  # let a prompt sent at once enter the gate first
+        self._load()
 
     def _load(self) -> None:
         try:

@@ -84,14 +84,17 @@ class WordLlamaEncoder:
         return self.DIM
 
     @classmethod
-    def load(cls, before_parse: Callable[[], object] | None = None) -> WordLlamaEncoder:
+    def load(cls, between_steps: Callable[[], object] | None = None) -> WordLlamaEncoder:
         """Load from the wheel (raises :class:`EmbeddingUnavailable` with what to do).
 
-        ``before_parse`` runs after the imports, right before ``WordLlama.load`` (the
-        tokenizer parse, one GIL-holding call, and the weights read): the edge passes its
-        :meth:`TurnGate.wait_idle <persona_mind.embedding._gate.TurnGate.wait_idle>` so that
-        step falls between turns, not inside one (issue 15 item 9).
+        ``between_steps`` runs before wordllama's import and again right before
+        ``WordLlama.load`` (the tokenizer parse, one GIL-holding call, and the weights
+        read): the edge passes a :meth:`TurnGate.budget
+        <persona_mind.embedding._gate.TurnGate.budget>` wait, so those steps fall between
+        turns, not inside one (issue 15 item 9).
         """
+        if between_steps is not None:
+            between_steps()
         try:
             import wordllama  # noqa: PLC0415 - optional, heavy: only off the event loop
         except ImportError as exc:
@@ -100,8 +103,8 @@ class WordLlamaEncoder:
         # to a thread per core, competing with the event loop for this 2-core budget
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         root = Path(wordllama.__file__).parent
-        if before_parse is not None:
-            before_parse()
+        if between_steps is not None:
+            between_steps()
         try:
             model = wordllama.WordLlama.load(
                 config=cls.CONFIG, dim=cls.WEIGHTS_DIM, disable_download=True, cache_dir=root
