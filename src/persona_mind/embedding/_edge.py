@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
+from persona_mind.embedding._gate import TurnGate
 from persona_mind.embedding._worker import BindWorker
 from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
@@ -79,12 +80,16 @@ def _yield_gil() -> None:
     time.sleep(0)
 
 
-def _default_loader() -> Encoder:
+def _default_loader(turns: TurnGate) -> Encoder:
+    """Load WordLlama, waiting before each GIL-heavy step (the numpy import, wordllama's
+    imports, the tokenizer parse) until no turn is in flight (issue 15 item 9)."""
+    wait = turns.budget()  # one cap for all the load's waits
+    wait()
     try:
         from persona_mind.embedding._encoder import WordLlamaEncoder  # noqa: PLC0415
     except ImportError as exc:  # numpy missing: the semantic extra is not installed
         raise EmbeddingUnavailable(f"numpy is not installed; {INSTALL_HINT}") from exc
-    return WordLlamaEncoder.load()
+    return WordLlamaEncoder.load(between_steps=wait)
 
 
 @dataclass(slots=True)
@@ -124,12 +129,18 @@ class SemanticEdge:
 
     def __init__(
         self,
-        loader: Callable[[], Encoder] = _default_loader,
+        loader: Callable[[], Encoder] | None = None,
         *,
         pause: Callable[[], None] = _yield_gil,
+        turns: TurnGate | None = None,
     ) -> None:
-        """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind."""
-        self._loader = loader
+        """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind;
+        ``turns`` is the gate the default loader waits on before its GIL-holding parse (the
+        process-wide one for :func:`~persona_mind.embedding.shared_edge`)."""
+        self.turns = turns if turns is not None else TurnGate()
+        self._loader = (
+            loader if loader is not None else functools.partial(_default_loader, self.turns)
+        )
         self._pause = pause
         self._state = "idle"
         self._reason = "semantic model not started"
@@ -153,7 +164,7 @@ class SemanticEdge:
         self._state = "loading"
         self._reason = "semantic model loading"
         self._thread = threading.Thread(
-            target=self._load, name="persona-mind-embedding", daemon=True
+            target=self._load_in_background, name="persona-mind-embedding", daemon=True
         )
         self._thread.start()
 
@@ -165,6 +176,10 @@ class SemanticEdge:
             self._load()
         self.settled.wait()
         return self.status()
+
+    def _load_in_background(self) -> None:
+        time.sleep(self.turns.settle)  # let a prompt sent at once enter the gate first
+        self._load()
 
     def _load(self) -> None:
         try:

@@ -13,7 +13,7 @@ ships it under ``tokenizers/``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -84,8 +84,17 @@ class WordLlamaEncoder:
         return self.DIM
 
     @classmethod
-    def load(cls) -> WordLlamaEncoder:
-        """Load from the wheel (raises :class:`EmbeddingUnavailable` with what to do)."""
+    def load(cls, between_steps: Callable[[], object] | None = None) -> WordLlamaEncoder:
+        """Load from the wheel (raises :class:`EmbeddingUnavailable` with what to do).
+
+        ``between_steps`` runs before wordllama's import and again right before
+        ``WordLlama.load`` (the tokenizer parse, one GIL-holding call, and the weights
+        read): the edge passes a :meth:`TurnGate.budget
+        <persona_mind.embedding._gate.TurnGate.budget>` wait, so those steps fall between
+        turns, not inside one (issue 15 item 9).
+        """
+        if between_steps is not None:
+            between_steps()
         try:
             import wordllama  # noqa: PLC0415 - optional, heavy: only off the event loop
         except ImportError as exc:
@@ -94,6 +103,8 @@ class WordLlamaEncoder:
         # to a thread per core, competing with the event loop for this 2-core budget
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         root = Path(wordllama.__file__).parent
+        if between_steps is not None:
+            between_steps()
         try:
             model = wordllama.WordLlama.load(
                 config=cls.CONFIG, dim=cls.WEIGHTS_DIM, disable_download=True, cache_dir=root

@@ -1,0 +1,102 @@
+"""The turn gate: the model's load keeps its GIL-heavy steps out of a running turn.
+
+``tokenizers.Tokenizer.from_file`` (inside ``WordLlama.load``) parses the tokenizer in one
+Rust call of ~55–70 ms that never releases the GIL, and the imports before it (numpy,
+pydantic, wordllama: ~0.35 s idle, over a second on a loaded machine) hold it in long
+stretches too; landing inside a ``before_agent_start`` turn they stopped the event loop for
+as long (issue 15 item 9; ``docs/bridge.md``, "The remaining GIL stalls", item 3).  None of
+it can be split, so it is moved: the Mind feature counts the turns in flight here, and the
+loading thread waits for zero before each step.
+
+The event loop never blocks on this: it only increments and decrements a counter under a
+lock that a waiting thread holds for a predicate check at a time (``Condition.wait``
+releases it).  Only the loading thread waits, :attr:`TurnGate.settle` before it starts (a
+first prompt sent right after ``SessionStart`` is then in flight before the imports begin)
+and at most :attr:`TurnGate.cap` seconds in all for turns to end, so a session that is never
+idle still gets its model.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+__all__ = ("LOAD_SETTLE", "LOAD_WAIT_CAP", "TurnGate")
+
+LOAD_WAIT_CAP = 2.0
+"""Seconds the loading thread waits, at most and in all, for the turns in flight to end.  A
+turn's budget is 750 ms, so this outlasts one or two back-to-back turns; after it the load
+goes ahead anyway (a stall in one turn beats ranking lexically for the whole session)."""
+
+LOAD_SETTLE = 0.25
+"""Seconds the background load sleeps before its first step.  It starts at the first
+session event; a prompt that follows ``SessionStart`` at once reaches ``before_agent_start``
+within tens of milliseconds, and without the pause the numpy import was already running
+when that turn began (it cannot be paused once started).  A person typing the prompt takes
+longer than this and the load still ends in the typing time; turns rank lexically (and say
+so) until it does."""
+
+
+class TurnGate:
+    """Counts turns in flight (loop side) and lets a loading thread wait for none.
+
+    Thread-safe; :meth:`turn` and :meth:`enter`/:meth:`leave` never wait beyond the
+    lock's brief hand-over, :meth:`wait_idle` is for a worker thread only.
+    """
+
+    def __init__(self, cap: float = LOAD_WAIT_CAP, settle: float = LOAD_SETTLE) -> None:
+        """``cap``: the longest a load's waits take together; ``settle``: the pause
+        before a background load begins."""
+        self._cond = threading.Condition()
+        self._in_flight = 0
+        self.cap = cap
+        self.settle = settle
+
+    @property
+    def in_flight(self) -> int:
+        with self._cond:
+            return self._in_flight
+
+    def enter(self) -> None:
+        with self._cond:
+            self._in_flight += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            if self._in_flight <= 0:  # a leave without its enter is a caller bug
+                raise RuntimeError("TurnGate.leave() without a matching enter()")
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._cond.notify_all()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """One turn in flight for the ``with`` body; left on return, error or cancellation
+        (wraps an ``await`` on the event loop: entering and leaving never block it)."""
+        self.enter()
+        try:
+            yield
+        finally:
+            self.leave()
+
+    def budget(self, cap: float | None = None) -> Callable[[], bool]:
+        """A :meth:`wait_idle` for a load of several steps, sharing one cap: the load waits
+        before each GIL-heavy step, and ``cap`` (default :attr:`cap`) bounds all the waits
+        together, not each."""
+        deadline = time.monotonic() + (self.cap if cap is None else cap)
+
+        def wait() -> bool:
+            return self.wait_idle(max(0.0, deadline - time.monotonic()))
+
+        return wait
+
+    def wait_idle(self, cap: float | None = None) -> bool:
+        """Block the calling (non-loop) thread until no turn is in flight, or ``cap``
+        seconds (default :attr:`cap`) have passed; ``True`` if it got an idle moment,
+        ``False`` if the cap ran out."""
+        with self._cond:
+            return self._cond.wait_for(
+                lambda: self._in_flight == 0, timeout=self.cap if cap is None else cap
+            )
