@@ -12,8 +12,9 @@
   they are in. Same targets: each hook within the budget, every ping in ≤ 10 ms. An info
   row says how long after ``SessionStart`` the first hybrid turn came.
 * The same first turn when its prompt comes 2 s after ``SessionStart`` (a person typing it),
-  in a fresh sidecar: the semantic model starts loading at ``ready``, so its one-off GIL
-  hold should fall in the typing time (an info row: the worst ping meanwhile), not in the
+  in a fresh sidecar: the semantic model starts loading at the first session event and
+  waits for no turn to be in flight (``embedding/_gate.py``), so its one-off GIL hold
+  should fall in the typing time (an info row: the worst ping meanwhile), not in the
   turn. Same targets as the first turn.
 * The same store loaded in this process (informational, the part of that turn the code
   controls): an asyncio loop ticks every 1 ms while a worker thread decodes the store file
@@ -208,8 +209,9 @@ def first_turn(tmp: Path, *, pings_every: float = 0.01) -> list[Result]:
 def typed_first_turn(tmp: Path, *, think: float = 2.0, pings_every: float = 0.01) -> list[Result]:
     """The first turn on the largest store when the prompt comes ``think`` s after
     ``SessionStart`` (a person typing it), in a fresh sidecar on the store ``first_turn``
-    wrote.  The semantic model starts loading at ``ready`` (issue 15 item 9), so its
-    one-off GIL hold (the tokenizer parse) falls in the typing time, where pings go on
+    wrote.  The semantic model starts loading at the first session event and its steps
+    wait while a turn is in flight (issue 15 item 9), so its one-off GIL hold (the
+    tokenizer parse) falls in the typing time, where pings go on
     every ``pings_every`` s and are reported as an info row."""
     agent, repo = tmp / "big-agent", tmp / "big-repo"
     pipe = _ready(None, agent)

@@ -1,7 +1,8 @@
 """The model edge: loads the embedding model in the background and answers similarities.
 
-Lifecycle: :meth:`SemanticEdge.start` (called once the runtime is ready) spawns one daemon
-thread that imports and loads the model; until it finishes, :meth:`for_prompt` returns no
+Lifecycle: :meth:`SemanticEdge.start` (called when the first session event builds the Mind
+session) spawns one daemon thread that imports and loads the model, each step waiting while a
+``before_agent_start`` turn is in flight (:class:`~persona_mind.embedding._gate.TurnGate`); until it finishes, :meth:`for_prompt` returns no
 semantic ranker and a :class:`RankerStatus` saying the ranking is lexical and why, so a
 turn never waits for the model and a failure to load never blocks one.
 
