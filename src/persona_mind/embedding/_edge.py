@@ -3,8 +3,9 @@
 Lifecycle: :meth:`SemanticEdge.start` (called when the first session event builds the Mind
 session) spawns one daemon thread that imports and loads the model, each step waiting while a
 ``before_agent_start`` turn is in flight (:class:`~persona_mind.embedding._gate.TurnGate`);
-until it finishes, :meth:`for_prompt` returns no semantic ranker and a :class:`RankerStatus` saying the ranking is lexical and why, so a
-turn never waits for the model and a failure to load never blocks one.
+until it finishes, :meth:`for_prompt` returns no semantic ranker and a :class:`RankerStatus`
+saying the ranking is lexical and why, so a turn never waits for the model and a failure to
+load never blocks one.
 
 Per-fact vectors are derived data (:mod:`persona_mind.embedding._vectors`): :meth:`bind`
 gives a tier's :class:`FactIndex` its matrix (rows aligned to index slots) from the cache
