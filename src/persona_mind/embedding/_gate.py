@@ -8,9 +8,9 @@ as long (issue 15 item 9; ``docs/bridge.md``, "The remaining GIL stalls", item 3
 it can be split, so it is moved: the Mind feature counts the turns in flight here, and the
 loading thread waits for zero before each step.
 
-The event loop never blocks on this: it only increments and decrements a counter under a
-lock that a waiting thread holds for a predicate check at a time (``Condition.wait``
-releases it).  Only the loading thread waits, :attr:`TurnGate.settle` before it starts (a
+The event loop owns the count (one writer, no lock: turns enter and leave in the loop's
+order) and publishes "no turn in flight" as a :class:`threading.Event`; it never blocks on
+it.  Only the loading thread waits on that event, :attr:`TurnGate.settle` before it starts (a
 first prompt sent right after ``SessionStart`` is then in flight before the imports begin)
 and at most :attr:`TurnGate.cap` seconds in all for turns to end, so a session that is never
 idle still gets its model.
@@ -42,34 +42,33 @@ so) until it does."""
 class TurnGate:
     """Counts turns in flight (loop side) and lets a loading thread wait for none.
 
-    Thread-safe; :meth:`turn` and :meth:`enter`/:meth:`leave` never wait beyond the
-    lock's brief hand-over, :meth:`wait_idle` is for a worker thread only.
+    :meth:`turn` and :meth:`enter`/:meth:`leave` are called by one thread at a time (the
+    event loop) and never wait; :meth:`wait_idle` is for a worker thread only.
     """
 
     def __init__(self, cap: float = LOAD_WAIT_CAP, settle: float = LOAD_SETTLE) -> None:
         """``cap``: the longest a load's waits take together; ``settle``: the pause
         before a background load begins."""
-        self._cond = threading.Condition()
         self._in_flight = 0
+        self._idle = threading.Event()
+        self._idle.set()
         self.cap = cap
         self.settle = settle
 
     @property
     def in_flight(self) -> int:
-        with self._cond:
-            return self._in_flight
+        return self._in_flight
 
     def enter(self) -> None:
-        with self._cond:
-            self._in_flight += 1
+        self._in_flight += 1
+        self._idle.clear()
 
     def leave(self) -> None:
-        with self._cond:
-            if self._in_flight <= 0:  # a leave without its enter is a caller bug
-                raise RuntimeError("TurnGate.leave() without a matching enter()")
-            self._in_flight -= 1
-            if self._in_flight == 0:
-                self._cond.notify_all()
+        if self._in_flight <= 0:  # a leave without its enter is a caller bug
+            raise RuntimeError("TurnGate.leave() without a matching enter()")
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self._idle.set()
 
     @contextmanager
     def turn(self) -> Iterator[None]:
@@ -96,7 +95,4 @@ class TurnGate:
         """Block the calling (non-loop) thread until no turn is in flight, or ``cap``
         seconds (default :attr:`cap`) have passed; ``True`` if it got an idle moment,
         ``False`` if the cap ran out."""
-        with self._cond:
-            return self._cond.wait_for(
-                lambda: self._in_flight == 0, timeout=self.cap if cap is None else cap
-            )
+        return self._idle.wait(self.cap if cap is None else cap)
