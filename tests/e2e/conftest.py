@@ -10,10 +10,12 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +26,7 @@ import pytest
 from persona_mind.clock import MonotonicClock
 from persona_mind.runners.child import CancelLadder, PiBackend
 from persona_mind.testing._fake_openai import FakeOpenAI, pi_agent_env
-from persona_mind.testing._pi import PiInstall, require_pi
+from persona_mind.testing._pi import PiInstall, pi_required, require_pi
 
 REPO = Path(__file__).resolve().parents[2]
 EXTENSION = REPO / "pi-extension"
@@ -248,3 +250,17 @@ class RpcPi:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@pytest.fixture
+def tmux() -> Iterator[list[str]]:
+    """A private tmux server (``tmux -L <unique>``) for a test that runs Pi's TUI; killed
+    after the test. Without tmux the test is skipped, and fails under ``CI=true``."""
+    if shutil.which("tmux") is None:
+        reason = "tmux is not installed (apt-get install -y tmux)"
+        if pi_required():
+            pytest.fail(f"CI=true but {reason}", pytrace=False)
+        pytest.skip(reason)
+    base = ["tmux", "-L", f"pm-e2e-{uuid.uuid4().hex[:8]}"]
+    yield base
+    subprocess.run([*base, "kill-server"], capture_output=True, check=False)

@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,6 @@ from persona_mind.testing import (
     FakeOpenAI,
     PiInstall,
     pi_agent_env,
-    pi_required,
 )
 
 from .conftest import REPO, WAIT, PiEnv
@@ -97,18 +95,13 @@ def _checkout_copy(dest: Path, pi: PiInstall) -> None:
 
 
 def test_readme_quick_start_and_use_it_in_pi_verbatim_need_no_env_var(
-    pi: PiInstall, fake: FakeOpenAI, tmp_path: Path
+    pi: PiInstall, fake: FakeOpenAI, tmp_path: Path, tmux: list[str]
 ) -> None:
     """Quick start step 1, then "Use it in Pi" line by line in a fresh copy (issue 17).
 
     The shell has only HOME, TERM, PATH=/usr/bin:/bin and Pi's offline model settings: no
     PERSONA_MIND_* variable. `pi` runs interactively under tmux; its footer must say ready.
     """
-    if shutil.which("tmux") is None:
-        reason = "tmux is not installed (apt-get install -y tmux)"
-        if pi_required():
-            pytest.fail(f"CI=true but {reason}", pytrace=False)
-        pytest.skip(reason)
     checkout, home = tmp_path / "persona-mind", tmp_path / "home"
     home.mkdir()
     _checkout_copy(checkout, pi)
@@ -135,32 +128,28 @@ def test_readme_quick_start_and_use_it_in_pi_verbatim_need_no_env_var(
     log = tmp_path / "setup.log"  # the lines run verbatim; their output kept for a failure
     body = "\n".join(setup)
     script.write_text(f"set -e\n{{\n{body}\n}} >>{log} 2>&1\nexec {start}\n", encoding="utf-8")
-    tmux = ["tmux", "-L", f"pm-readme-{uuid.uuid4().hex[:8]}"]
     assignments = " ".join(shlex.quote(f"{k}={v}") for k, v in env.items())
-    try:
-        subprocess.run(
-            [*tmux, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "45", "-c",
-             str(checkout), f"exec env -i {assignments} bash {shlex.quote(str(script))}"],
-            check=True,
-        )  # fmt: skip
-        deadline = time.monotonic() + WAIT * 2
-        screen = ""
-        while time.monotonic() < deadline and "persona-mind ready" not in screen:
-            time.sleep(0.2)
-            screen = subprocess.run(
-                [*tmux, "capture-pane", "-p", "-t", "pi"], capture_output=True, text=True,
-                check=False,
-            ).stdout  # fmt: skip
-        assert "persona-mind ready" in screen, f"{screen}\nsetup: {log.read_text()[-3000:]}"
-        recorded = json.loads((checkout / "pi-extension" / "python.json").read_text())
-        assert Path(recorded["python"]).parent == checkout / ".venv" / "bin"
-        settings = json.loads((home / ".pi" / "agent" / "settings.json").read_text())
-        agent = home / ".pi" / "agent"
-        packages = [(agent / str(p)).resolve() for p in settings["packages"]]
-        assert packages == [(checkout / "pi-extension").resolve()]  # Pi stores it relative
-        subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
-    finally:
-        subprocess.run([*tmux, "kill-server"], capture_output=True, check=False)
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", "pi", "-x", "160", "-y", "45", "-c",
+         str(checkout), f"exec env -i {assignments} bash {shlex.quote(str(script))}"],
+        check=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + WAIT * 2
+    screen = ""
+    while time.monotonic() < deadline and "persona-mind ready" not in screen:
+        time.sleep(0.2)
+        screen = subprocess.run(
+            [*tmux, "capture-pane", "-p", "-t", "pi"], capture_output=True, text=True,
+            check=False,
+        ).stdout  # fmt: skip
+    assert "persona-mind ready" in screen, f"{screen}\nsetup: {log.read_text()[-3000:]}"
+    recorded = json.loads((checkout / "pi-extension" / "python.json").read_text())
+    assert Path(recorded["python"]).parent == checkout / ".venv" / "bin"
+    settings = json.loads((home / ".pi" / "agent" / "settings.json").read_text())
+    agent = home / ".pi" / "agent"
+    packages = [(agent / str(p)).resolve() for p in settings["packages"]]
+    assert packages == [(checkout / "pi-extension").resolve()]  # Pi stores it relative
+    subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
 
 
 def test_a_sidecar_that_cannot_start_says_one_line_with_the_fix(

@@ -8,31 +8,14 @@ with Ctrl+D and checks the sidecar saw ``session_shutdown``.
 from __future__ import annotations
 
 import shlex
-import shutil
 import subprocess
 import time
-import uuid
-from collections.abc import Iterator
 
 import pytest
-
-from persona_mind.testing._pi import pi_required
 
 from .conftest import WAIT, PiEnv
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture
-def tmux() -> Iterator[list[str]]:
-    if shutil.which("tmux") is None:
-        reason = "tmux is not installed (apt-get install -y tmux)"
-        if pi_required():
-            pytest.fail(f"CI=true but {reason}", pytrace=False)
-        pytest.skip(reason)
-    base = ["tmux", "-L", f"pm-e2e-{uuid.uuid4().hex[:8]}"]
-    yield base
-    subprocess.run([*base, "kill-server"], capture_output=True, check=False)
 
 
 def _screen(tmux: list[str]) -> str:

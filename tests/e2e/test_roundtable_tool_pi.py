@@ -12,11 +12,9 @@ on screen in full (P-ROUNDTABLE-16).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,7 +22,6 @@ import pytest
 
 from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text
-from persona_mind.testing._pi import pi_required
 
 from .conftest import WAIT, PiEnv
 from .test_bridge_tui import _quit, _readies, _start_real_tui, _type, _wait_reloaded, _wait_screen
@@ -101,19 +98,6 @@ def panel(pienv: PiEnv) -> Iterator[LeadAndPanel]:
             path.write_text(path.read_text().replace(pienv.fake.base_url, server.base_url))
         yield server
         server.gate.set()
-
-
-@pytest.fixture
-def tmux() -> Iterator[list[str]]:
-    """A private tmux server (as in test_bridge_tui)."""
-    if shutil.which("tmux") is None:
-        reason = "tmux is not installed (apt-get install -y tmux)"
-        if pi_required():
-            pytest.fail(f"CI=true but {reason}", pytrace=False)
-        pytest.skip(reason)
-    base = ["tmux", "-L", f"pm-rt-{uuid.uuid4().hex[:8]}"]
-    yield base
-    subprocess.run([*base, "kill-server"], capture_output=True, check=False)
 
 
 def _pane(tmux: list[str]) -> str:
