@@ -9,7 +9,6 @@ across an Owner restart too.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from persona_mind.messages.owner import OwnerMsg, OwnerState, SetWorkspace
 from persona_mind.runtime import Runtime
 from persona_mind.testing import ManualClock
 from persona_mind.testing._simhost import SimHost
+from tests.integration._turn_trace import turn_deliveries
 
 
 def _companion_view(runtime: Runtime) -> OwnerState:
@@ -37,27 +37,7 @@ async def _turn(runtime: Runtime, prompt: str = "what do we deploy on?") -> None
 
 @pytest.mark.asyncio
 async def test_a_turn_asks_the_owner_nothing(tmp_path: Path, workspace: Path) -> None:
-    trace = tmp_path / "trace.jsonl"
-    async with SimHost(
-        agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock(), trace_path=trace
-    ) as host:
-        await host.start()
-        saved = await host.call_tool(
-            "memory", {"action": "remember", "kind": "convention", "text": "Deploy on Fridays."}
-        )
-        assert not saved.is_error, saved.text
-        injected = await host.runtime.event(
-            BeforeAgentStart(prompt="when do we deploy?", system_prompt="x")
-        )
-        assert injected is not None
-        assert any("Fridays" in section for section in injected.sections)
-    lines = [json.loads(line) for line in trace.read_text().splitlines()]
-    (corr,) = {e["corr"] for e in lines if e.get("type") == "BeforeAgentStart"}
-    to_owner = [
-        e["type"]
-        for e in lines
-        if e.get("corr") == corr and e["actor"] == "owner" and e["ev"] == "deliver"
-    ]
+    to_owner = await turn_deliveries(tmp_path, workspace, "owner")
     assert to_owner == []
 
 
