@@ -264,3 +264,21 @@ def tmux() -> Iterator[list[str]]:
     base = ["tmux", "-L", f"pm-e2e-{uuid.uuid4().hex[:8]}"]
     yield base
     subprocess.run([*base, "kill-server"], capture_output=True, check=False)
+
+
+@pytest.fixture
+def real(pienv: PiEnv) -> PiEnv:
+    """The Pi environment with the sidecar running the real Runtime (Mind + Persona), not
+    the stub runtime the bridge tests use."""
+    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
+    return pienv
+
+
+def use_architect(rpc: RpcPi) -> None:
+    """Install the official software team, select it and make its architect active."""
+    for command in (
+        "/persona pack install software-team",
+        "/persona team select official/software-team",
+        "/persona use architect",
+    ):
+        rpc.call({"type": "prompt", "message": command})

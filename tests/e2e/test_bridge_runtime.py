@@ -21,12 +21,6 @@ pytestmark = pytest.mark.e2e
 MARKER = "Makefiles here use tabs MARKER-7731"
 
 
-@pytest.fixture
-def real(pienv: PiEnv) -> PiEnv:
-    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
-    return pienv
-
-
 def test_real_runtime_starts_in_pi_and_the_session_works(real: PiEnv) -> None:
     proc = real.run_print("hello")
     assert proc.returncode == 0, proc.stderr

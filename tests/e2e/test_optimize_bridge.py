@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PiEnv, RpcPi
+from .conftest import PiEnv, RpcPi, use_architect
 from .test_bridge_runtime import _children_of
 
 pytestmark = pytest.mark.e2e
@@ -28,21 +28,6 @@ LONG = " before every push, and keep the integration suite green for each releas
 TEXTS = (f"lint with ruff{LONG} MARKER-7731", f"run ruff to lint{LONG} MARKER-7732")
 MERGED = f"Lint with ruff{LONG} MARKER-7733."
 WORKER_PROMPT = "You review stored memory facts for consolidation"
-
-
-@pytest.fixture
-def real(pienv: PiEnv) -> PiEnv:
-    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
-    return pienv
-
-
-def _persona(rpc: RpcPi) -> None:
-    for command in (
-        "/persona pack install software-team",
-        "/persona team select official/software-team",
-        "/persona use architect",
-    ):
-        rpc.call({"type": "prompt", "message": command})
 
 
 def _remember(text: str) -> dict[str, Any]:
@@ -60,7 +45,7 @@ def _project_rows(real: PiEnv) -> list[dict[str, Any]]:
 
 
 def _seed(real: PiEnv, rpc: RpcPi) -> list[str]:
-    _persona(rpc)
+    use_architect(rpc)
     real.fake.push(_remember(TEXTS[0]), _remember(TEXTS[1]), {"text": "SAVED"})
     rpc.prompt("remember how we lint")
     ids = [r["id"] for t in TEXTS for r in _project_rows(real) if r["text"] == t]

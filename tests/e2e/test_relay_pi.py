@@ -31,10 +31,10 @@ FACT = "release tags are signed with the team key"
 
 
 @pytest.fixture
-def real(pienv: PiEnv) -> PiEnv:
-    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
-    pienv.extensions.append(RELAY_EXTENSION)
-    return pienv
+def real(real: PiEnv) -> PiEnv:
+    """The conftest's real-Runtime environment plus the test-only relay extension."""
+    real.extensions.append(RELAY_EXTENSION)
+    return real
 
 
 def _memory_files(env: PiEnv) -> str:

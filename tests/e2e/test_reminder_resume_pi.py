@@ -14,12 +14,6 @@ pytestmark = pytest.mark.e2e
 TEXT = "REMIND-8842 check the nightly build"
 
 
-@pytest.fixture
-def real(pienv: PiEnv) -> PiEnv:
-    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
-    return pienv
-
-
 def _wakes(notes: list[str]) -> list[str]:
     return [n for n in notes if n.startswith("Backlog reminder")]
 

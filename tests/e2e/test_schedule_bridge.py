@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from .conftest import PiEnv, RpcPi
+from .conftest import PiEnv, use_architect
 from .test_bridge_runtime import _children_of
 
 pytestmark = pytest.mark.e2e
@@ -24,21 +24,6 @@ FACT = (
     "changelog before announcing any release of the service MARKER-4411"
 )
 WORKER_PROMPT = "You review stored memory facts for consolidation"
-
-
-@pytest.fixture
-def real(pienv: PiEnv) -> PiEnv:
-    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
-    return pienv
-
-
-def _persona(rpc: RpcPi) -> None:
-    for command in (
-        "/persona pack install software-team",
-        "/persona team select official/software-team",
-        "/persona use architect",
-    ):
-        rpc.call({"type": "prompt", "message": command})
 
 
 def _remember_step(text: str) -> dict[str, object]:
@@ -63,7 +48,7 @@ def test_remember_and_settle_launch_one_worker_and_a_new_prompt_cancels_it(
     real: PiEnv,
 ) -> None:
     with real.rpc(session=True) as rpc:
-        _persona(rpc)
+        use_architect(rpc)
         real.fake.push(
             _remember_step(FACT),
             {"text": "SAVED"},
@@ -89,7 +74,7 @@ def test_remember_and_settle_launch_one_worker_and_a_new_prompt_cancels_it(
 
 def test_auto_off_then_remember_launches_nothing(real: PiEnv) -> None:
     with real.rpc(session=True) as rpc:
-        _persona(rpc)
+        use_architect(rpc)
         rpc.call({"type": "prompt", "message": "/mind optimize auto off"})
         rpc.wait_notify("automatic review: off")
         real.fake.push(_remember_step(FACT), {"text": "SAVED"})

@@ -23,12 +23,6 @@ FENCE_TEXT = (
 )
 
 
-@pytest.fixture
-def real(pienv: PiEnv) -> PiEnv:
-    del pienv.env["PERSONA_MIND_SIDECAR_RUNTIME"]
-    return pienv
-
-
 def _memory_files(env: PiEnv) -> str:
     root = env.root / "agent" / "persona-mind"
     if not root.exists():
