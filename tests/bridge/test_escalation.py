@@ -23,6 +23,7 @@ from persona_mind.messages.host import ToolCall
 from persona_mind.runners._sidecar_runtime import RuntimeFactory
 from persona_mind.runners.sidecar import EXIT_ESCALATED, Sidecar
 from persona_mind.runtime import Runtime
+from tests.bridge._null_host import NullHost
 from tests.bridge.stub_runtime import Crash, Crasher
 from tests.bridge.test_sidecar import Peer
 
@@ -117,24 +118,10 @@ def test_a_cli_command_whose_runtime_gives_up_prints_one_line_and_exits_non_zero
     (the CLI's Runtime user) runs a body that makes the real runtime's root give up."""
     from persona_mind.runners import _demo, cli  # noqa: PLC0415 - the CLI under test
 
-    class Host:
-        async def register_tools(self, tools: Any) -> None: ...
-        async def register_commands(self, commands: Any) -> None: ...
-        async def append_entry(self, custom_type: str, data: Any) -> None: ...
-        async def branch_entries(self) -> tuple[()]:
-            return ()
-
-        async def notify(self, text: str, level: str = "info") -> None: ...
-        async def set_status(self, key: str, text: str | None) -> None: ...
-        async def display(self, message: Any) -> None: ...
-        async def request_reload(self) -> None: ...
-        async def send_user_message(self, text: str) -> None: ...
-        async def tool_update(self, call_id: str, text: str, details: Any = None) -> None: ...
-
     async def escalating_demo(
         agent_dir: Path, trace: Path | None, say: Any, *, kept: bool = False
     ) -> int:
-        async with Runtime(Host(), agent_dir=agent_dir) as rt:
+        async with Runtime(NullHost(), agent_dir=agent_dir) as rt:
             ref = rt.system.spawn(Crasher, name="crasher", restart=RestartPolicy(max_restarts=0))
             ref.tell(Crash(why="cli"))
             await rt.system.wait_failed()

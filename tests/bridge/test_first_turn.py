@@ -25,25 +25,9 @@ from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.runtime import Runtime
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock
+from tests.bridge._null_host import NullHost
 
 T = TypeVar("T")
-
-
-class Host:
-    """A HostPort that accepts everything (the runtime's host side is not under test)."""
-
-    async def register_tools(self, tools: Any) -> None: ...
-    async def register_commands(self, commands: Any) -> None: ...
-    async def append_entry(self, custom_type: str, data: Any) -> None: ...
-    async def branch_entries(self) -> tuple[()]:
-        return ()
-
-    async def notify(self, text: str, level: str = "info") -> None: ...
-    async def set_status(self, key: str, text: str | None) -> None: ...
-    async def display(self, message: Any) -> None: ...
-    async def request_reload(self) -> None: ...
-    async def send_user_message(self, text: str) -> None: ...
-    async def tool_update(self, call_id: str, text: str, details: Any = None) -> None: ...
 
 
 class GatedOffload:
@@ -142,7 +126,7 @@ async def test_the_runtime_answers_while_the_first_index_builds_and_fails_open_o
     repo.mkdir()
     _write_project_facts(agent, repo)
     clock = ManualClock()
-    async with Runtime(Host(), agent_dir=agent, clock=clock) as rt:
+    async with Runtime(NullHost(), agent_dir=agent, clock=clock) as rt:
         offload = GatedOffload(rt.offload)
         rt.offload = offload  # type: ignore[method-assign]  # the feature reads it at session
         await rt.event(SessionStart(reason="startup", session_id="s1", cwd=str(repo)))
