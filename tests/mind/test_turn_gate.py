@@ -1,9 +1,9 @@
-"""Issue 15 item 9: the model's tokenizer parse never overlaps a ``before_agent_start`` turn.
+"""Issue 15 item 9: the model's load steps never start inside a ``before_agent_start`` turn.
 
-The load's one unsplittable GIL hold (``WordLlama.load``: the tokenizer parse and the weights
-read) waits on the :class:`TurnGate` until no turn is in flight, at most the gate's cap.
-``WordLlama.load`` is replaced by a recorder here, so these tests see *when* the real loader
-path would parse, not how long the parse takes.  Waits are on events; the only real time is
+The load's steps (the numpy import, the tokenizer read, the weights read) each wait on the
+:class:`TurnGate` until no turn is in flight, at most the gate's cap in all.  The two reads
+are replaced by recorders here, so these tests see *when* the real loader path would read,
+not how long reading takes.  Waits are on events; the only real time is
 the cap test's 50 ms cap, whose outcome does not depend on the machine's speed.
 """
 
@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import pytest
-import wordllama
 
-from persona_mind.embedding import SemanticEdge, TurnGate, shared_edge, turn_gate
+from persona_mind.embedding import SemanticEdge, TurnGate, _bpe, _weights, shared_edge, turn_gate
 from persona_mind.features import MindFeature
 from persona_mind.messages.host import BeforeAgentStart
 
@@ -25,13 +24,11 @@ WAIT = 30.0
 """Generous upper bound on event waits: a failure, never the pass condition."""
 
 
-class _FakeTokenizer:
-    padding = None
+class _FakeBPE:
+    vocab: ClassVar[dict[str, int]] = {chr(i): i for i in range(256)}
 
-
-class _FakeModel:
-    tokenizer = _FakeTokenizer()
-    embedding = np.eye(256, dtype=np.float32)
+    def encode(self, text: str) -> list[int]:
+        return [ord(c) % 256 for c in text]
 
 
 class _WatchedGate(TurnGate):
@@ -56,24 +53,34 @@ class _WatchedGate(TurnGate):
         return got
 
 
-class _Parses(list[int]):
-    """The turns in flight at each ``WordLlama.load`` call, read from :attr:`gate`."""
+class _Parses(list[tuple[str, int]]):
+    """Each read of the load (``tokenizer``, ``weights``) with the turns in flight at that
+    moment, read from :attr:`gate`."""
 
     gate: TurnGate | None = None
 
 
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> _Parses:
-    """Replaces ``WordLlama.load``; each call records the turns in flight at that moment."""
+    """Replaces the tokenizer and weights reads; each records the turns in flight."""
     seen = _Parses()
 
-    def fake_load(*_a: object, **_k: object) -> _FakeModel:
+    def fake_tokenizer(*_a: object, **_k: object) -> _FakeBPE:
         assert seen.gate is not None
-        seen.append(seen.gate.in_flight)
-        return _FakeModel()
+        seen.append(("tokenizer", seen.gate.in_flight))
+        return _FakeBPE()
 
-    monkeypatch.setattr(wordllama.WordLlama, "load", staticmethod(fake_load))
+    def fake_weights(*_a: object, **_k: object) -> Any:
+        assert seen.gate is not None
+        seen.append(("weights", seen.gate.in_flight))
+        return np.eye(256, 128, dtype=np.float32)
+
+    monkeypatch.setattr(_bpe.LlamaBPE, "from_file", staticmethod(fake_tokenizer))
+    monkeypatch.setattr(_weights, "read_f16_table", fake_weights)
     return seen
+
+
+BOTH_IDLE = [("tokenizer", 0), ("weights", 0)]
 
 
 def test_load_does_not_start_while_a_turn_is_in_flight_then_does(parses: _Parses) -> None:
@@ -88,23 +95,24 @@ def test_load_does_not_start_while_a_turn_is_in_flight_then_does(parses: _Parses
     assert not edge.settled.is_set()
     gate.leave()  # the turn ends
     assert edge.settled.wait(WAIT)
-    assert parses == [0]  # parsed with no turn in flight
-    assert gate.results == [True, True, True]  # before numpy, before wordllama, before parse
+    assert parses == BOTH_IDLE  # read with no turn in flight
+    assert gate.results == [True, True, True]  # before numpy, the tokenizer, the weights
     assert edge.status().hybrid
 
 
-def test_parse_waits_for_a_turn_that_began_during_the_imports(parses: _Parses) -> None:
-    """Issue 15 item 9: the unsplittable tokenizer parse is gated itself, not just the start."""
-    gate = _WatchedGate(cap=3600.0, enter_at=2)  # a turn begins as the parse is next
+@pytest.mark.parametrize("enter_at", [1, 2])
+def test_each_read_waits_for_a_turn_that_began_before_it(parses: _Parses, enter_at: int) -> None:
+    """Issue 15 item 9: every read is gated itself, not just the load's start."""
+    gate = _WatchedGate(cap=3600.0, enter_at=enter_at)  # a turn begins as that read is next
     parses.gate = gate
     edge = SemanticEdge(turns=gate)
     edge.start()
-    assert gate.reached[2].wait(WAIT)
-    assert parses == []
+    assert gate.reached[enter_at].wait(WAIT)
+    assert parses == BOTH_IDLE[: enter_at - 1]  # the read before it ran, this one waits
     assert not edge.settled.is_set()
     gate.leave()
     assert edge.settled.wait(WAIT)
-    assert parses == [0]
+    assert parses == BOTH_IDLE
     assert gate.results == [True, True, True]
 
 
@@ -114,7 +122,7 @@ def test_load_goes_ahead_at_once_when_no_turn_runs(parses: _Parses) -> None:
     edge = SemanticEdge(turns=gate)
     edge.start()
     assert edge.settled.wait(WAIT)  # no turn: nothing to wait for, the hour-long cap unused
-    assert parses == [0]
+    assert parses == BOTH_IDLE
     assert gate.results == [True, True, True]
 
 
@@ -129,7 +137,7 @@ def test_cap_releases_the_load_when_turns_never_end(parses: _Parses) -> None:
     assert edge.settled.wait(WAIT)
     assert gate.results == [False, False, False]  # no idle moment came
     assert gate.caps[1:] == [0.0, 0.0]  # one shared budget, spent by the first wait
-    assert parses == [1]  # parsed with the turn still in flight
+    assert parses == [("tokenizer", 1), ("weights", 1)]  # read with the turn in flight
     assert edge.status().hybrid
     gate.leave()
 

@@ -29,8 +29,8 @@ _TURNS = TurnGate()
 
 def turn_gate() -> TurnGate:
     """The process-wide turn gate: the Mind feature holds it for each ``before_agent_start``
-    turn, and the shared edge's load waits for no turn in flight before its one
-    unsplittable GIL hold, the tokenizer parse (issue 15 item 9)."""
+    turn, and the shared edge's load waits for no turn in flight before each of its steps
+    (issue 15 item 9)."""
     return _TURNS
 
 

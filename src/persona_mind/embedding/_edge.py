@@ -63,10 +63,11 @@ INLINE_ROWS = 256
 cache file of at most twice that many records) runs in place even with ``wait=False``: the
 price of keeping the turn after a remember hybrid."""
 
-INLINE_CHARS = 20_000
-"""The text a bind in place may have to embed: the tokenizer costs ~0.4 µs a character
-(19,000 facts of ~650 characters took 5.3 s on the 2-core test machine), so at most ~9 ms
-on the loop, and usually nothing (a remember adds one fact)."""
+INLINE_CHARS = 15_000
+"""The text a bind in place may have to embed: persona-mind's tokenizer (``_bpe``) costs
+~0.6 µs a character for words it has not seen yet and ~0.05 µs for cached ones, so at most
+~9 ms on the loop, and usually nothing (a remember adds one fact).  (20,000 when the
+``tokenizers`` library, ~0.4 µs a character, did the work.)"""
 
 
 ENCODE_BATCH = 64
@@ -83,8 +84,8 @@ def _yield_gil() -> None:
 
 
 def _default_loader(turns: TurnGate) -> Encoder:
-    """Load WordLlama, waiting before each GIL-heavy step (the numpy import, wordllama's
-    imports, the tokenizer parse) until no turn is in flight (issue 15 item 9)."""
+    """Load WordLlama, waiting before each step (the numpy import, the tokenizer read, the
+    weights read) until no turn is in flight (issue 15 item 9)."""
     wait = turns.budget()  # one cap for all the load's waits
     wait()
     try:

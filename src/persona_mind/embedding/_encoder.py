@@ -3,16 +3,20 @@
 Why WordLlama: its wheel carries the weights (``l2_supercat_256.safetensors``, 16 MB) and
 the tokenizer config, so loading needs no hub and no network; embedding is a token lookup
 and a mean (about 20 µs per fact), which fits the injection deadline at 10,000 facts.
-Downloads are disabled explicitly, and the package directory is passed as the cache
-directory because WordLlama 0.4 looks for the tokenizer under ``tokenizer/`` while the wheel
-ships it under ``tokenizers/``.
+persona-mind reads those two files itself (``_bpe``, ``_weights``) and falls back to
+``WordLlama.load`` (downloads disabled, the package directory as its cache directory,
+because WordLlama 0.4 looks for the tokenizer under ``tokenizer/`` while the wheel ships it
+under ``tokenizers/``) only for files in a shape its readers do not implement.
 
 :class:`Encoder` is the seam tests use: any object that maps texts to unit float32 rows.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import os
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,11 +24,23 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
+from persona_mind._quietgc import freeze_survivors, no_full_collections
+from persona_mind.embedding._errors import (
+    INSTALL_HINT,
+    EmbeddingUnavailable,
+    UnsupportedModelFile,
+)
 
 __all__ = ("Encoder", "Matrix", "WordLlamaEncoder", "fact_text", "unit_rows")
 
 Matrix = npt.NDArray[np.float32]
+
+log = logging.getLogger(__name__)
+
+
+def _yield_gil() -> None:
+    """Between two read steps: ``sleep(0)`` hands the GIL to a waiting event loop."""
+    time.sleep(0)
 
 
 class Encoder(Protocol):
@@ -52,6 +68,17 @@ def fact_text(text: str, tags: Sequence[str]) -> str:
     return f"{text} {' '.join(tags)}" if tags else text
 
 
+Tokenize = Callable[[str], Sequence[int]]
+"""One text to its token ids (no special tokens added)."""
+
+TokenizeBatch = Callable[[list[str]], list[Sequence[int]]]
+"""Several texts to their ids in one call (the ``tokenizers`` fallback releases the GIL)."""
+
+TOKENIZER_FILE = ("tokenizers", "l2_supercat_tokenizer_config.json")
+WEIGHTS_FILE = ("weights", "l2_supercat_256.safetensors")
+"""Where the wheel keeps the two files, relative to the ``wordllama`` package."""
+
+
 class WordLlamaEncoder:
     """WordLlama ``l2_supercat``: the wheel's 256-d weights, truncated to 128 dimensions.
 
@@ -59,21 +86,27 @@ class WordLlamaEncoder:
     128 dimensions measured the same recall as 256 on the coding-agent set at the production
     caps (0.942 both; 0.994 vs 0.988 within 1,000 tokens) at half the similarity cost and
     half the cache size; 64 lost 0.6 points.
+
+    :meth:`load` reads the wheel's two files with persona-mind's own readers
+    (``_bpe.LlamaBPE``, ``_weights.read_f16_table``): the same ids and the same table as
+    ``WordLlama.load``, so the same vectors bit for bit, but loaded in short steps that give
+    the GIL back instead of one 45–70 ms tokenizer parse (issue 15 item 9).  A file they do
+    not recognise falls back to ``WordLlama.load`` itself.
     """
 
     CONFIG = "l2_supercat"
     WEIGHTS_DIM = 256
     DIM = 128
 
-    def __init__(self, model: Any) -> None:
-        self._model = model
-        tokenizer = model.tokenizer
-        if getattr(tokenizer, "padding", None) is not None:
-            # the wheel's tokenizer pads batches to their longest text; our pooling wants
-            # each text's own ids, so batches are tokenized unpadded (same ids as one by one)
-            tokenizer.no_padding()
-        self._tokenizer = tokenizer
-        self._table = np.ascontiguousarray(model.embedding[:, : self.DIM], dtype=np.float32)
+    def __init__(
+        self, tokenize: Tokenize, table: Matrix, batch: TokenizeBatch | None = None
+    ) -> None:
+        """``table``: one float32 row of :attr:`DIM` values per token id."""
+        self._tokenize = tokenize
+        self._batch = batch
+        self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
+        self.via = "persona-mind readers"
+        """How it was loaded (``/mind doctor`` detail, tests)."""
 
     @property
     def model_id(self) -> str:
@@ -84,17 +117,53 @@ class WordLlamaEncoder:
         return self.DIM
 
     @classmethod
-    def load(cls, between_steps: Callable[[], object] | None = None) -> WordLlamaEncoder:
+    def load(
+        cls, between_steps: Callable[[], object] | None = None, *, root: Path | None = None
+    ) -> WordLlamaEncoder:
         """Load from the wheel (raises :class:`EmbeddingUnavailable` with what to do).
 
-        ``between_steps`` runs before wordllama's import and again right before
-        ``WordLlama.load`` (the tokenizer parse, one GIL-holding call, and the weights
-        read): the edge passes a :meth:`TurnGate.budget
+        ``between_steps`` runs before each step that may hold the GIL in one long call
+        (here: the tokenizer's and the weights' reads, and wordllama's own load if it comes
+        to that): the edge passes a :meth:`TurnGate.budget
         <persona_mind.embedding._gate.TurnGate.budget>` wait, so those steps fall between
-        turns, not inside one (issue 15 item 9).
+        turns, not inside one (issue 15 item 9).  ``root`` replaces the installed
+        ``wordllama`` package directory (tests).
         """
-        if between_steps is not None:
-            between_steps()
+        wait = between_steps if between_steps is not None else (lambda: None)
+        if root is None:
+            spec = importlib.util.find_spec("wordllama")  # locates it without importing it
+            if spec is None or not spec.submodule_search_locations:
+                raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}")
+            root = Path(next(iter(spec.submodule_search_locations)))
+        from persona_mind.embedding._bpe import LlamaBPE  # noqa: PLC0415 - loader thread
+        from persona_mind.embedding._weights import read_f16_table  # noqa: PLC0415
+
+        wait()
+        try:
+            with no_full_collections():
+                bpe = LlamaBPE.from_file(root.joinpath(*TOKENIZER_FILE), _yield_gil)
+                wait()
+                table = read_f16_table(
+                    root.joinpath(*WEIGHTS_FILE),
+                    "embedding.weight",
+                    cls.DIM,
+                    rows=len(bpe.vocab),
+                    pause=_yield_gil,
+                )
+            freeze_survivors()  # the tables live as long as the process
+        except UnsupportedModelFile as exc:
+            log.info("loading WordLlama through its own loader: %s", exc)
+            return cls._load_with_wordllama(wait)
+        except (OSError, ValueError) as exc:
+            raise EmbeddingUnavailable(
+                f"wordllama's bundled files could not be read ({exc}); reinstall it: {INSTALL_HINT}"
+            ) from exc
+        return cls(bpe.encode, table)
+
+    @classmethod
+    def _load_with_wordllama(cls, wait: Callable[[], object]) -> WordLlamaEncoder:
+        """The fallback: ``WordLlama.load`` and the ``tokenizers`` library (its parse holds
+        the GIL for 45–70 ms; ``wait`` keeps it out of a turn in flight)."""
         try:
             import wordllama  # noqa: PLC0415 - optional, heavy: only off the event loop
         except ImportError as exc:
@@ -103,8 +172,7 @@ class WordLlamaEncoder:
         # to a thread per core, competing with the event loop for this 2-core budget
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         root = Path(wordllama.__file__).parent
-        if between_steps is not None:
-            between_steps()
+        wait()
         try:
             model = wordllama.WordLlama.load(
                 config=cls.CONFIG, dim=cls.WEIGHTS_DIM, disable_download=True, cache_dir=root
@@ -114,18 +182,31 @@ class WordLlamaEncoder:
                 f"wordllama could not load its bundled weights ({exc}); reinstall it: "
                 f"{INSTALL_HINT}"
             ) from exc
-        return cls(model)
+        tokenizer = model.tokenizer
+        if getattr(tokenizer, "padding", None) is not None:
+            # the wheel's tokenizer pads batches to their longest text; our pooling wants
+            # each text's own ids, so batches are tokenized unpadded (same ids as one by one)
+            tokenizer.no_padding()
+
+        def tokenize(text: str) -> Sequence[int]:
+            return tokenizer.encode(text, add_special_tokens=False).ids  # type: ignore[no-any-return]
+
+        def batch(texts: list[str]) -> list[Sequence[int]]:
+            return [e.ids for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+        encoder = cls(tokenize, model.embedding, batch)
+        encoder.via = "wordllama"
+        return encoder
 
     def encode(self, texts: Sequence[str]) -> Matrix:
         """Mean of the texts' token embeddings, unit length — WordLlama's own pooling.
 
-        One text (a prompt, on the event loop) is tokenized directly: the cheapest call
-        (WordLlama's own batch path wakes a thread pool, which costs more than the work for
-        a one-line prompt on a busy machine).  Several (the edge's background batches) go
-        through the tokenizer's ``encode_batch``, which tokenizes with the GIL released, so
-        the event loop runs while a batch is tokenized instead of waiting for a switch
-        between ~250 µs calls that each hold it (issue 15 item 9; with
-        ``TOKENIZERS_PARALLELISM=false`` it stays on the calling thread).
+        Each text is tokenized by the encoder's tokenizer: persona-mind's BPE
+        (``_bpe.LlamaBPE``) caches each word's ids, so a prompt on the event loop is a few
+        dictionary lookups, and a background batch is plain Python that gives the GIL back
+        at every switch interval.  Through the ``tokenizers`` fallback a batch goes through
+        ``encode_batch``, which tokenizes with the GIL released (``TOKENIZERS_PARALLELISM
+        =false`` keeps it on the calling thread).
 
         Each row is pooled in place in the output (one gather with the ids clipped to the
         table, one reduction, two in-place divisions): a turn encodes its prompt with this,
@@ -135,15 +216,14 @@ class WordLlamaEncoder:
         divide by the row's norm — so every vector is bit-for-bit what it was (vectors
         cached on disk stay valid; ``tests/mind/test_encoder_pooling.py``).
         """
-        tokenizer = self._tokenizer
         table = self._table
         out = np.zeros((len(texts), self.DIM), dtype=np.float32)
-        if len(texts) == 1:
-            encodings = [tokenizer.encode(texts[0], add_special_tokens=False)]
+        if self._batch is not None and len(texts) > 1:
+            encodings = self._batch(list(texts))
         else:
-            encodings = tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        for i, encoding in enumerate(encodings):
-            ids = encoding.ids
+            tokenize = self._tokenize
+            encodings = [tokenize(text) for text in texts]
+        for i, ids in enumerate(encodings):
             if not ids:
                 continue
             row = out[i]

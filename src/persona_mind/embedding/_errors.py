@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from persona_mind.errors import MindError
 
-__all__ = ("EmbeddingUnavailable",)
+__all__ = ("EmbeddingUnavailable", "UnsupportedModelFile")
 
 INSTALL_HINT = "install the semantic extra: pip install 'persona-mind[semantic]'"
 
 
 class EmbeddingUnavailable(MindError):
     """The static embedding model is not installed or failed to load; ranking stays lexical."""
+
+
+class UnsupportedModelFile(EmbeddingUnavailable):
+    """A file of the wheel is not in the shape persona-mind's own readers implement (a
+    different tokenizer configuration or tensor layout); the encoder then loads through
+    wordllama itself, which reads any shape it ships."""

@@ -1,12 +1,13 @@
-"""The turn gate: the model's load keeps its GIL-heavy steps out of a running turn.
+"""The turn gate: the model's load keeps its steps out of a running turn.
 
-``tokenizers.Tokenizer.from_file`` (inside ``WordLlama.load``) parses the tokenizer in one
-Rust call of ~55–70 ms that never releases the GIL, and the imports before it (numpy,
-pydantic, wordllama: ~0.35 s idle, over a second on a loaded machine) hold it in long
-stretches too; landing inside a ``before_agent_start`` turn they stopped the event loop for
-as long (issue 15 item 9; ``docs/bridge.md``, "The remaining GIL stalls", item 3).  None of
-it can be split, so it is moved: the Mind feature counts the turns in flight here, and the
-loading thread waits for zero before each step.
+The load used to hold the GIL in long calls — ``tokenizers.Tokenizer.from_file`` parsed the
+tokenizer in one Rust call of ~55–70 ms, and wordllama's imports held it in long stretches —
+and landing inside a ``before_agent_start`` turn they stopped the event loop for as long
+(issue 15 item 9; ``docs/bridge.md``, "The remaining GIL stalls", item 3).  The tokenizer
+and the weights are now read in short steps by persona-mind's own readers (``_bpe``,
+``_weights``), but the numpy import still loads its libraries in calls that cannot be
+split, and a turn is better off without any of it: the Mind feature counts the turns in
+flight here, and the loading thread waits for zero before each step.
 
 The event loop owns the count (one writer, no lock: turns enter and leave in the loop's
 order) and publishes "no turn in flight" as a :class:`threading.Event`; it never blocks on

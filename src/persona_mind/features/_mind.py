@@ -371,8 +371,8 @@ class MindFeature:
                 session = self.session  # builds it (and starts the model load) if first
                 from persona_mind.embedding import turn_gate  # noqa: PLC0415 - after session
 
-                # the model's load holds its unsplittable tokenizer parse until no turn is
-                # in flight (issue 15 item 9); entering/leaving never blocks the loop
+                # the model's load starts each of its steps only when no turn is in
+                # flight (issue 15 item 9); entering/leaving never blocks the loop
                 with turn_gate().turn():
                     return await session.before_agent_start(event)
             case AgentStart():
