@@ -1,10 +1,12 @@
-"""Every ``runners`` module is on one side of the actors' contract (issue 10 scope 4).
+"""Every ``runners`` module is on one side of the layer contracts (issue 10 scope 4).
 
-``lint-imports`` (``scripts/check.sh``) enforces "Actors import from runners only the
-process layer" as a ``forbidden`` contract that lists every runners module outside the
-process layer. A list goes stale silently: a new runners module would be importable by
-actors until someone adds it. This test makes that a decision — each module under
-``src/persona_mind/runners`` is either in :data:`PROCESS_LAYER` or in the contract.
+``lint-imports`` (``scripts/check.sh``) enforces "Actors and features import from runners
+only the process layer" as a ``forbidden`` contract that lists every runners module outside
+the process layer, and "The child-process layer drives no actors …" with the process layer
+as its sources. A list goes stale silently: a new runners module would be importable by
+actors until someone adds it. These tests make that a decision — each module under
+``src/persona_mind/runners`` is either in :data:`PROCESS_LAYER` or a face the contracts
+forbid — and keep the two contracts' lists in step.
 """
 
 from __future__ import annotations
@@ -16,27 +18,47 @@ from typing import Any
 import persona_mind.runners
 
 REPO = Path(__file__).resolve().parents[1]
-CONTRACT = "Actors import from runners only the process layer"
+CONTRACT = "Actors and features import from runners only the process layer"
+PROCESS_CONTRACT = "The child-process layer drives no actors and knows no domain, feature or face"
 
 PROCESS_LAYER = frozenset(
     {
         "persona_mind.runners",
         "persona_mind.runners._child_backend",
         "persona_mind.runners._child_events",
-        "persona_mind.runners._child_launch",
         "persona_mind.runners._child_pi",
         "persona_mind.runners._child_process",
-        "persona_mind.runners._roundtable_run",
     }
 )
 """What an actor may name in ``runners/``: the backend interface, process launch and the
-stop ladder, the real pi, and the ``run_roundtable`` entry (docs/architecture.md, Layers)."""
+stop ladder, and the real pi (docs/architecture.md, Layers). The consult and round-table
+rules are Persona's (``persona/_consult.py``, ``persona/_roundtable.py``), their glue the
+children feature's (``features/_consult.py``, ``features/_roundtable_call.py``), and
+``run_roundtable`` sits beside its coordinator (``actors/roundtable.py``)."""
+
+UPPER_LAYERS = frozenset(
+    {
+        "persona_mind.actors",
+        "persona_mind.features",
+        "persona_mind.persona",
+        "persona_mind.mind",
+        "persona_mind.runtime",
+        "persona_mind.storage",
+        "persona_mind.sim",
+        "persona_mind.testing",
+    }
+)
+"""What the process layer must never name: it is driven by the ChildRunner actor and
+speaks only messages, child errors and the clock."""
 
 
-def _contract() -> dict[str, Any]:
+def _contracts() -> list[dict[str, Any]]:
     config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    contracts = config["tool"]["importlinter"]["contracts"]
-    (found,) = [c for c in contracts if c["name"] == CONTRACT]
+    return list(config["tool"]["importlinter"]["contracts"])
+
+
+def _contract(name: str) -> dict[str, Any]:
+    (found,) = [c for c in _contracts() if c["name"] == name]
     return dict(found)
 
 
@@ -50,9 +72,9 @@ def _runners_modules() -> set[str]:
 
 
 def test_every_runners_module_is_process_layer_or_forbidden_to_actors() -> None:
-    contract = _contract()
+    contract = _contract(CONTRACT)
     assert contract["type"] == "forbidden"
-    assert contract["source_modules"] == ["persona_mind.actors"]
+    assert contract["source_modules"] == ["persona_mind.actors", "persona_mind.features"]
     assert "ignore_imports" not in contract
     forbidden = set(contract["forbidden_modules"])
     modules = _runners_modules()
@@ -62,9 +84,28 @@ def test_every_runners_module_is_process_layer_or_forbidden_to_actors() -> None:
     assert forbidden <= modules, sorted(forbidden - modules)  # no stale names either
 
 
+def test_the_process_layer_names_no_upper_layer_and_no_face() -> None:
+    """The process-layer contract's sources are exactly :data:`PROCESS_LAYER`, and it
+    forbids every upper layer and every runners face the actors' contract forbids."""
+    contract = _contract(PROCESS_CONTRACT)
+    assert contract["type"] == "forbidden"
+    assert "ignore_imports" not in contract
+    assert set(contract["source_modules"]) == PROCESS_LAYER - {"persona_mind.runners"}
+    forbidden = set(contract["forbidden_modules"])
+    assert forbidden >= UPPER_LAYERS, sorted(UPPER_LAYERS - forbidden)
+    faces = set(_contract(CONTRACT)["forbidden_modules"])
+    assert faces <= forbidden, sorted(faces - forbidden)
+
+
+def test_consult_and_roundtable_code_is_out_of_runners() -> None:
+    """docs/architecture.md "Not yet" item 3: no consult or round-table module in runners/."""
+    leftovers = sorted(
+        m for m in _runners_modules() if "consult" in m or "roundtable" in m or "_team" in m
+    )
+    assert not leftovers, leftovers
+
+
 def test_messages_may_not_name_runners() -> None:
     """The messages contract forbids the whole ``runners`` package, not a few modules."""
-    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    contracts = config["tool"]["importlinter"]["contracts"]
-    (messages,) = [c for c in contracts if c["source_modules"] == ["persona_mind.messages"]]
+    (messages,) = [c for c in _contracts() if c["source_modules"] == ["persona_mind.messages"]]
     assert "persona_mind.runners" in messages["forbidden_modules"]

@@ -31,8 +31,7 @@ from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:
     from persona_mind.clock import Clock
-    from persona_mind.persona import TeamMember, TeamSnapshot
-    from persona_mind.runners._consult_logic import ConsultResult
+    from persona_mind.persona import ConsultResult, TeamMember, TeamSnapshot
     from persona_mind.runners._headless import HeadlessSession
     from persona_mind.runners.child import ChildBackend
 
@@ -149,7 +148,7 @@ class Team:
         """Ask one member; the answer comes with its provenance (model, tokens, duration)."""
         import msgspec  # noqa: PLC0415
 
-        from persona_mind.runners._consult_logic import ConsultResult  # noqa: PLC0415
+        from persona_mind.persona import ConsultResult  # noqa: PLC0415
 
         arguments: dict[str, Any] = {"consultant": consultant, "question": question}
         if context:

@@ -22,6 +22,7 @@ __all__ = (
     "ChildModelError",
     "ChildProtocolError",
     "ChildSpawnFailed",
+    "ChildUnavailable",
     "ConsultRefused",
     "PersonaNotInTeam",
     "RequesterNotActive",
@@ -121,6 +122,18 @@ class ChildModelError(ChildError):
             f"child {label}'s model failed: {detail}; check the provider, the model id "
             "and its authentication in Pi"
         )
+
+
+class ChildUnavailable(ChildError):
+    """A persona's declared model or skill is not available in this Pi: nothing launched.
+
+    Raised by the consult rules before any child starts and by the real pi backend at
+    launch (P-CHILD-13), so it lives here, where both may import it."""
+
+    def __init__(self, persona: str, detail: str) -> None:
+        self.persona = persona
+        self.detail = detail
+        super().__init__(f"persona {persona!r} cannot run as a child: {detail}")
 
 
 class ConsultRefused(ChildError):

@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
+from persona_mind.features import _child_specs
 from persona_mind.features._mind import UNBOUND_COMMANDS
 from persona_mind.mind._commands import command_specs
-from persona_mind.runners import _child_specs, child
+from persona_mind.runners import child
 
 #: Imported only once a session, a pack or a child needs them.
 HEAVY = (

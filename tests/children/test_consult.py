@@ -8,7 +8,7 @@ import pytest
 
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
-from persona_mind.runners._consult_logic import resolve_consultant
+from persona_mind.persona._consult import resolve_consultant
 from persona_mind.runners.child import (
     ChildModelError,
     ConsultResult,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from persona_mind.actors import ActorSystem
+from persona_mind.actors.roundtable import run_roundtable
 from persona_mind.child_errors import RoundtableQueryEmpty
 from persona_mind.persona import PersonaNotFound, Resolver, Workspace
+from persona_mind.persona._consult import resolve_consultant
 from persona_mind.persona._roundtable_progress import RoundtableTracker, render_progress
-from persona_mind.runners._consult_logic import resolve_consultant
-from persona_mind.runners._roundtable_run import run_roundtable
 from persona_mind.runners.child import ChildUsage, RequesterNotActive
 from persona_mind.runners.cli import build_parser
 from tests.children._helpers import team

@@ -12,6 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from persona_mind.features._child_specs import ROUNDTABLE_TOOL_NAME, roundtable_tool
+from persona_mind.features._roundtable_call import PRESENT_IN_FULL, result_text
 from persona_mind.messages.child import ChildUsage
 from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 from persona_mind.persona._roundtable import (
@@ -24,8 +26,6 @@ from persona_mind.persona._roundtable import (
     validate_selection,
 )
 from persona_mind.persona._roundtable_progress import RoundtableTracker, render_live
-from persona_mind.runners._child_specs import ROUNDTABLE_TOOL_NAME, roundtable_tool
-from persona_mind.runners._roundtable_tool import PRESENT_IN_FULL, result_text
 from persona_mind.runners.child import SelectionInvalid, SynthesisIncomplete
 from tests.children._helpers import team
 

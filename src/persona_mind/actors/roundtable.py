@@ -15,6 +15,12 @@ spawned the coordinator). Callers ask ``AwaitRoundtable`` for the :class:`Roundt
 (answered when the run ends), and ``GetRoundtableProgress`` at any time for a snapshot
 that never contains opinions.
 
+:func:`run_roundtable` is the client that drives one run end to end (the RoundtableDesk,
+the CLI and the demo call it): it spawns a coordinator, reports each changed progress
+snapshot, stops the coordinator when the run ends and returns the one synthesis — or raises
+the run's typed error. Cancelling the caller cancels the run (children stopped, no
+synthesis).
+
 Restart contract (docs/actors.md): the coordinator is spawned without a restart budget for
 its run — a crash cancels and awaits the run (its children stop) and every pending ask
 fails with ``ActorStopped``; a round-table is never re-run behind the user's back.
@@ -25,12 +31,27 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 from collections.abc import Callable
 from typing import Any, assert_never
 
-from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok, fan_out
+from persona_mind.actors import (
+    Actor,
+    ActorRef,
+    ActorSystem,
+    Cancelled,
+    Deferred,
+    Failed,
+    Ok,
+    fan_out,
+)
 from persona_mind.actors.child_runner import run_child
-from persona_mind.child_errors import ChildCancelled, RoundtableFailed, SelectionInvalid
+from persona_mind.child_errors import (
+    ChildCancelled,
+    RoundtableFailed,
+    RoundtableQueryEmpty,
+    SelectionInvalid,
+)
 from persona_mind.errors import FanOutFailed
 from persona_mind.messages.child import (
     ChildKind,
@@ -61,7 +82,7 @@ from persona_mind.persona._roundtable import (
 )
 from persona_mind.persona._roundtable_progress import RoundtableTracker
 
-__all__ = ("PHASE_DEADLINE", "RoundtableCoordinator")
+__all__ = ("PHASE_DEADLINE", "RoundtableCoordinator", "run_roundtable")
 
 _log = logging.getLogger("persona_mind.roundtable")
 
@@ -272,3 +293,77 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             usage=usage,
             elapsed=self.clock.monotonic() - self.tracker.started,
         )
+
+
+_run_ids = itertools.count(1)
+
+
+def _key(p: RoundtableProgress) -> tuple[object, ...]:
+    return (
+        p.phase,
+        p.lead_state,
+        tuple((s.name, s.state, s.activity) for s in p.roster),
+        p.children_started,
+        p.children_finished,
+    )
+
+
+async def run_roundtable(
+    system: ActorSystem,
+    runner: ActorRef[Any],
+    team: ChildTeam,
+    query: str,
+    model: str,
+    *,
+    on_progress: Callable[[RoundtableProgress], None] | None = None,
+    injection: str = "",
+    phase_deadline: float = PHASE_DEADLINE,
+    cwd: str | None = None,
+    run_id: str | None = None,
+    selection: tuple[tuple[str, str], ...] | None = None,
+) -> RoundtableResult:
+    """One round-table on ``team`` with children on ``runner``; see the module docstring.
+
+    An empty query is refused before any child starts (it would only spend tokens).
+    ``selection`` is the lead's validated ``(name, reason)`` roster when the session's lead
+    chose by tool call; without it a child lead selects (the CLI/library path)."""
+    if not query.strip():
+        raise RoundtableQueryEmpty()
+    rid = run_id or f"rt{next(_run_ids)}"
+    last: list[tuple[object, ...]] = []
+
+    def changed(snapshot: RoundtableProgress) -> None:
+        if on_progress is not None and (not last or last[-1] != _key(snapshot)):
+            last.append(_key(snapshot))
+            on_progress(snapshot)
+
+    coord = system.spawn(
+        lambda: RoundtableCoordinator(
+            runner,
+            team,
+            query,
+            model,
+            run_id=rid,
+            injection=injection,
+            phase_deadline=phase_deadline,
+            cwd=cwd,
+            on_change=changed,
+            selection=selection,
+        ),
+        name=f"roundtable-{rid}",
+    )
+    result = asyncio.ensure_future(coord.ask(AwaitRoundtable(), timeout=math.inf))
+    try:
+        if on_progress is not None:
+            changed(await coord.ask(GetRoundtableProgress()))
+        return await asyncio.shield(result)
+    except asyncio.CancelledError:
+        # Stop the children before the cancellation goes on (bounded by the ladders).
+        coord.tell_if_alive(CancelRoundtable(reason="the caller was cancelled"))
+        if not result.done():
+            await asyncio.wait({result}, timeout=60.0)
+        raise
+    finally:
+        if result.done() and not result.cancelled():
+            result.exception()  # retrieved: the caller saw it, or went away
+        await coord.stop()

@@ -92,7 +92,7 @@ class RoundtableDesk(Actor[DeskMsg]):
         return None
 
     def _start(self, message: StartRoundtable) -> Deferred:
-        from persona_mind.runners._roundtable_run import run_roundtable  # noqa: PLC0415 - first use
+        from persona_mind.actors.roundtable import run_roundtable  # noqa: PLC0415 - first use
 
         if self.running is not None:
             self.refused_busy += 1

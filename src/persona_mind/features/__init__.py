@@ -1,7 +1,8 @@
 """The features the Companion hosts: Persona, Mind and the child runs.
 
-Each adapts a host-neutral domain service (``persona_mind.persona``, ``persona_mind.mind``,
-``persona_mind.runners.child``) to :class:`persona_mind.feature.Feature`.
+Each adapts host-neutral domain rules (``persona_mind.persona``, ``persona_mind.mind``;
+for the children feature Persona's consult and round-table rules, run on the ChildRunner
+and the RoundtableDesk actors) to :class:`persona_mind.feature.Feature`.
 """
 
 from __future__ import annotations

@@ -21,6 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import ChildError
 from persona_mind.feature import Background
+from persona_mind.features._child_specs import (
+    CONSULT_TOOL,
+    ROUNDTABLE_COMMAND,
+    ROUNDTABLE_TOOL_NAME,
+    roundtable_tool,
+)
 from persona_mind.messages.host import (
     CommandCall,
     CommandResult,
@@ -34,12 +40,6 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerState
-from persona_mind.runners._child_specs import (
-    CONSULT_TOOL,
-    ROUNDTABLE_COMMAND,
-    ROUNDTABLE_TOOL_NAME,
-    roundtable_tool,
-)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.messages.child import ChildTeam
-    from persona_mind.runners._child_launch import HostState
+    from persona_mind.persona import HostState
     from persona_mind.runtime import Runtime
 
 __all__ = ("MAX_INVALID_SELECTIONS", "ChildrenFeature")
@@ -132,7 +132,7 @@ class ChildrenFeature:
                 self.asked = None
                 self.model = event.model or self.model
                 self.cwd = event.cwd
-                from persona_mind.runners._child_launch import HostState  # noqa: PLC0415
+                from persona_mind.persona import HostState  # noqa: PLC0415
 
                 # live host state: declared skills/models resolve against it (P-CHILD-13)
                 self.host_state = HostState.reported(event.skills, event.models)
@@ -148,10 +148,10 @@ class ChildrenFeature:
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
         if call.name == ROUNDTABLE_TOOL_NAME:
             return self._roundtable_call(call)
-        from persona_mind.runners.child import (  # noqa: PLC0415 - at the first consult
+        from persona_mind.features._consult import (  # noqa: PLC0415 - at the first consult
             handle_consult_tool,
-            team_from_snapshot,
         )
+        from persona_mind.persona import team_from_snapshot  # noqa: PLC0415
 
         if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
             return ToolResult(text=f"persona_consult: {self.persona.backend_error}", is_error=True)
@@ -187,11 +187,9 @@ class ChildrenFeature:
         from persona_mind.messages.roundtable_desk import (  # noqa: PLC0415
             RoundtableStatus,
         )
+        from persona_mind.persona import team_from_snapshot  # noqa: PLC0415
         from persona_mind.persona._roundtable import lead_request  # noqa: PLC0415
-        from persona_mind.runners.child import (  # noqa: PLC0415 - at the first round-table
-            render_progress,
-            team_from_snapshot,
-        )
+        from persona_mind.persona._roundtable_progress import render_progress  # noqa: PLC0415
 
         desk = self._desk() if self._desk is not None else None
         if desk is None:
@@ -258,9 +256,9 @@ class ChildrenFeature:
     def _roundtable_call(self, call: ToolCall) -> ToolResult | Background[ToolResult]:
         """The lead's ``persona_roundtable`` call: validate, accept once, run (see module)."""
         from persona_mind.child_errors import SelectionInvalid  # noqa: PLC0415
+        from persona_mind.features._roundtable_call import run_roundtable_call  # noqa: PLC0415
         from persona_mind.messages.roundtable_desk import StartRoundtable  # noqa: PLC0415
         from persona_mind.persona._roundtable import validate_selection  # noqa: PLC0415
-        from persona_mind.runners._roundtable_tool import run_roundtable_call  # noqa: PLC0415
 
         asked = self.asked
         if asked is None:

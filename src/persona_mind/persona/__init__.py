@@ -2,7 +2,10 @@
 
 Host-neutral and actor-free. The Owner actor holds one :class:`PersonaService` and calls
 it per host event, slash command and tool call; the child runner gets a session's
-:class:`TeamSnapshot` from :meth:`PersonaService.team_snapshot` (or :func:`resolve_team`).
+:class:`TeamSnapshot` from :meth:`PersonaService.team_snapshot` (or :func:`resolve_team`),
+as a ``ChildTeam`` resolved against the host's :class:`HostState` by
+:func:`team_from_snapshot`. The ``persona_consult`` and round-table rules (checks, prompts,
+selection, synthesis check, provenance) are Persona's too; the features run them on actors.
 See ``docs/persona.md``.
 """
 
@@ -10,7 +13,9 @@ from __future__ import annotations
 
 from persona_mind.persona._binding import BindingRecord, Bindings, session_key
 from persona_mind.persona._change import Change
+from persona_mind.persona._child_team import team_from_snapshot
 from persona_mind.persona._commands import HELP, PACK_VERBS, command_plan_needs, run_command
+from persona_mind.persona._consult import CONSULT_DEADLINE, ConsultResult, render_consult
 from persona_mind.persona._doctor import Finding, backend_problem, doctor
 from persona_mind.persona._errors import (
     AmbiguousPackName,
@@ -27,6 +32,7 @@ from persona_mind.persona._errors import (
     UnsafeWorkspacePath,
     UpdateRefused,
 )
+from persona_mind.persona._launch import HostState
 from persona_mind.persona._migrate import MigrationStatus, migration_status
 from persona_mind.persona._model import Pack, PackManifest, PersonaDef
 from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
@@ -63,6 +69,7 @@ __all__ = (
     "ACTIVE_ENTRY",
     "CATALOG_DIR",
     "CHANGES",
+    "CONSULT_DEADLINE",
     "HELP",
     "PACK_VERBS",
     "PERSONA_PACK_TOOL",
@@ -74,9 +81,11 @@ __all__ = (
     "Bindings",
     "Change",
     "CommandOutcome",
+    "ConsultResult",
     "DraftConflict",
     "Effects",
     "Finding",
+    "HostState",
     "Limits",
     "LocalPlans",
     "MigrationRequired",
@@ -122,10 +131,12 @@ __all__ = (
     "persona_tour",
     "prepare",
     "read",
+    "render_consult",
     "resolve_team",
     "run_command",
     "run_handoff",
     "run_tool",
     "session_key",
+    "team_from_snapshot",
     "tool_plan_needs",
 )

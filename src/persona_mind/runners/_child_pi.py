@@ -38,12 +38,12 @@ from persona_mind.child_errors import (
     ChildDied,
     ChildExited,
     ChildSpawnFailed,
+    ChildUnavailable,
 )
 from persona_mind.clock import Clock
 from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest
 from persona_mind.runners._child_backend import ProgressFn
 from persona_mind.runners._child_events import EventState
-from persona_mind.runners._child_launch import ChildUnavailable
 from persona_mind.runners._child_process import (
     DEFAULT_FRAME_LIMIT,
     DEFAULT_STDERR_LIMIT,

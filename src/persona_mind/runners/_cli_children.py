@@ -30,7 +30,6 @@ from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_
 from persona_mind.persona._roundtable_progress import render_progress
 from persona_mind.runners import _cli_schema as out
 from persona_mind.runners._child_pi import PiBackend
-from persona_mind.runners._child_team import team_from_snapshot
 from persona_mind.runners._cli_output import emit, fail
 from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 
@@ -92,6 +91,7 @@ def load_team(name: str, agent_dir: Path, workspace: Path) -> ChildTeam:
         Workspace,
         load_pack,
         resolve_team,
+        team_from_snapshot,
     )
 
     source, _, bare = name.rpartition("/")
@@ -222,7 +222,7 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
 async def _run(args: argparse.Namespace, setup: _Setup) -> int:
     from persona_mind.actors import ActorSystem  # noqa: PLC0415
     from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
-    from persona_mind.runners._roundtable_run import run_roundtable  # noqa: PLC0415
+    from persona_mind.actors.roundtable import run_roundtable  # noqa: PLC0415
 
     team, command, model, env, workspace = setup
     clock = MonotonicClock()

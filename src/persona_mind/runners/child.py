@@ -4,10 +4,16 @@ Three backends implement :class:`ChildBackend`: :class:`PiBackend` (the real ``p
 fake one shipped in ``persona_mind.sim``), and ``persona_mind.testing.ScriptedModel``
 (in-process). The :class:`~persona_mind.actors.child_runner.ChildRunner` actor supervises
 them; :func:`consult` and the round-table coordinator build on it. See docs/children.md.
+
+This facade gathers the library's child API from where each part lives: the process layer
+here in ``runners/``, the consult and round-table rules in ``persona/``, the consult glue
+and the tool/command declarations in ``features/``, and :func:`run_roundtable` beside the
+coordinator it drives (``actors/roundtable.py``).
 """
 
 from __future__ import annotations
 
+from persona_mind.actors.roundtable import run_roundtable
 from persona_mind.child_errors import (
     ChildCancelled,
     ChildDeadlineExceeded,
@@ -16,6 +22,7 @@ from persona_mind.child_errors import (
     ChildModelError,
     ChildProtocolError,
     ChildSpawnFailed,
+    ChildUnavailable,
     ConsultRefused,
     PersonaNotInTeam,
     RequesterNotActive,
@@ -24,6 +31,8 @@ from persona_mind.child_errors import (
     SelfConsult,
     SynthesisIncomplete,
 )
+from persona_mind.features._child_specs import CONSULT_TOOL, ROUNDTABLE_COMMAND
+from persona_mind.features._consult import consult, consult_many, handle_consult_tool
 from persona_mind.messages.child import (
     DEFAULT_CHILD_TOOLS,
     ChildKind,
@@ -35,6 +44,9 @@ from persona_mind.messages.child import (
     ChildUsage,
 )
 from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.persona._child_team import team_from_snapshot
+from persona_mind.persona._consult import ConsultResult, render_consult
+from persona_mind.persona._launch import HostState
 from persona_mind.persona._roundtable import MAX_SPECIALISTS, parse_selection
 from persona_mind.persona._roundtable_progress import render_progress
 from persona_mind.runners._child_backend import ChildBackend, ProgressFn
@@ -47,12 +59,6 @@ from persona_mind.runners._child_process import (
     group_members,
     open_child,
 )
-from persona_mind.runners._child_specs import ROUNDTABLE_COMMAND
-from persona_mind.runners._child_team import team_from_snapshot
-from persona_mind.runners._consult_logic import ConsultResult, render_consult
-from persona_mind.runners._consult_run import consult, consult_many
-from persona_mind.runners._consult_tool import CONSULT_TOOL, handle_consult_tool
-from persona_mind.runners._roundtable_run import run_roundtable
 
 __all__ = (
     "CONSULT_TOOL",
@@ -76,9 +82,11 @@ __all__ = (
     "ChildRequest",
     "ChildSpawnFailed",
     "ChildTeam",
+    "ChildUnavailable",
     "ChildUsage",
     "ConsultRefused",
     "ConsultResult",
+    "HostState",
     "PersonaNotInTeam",
     "PiBackend",
     "PiMode",

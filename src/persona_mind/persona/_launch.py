@@ -8,10 +8,12 @@ child ran ``--no-skills`` on the session model while its prompt listed skills to
 Resolution happens when the team is handed to the child runner (each consult or round-table
 start, with the host state of the latest session start); a persona whose declared skill or
 model is not available keeps the reason and its child refuses to launch with it
-(:class:`ChildUnavailable`), naming what is missing and what to do. When the host did not
-report its state (a headless runtime, the CLI), declared skills are left to the child
-Pi's own discovery (no ``--no-skills``) and a declared model is passed as given (Pi
-rejects an unknown one at launch with its own message).
+(:class:`~persona_mind.child_errors.ChildUnavailable`), naming what is missing and what to
+do. When the host did not report its state (a headless runtime, the CLI), declared skills
+are left to the child Pi's own discovery (no ``--no-skills``) and a declared model is
+passed as given (Pi rejects an unknown one at launch with its own message).
+
+Pure Persona rules (no IO, no process): the host state is a value the caller hands in.
 """
 
 from __future__ import annotations
@@ -19,18 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from persona_mind.errors import ChildError
-
-__all__ = ("ChildUnavailable", "HostState", "launch_problem", "resolve_skills")
-
-
-class ChildUnavailable(ChildError):
-    """A persona's declared model or skill is not available in this Pi: nothing launched."""
-
-    def __init__(self, persona: str, detail: str) -> None:
-        self.persona = persona
-        self.detail = detail
-        super().__init__(f"persona {persona!r} cannot run as a child: {detail}")
+__all__ = ("HostState", "launch_problem", "resolve_skills")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,9 +70,7 @@ def resolve_skills(skills: Sequence[str], host: HostState) -> tuple[tuple[str, .
     return tuple(paths), missing
 
 
-def launch_problem(
-    model: str | None, missing_skills: Sequence[str], host: HostState
-) -> str | None:
+def launch_problem(model: str | None, missing_skills: Sequence[str], host: HostState) -> str | None:
     """Why a persona with this declared model and these missing skills cannot launch."""
     problems: list[str] = []
     if missing_skills:

@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import msgspec
 
-from persona_mind.child_errors import PersonaNotInTeam, RequesterNotActive, SelfConsult
+from persona_mind.child_errors import (
+    ChildUnavailable,
+    PersonaNotInTeam,
+    RequesterNotActive,
+    SelfConsult,
+)
 from persona_mind.messages.child import (
     ChildPersona,
     ChildReply,
@@ -20,7 +25,6 @@ from persona_mind.messages.child import (
     ChildTeam,
     ChildUsage,
 )
-from persona_mind.runners._child_launch import ChildUnavailable
 
 __all__ = (
     "CONSULT_DEADLINE",

@@ -1,7 +1,8 @@
 """Adapting the Persona half's team snapshot to the child runner's :class:`ChildTeam`.
 
 The child runner only needs names, roles, identities, resolved prompts and declared tools,
-so it keeps its own small value type and converts here, in one place.
+so it keeps its own small value type and converts here, in one place. Pure: the team
+snapshot and the host state are values; nothing here reads a file or starts a process.
 """
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from persona_mind.messages.child import DEFAULT_CHILD_TOOLS, ChildPersona, ChildTeam
-from persona_mind.runners._child_launch import HostState, launch_problem, resolve_skills
+from persona_mind.persona._launch import HostState, launch_problem, resolve_skills
 
 if TYPE_CHECKING:
-    from persona_mind.persona import TeamSnapshot
+    from persona_mind.persona._team import TeamSnapshot
 
 __all__ = ("team_from_snapshot",)
 
