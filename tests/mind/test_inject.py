@@ -17,11 +17,11 @@ from persona_mind.mind import (
     MindScope,
     NoteView,
     Tier,
-    _inject,
     plan_injection,
     with_deadline,
 )
 from persona_mind.mind._inject import CAPS, EXCERPT_CHARS, NOTES_TOKENS, TOTAL_TOKENS
+from persona_mind.mind._injection_lines import CLOSE, OPEN, omission_notice
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.mind._fakestore import FakeStore
 
@@ -250,8 +250,8 @@ def test_notes_budget_boundary_M_SESSION_NOTES_20(slack: int, admitted: bool) ->
 @pytest.mark.parametrize(("slack", "admitted"), [(1, True), (0, True), (-1, False)])
 def test_total_budget_boundary_M_INJECT_2(slack: int, admitted: bool) -> None:
     total = 765  # the budget mechanism at a smaller total, so one line can reach it
-    limit = total * 3 - len(_inject._OPEN.encode()) - len(_inject._CLOSE.encode())
-    limit -= len(_inject._notice({"stm": 1}, 0, 0).encode())  # the reserve: 1 STM omitted
+    limit = total * 3 - len(OPEN.encode()) - len(CLOSE.encode())
+    limit -= len(omission_notice({"stm": 1}, 0, 0).encode())  # the reserve: 1 STM omitted
     head = len(b"## STM observed by no persona (expires)\n")
     prefix = len(b"m_0001 ")
     room = limit - head - prefix - 1 - slack

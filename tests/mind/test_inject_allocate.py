@@ -7,17 +7,20 @@ import random
 from collections.abc import Sequence
 
 from persona_mind.mind import Fact, FactIndex
-from persona_mind.mind import _inject as inject
+from persona_mind.mind import _injection_budget as budgeting
+from persona_mind.mind._injection_lines import fixed
 from persona_mind.mind._retrieval import Ranked
 
 
-def every_section_every_round(budget: inject._Budget, sections: Sequence[inject._Section]) -> None:
+def every_section_every_round(
+    budget: budgeting.Budget, sections: Sequence[budgeting.Section]
+) -> None:
     """The round-robin as first written: rounds over all sections until none progressed."""
     progressed = True
     while progressed:
         progressed = False
         for sec in sections:
-            progressed = inject._admit_next(budget, sec) or progressed
+            progressed = budgeting._admit_next(budget, sec) or progressed
     for sec in sections:
         for heading, entries in sec.groups.items():
             budget.lines.append(f"## {heading}\n")
@@ -28,7 +31,7 @@ def every_section_every_round(budget: inject._Budget, sections: Sequence[inject.
         )
 
 
-def sections(rng: random.Random) -> list[inject._Section]:
+def sections(rng: random.Random) -> list[budgeting.Section]:
     out = []
     for s in range(rng.randint(0, 5)):
         facts = [
@@ -44,9 +47,9 @@ def sections(rng: random.Random) -> list[inject._Section]:
         index = FactIndex.build(facts)
         cands = [(f"t{s}", Ranked(f, 1.0), index) for f in facts]
         byte_cap = rng.choice([None, rng.randint(50, 2000)])
-        heading = inject._fixed(f"Tier {s}")
+        heading = fixed(f"Tier {s}")
         cap = rng.randint(0, 8)
-        out.append(inject._Section(f"k{s}", heading, cands, cap, len(facts), byte_cap))
+        out.append(budgeting.Section(f"k{s}", heading, cands, cap, len(facts), byte_cap))
     return out
 
 
@@ -56,11 +59,11 @@ def test_asking_only_admitting_sections_admits_the_same_lines() -> None:
         secs = sections(rng)
         limit = rng.randint(0, 8000)
         fresh = [
-            [inject._Section(s.key, s.heading, s.cands, s.cap, s.total, s.byte_cap) for s in secs]
+            [budgeting.Section(s.key, s.heading, s.cands, s.cap, s.total, s.byte_cap) for s in secs]
             for _ in range(2)
         ]
-        new, old = inject._Budget(0, limit), inject._Budget(0, limit)
-        inject._allocate(new, fresh[0])
+        new, old = budgeting.Budget(0, limit), budgeting.Budget(0, limit)
+        budgeting._allocate(new, fresh[0])
         every_section_every_round(old, fresh[1])
         assert new.lines == old.lines
         assert [(i.section, i.id) for i in new.items] == [(i.section, i.id) for i in old.items]

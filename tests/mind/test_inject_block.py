@@ -15,10 +15,10 @@ from persona_mind.mind import (
     MemoryService,
     NoteView,
     NotFound,
-    _inject,
     plan_injection,
 )
 from persona_mind.mind._inject import EXCERPT_CHARS, ID_CHARS, shown_id
+from persona_mind.mind._injection_lines import omission_notice
 from persona_mind.mind._text import STOP_WORDS, index_terms
 from tests.mind._fakestore import FakeStore
 
@@ -204,8 +204,8 @@ def test_both_passes_are_exercised() -> None:
         )
         outcomes.add(p.clipped)
     assert outcomes == {0, 1}
-    reserve = len(_inject._notice({"project": 2}, 0, 0).encode())
-    assert reserve < len(_inject._notice({"project": 2}, 2, 2).encode())
+    reserve = len(omission_notice({"project": 2}, 0, 0).encode())
+    assert reserve < len(omission_notice({"project": 2}, 2, 2).encode())
 
 
 @pytest.mark.asyncio

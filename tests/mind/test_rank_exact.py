@@ -16,6 +16,7 @@ import pytest
 from persona_mind.mind import Fact, FactIndex
 from persona_mind.mind import _inject as inject
 from persona_mind.mind._excerpts import EXCERPT_CHARS, excerpt, excerpts_of
+from persona_mind.mind._injection_lines import entry_line
 from persona_mind.mind._retrieval import query_terms
 
 _WORDS = ["parser", "cache", "retry", "schema", "token", "fence", "probe", "ledger"]
@@ -84,10 +85,10 @@ def test_rank_keeps_the_query_terms_for_explanations() -> None:
 def test_memoised_line_is_the_fresh_line(text: str) -> None:
     fact = Fact(id="m_00000001", kind="note", text=text, recordedAt=1.0, lastSeenAt=1.0)
     memo: dict[str, tuple[str, bool]] = {}
-    first = inject._line("project", fact, "m_0000", memo)
+    first = entry_line("project", fact, "m_0000", memo)
     assert memo == {text: excerpt(text)}
-    assert inject._line("project", fact, "m_0000", memo) == first
-    assert inject._line("project", fact, "m_0000", {}) == first
+    assert entry_line("project", fact, "m_0000", memo) == first
+    assert entry_line("project", fact, "m_0000", {}) == first
 
 
 def test_plan_is_byte_identical_with_a_warm_excerpt_memo() -> None:
