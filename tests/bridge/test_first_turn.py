@@ -43,7 +43,7 @@ class GatedOffload:
         self.inner = inner
 
     async def __call__(self, fn: Callable[[], T]) -> T:
-        is_build = "MemoryService._build" in getattr(fn, "__qualname__", "")
+        is_build = "IndexCache._build" in getattr(fn, "__qualname__", "")
         self.calls += is_build
 
         def run() -> T:

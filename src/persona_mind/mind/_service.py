@@ -9,23 +9,26 @@ which refuses stale work inside its mutation step (M-CAPTURE-5/6).
 Reads never write: recall/read/list never bump ``lastSeenAt`` or extend expiry
 (M-FACT-10); expired rows are filtered at read time (M-MIGRATE-7) and removed only by
 :meth:`MemoryService.cleanup`, under the store lock on the current rows (M-STORE-19).
+
+The service is built in layers, each in its own module: :mod:`._store_access` (scope,
+store, clock, id lookup via :mod:`._fact_lookup`), :mod:`._backlog_ops` (the backlog tool)
+and this one (the memory tool, maintenance and injection); indexes are cached by
+:mod:`._index_cache`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
-from persona_mind.clock import Clock
 from persona_mind.mind import _backlog as bl
 from persona_mind.mind import _facts as fx
-from persona_mind.mind._errors import AccessRefused, InvalidArgument, NotFound
+from persona_mind.mind._backlog_ops import BacklogOps
+from persona_mind.mind._errors import AccessRefused, InvalidArgument
+from persona_mind.mind._fact_lookup import FoundFact
 from persona_mind.mind._fusion import explain, task_scores
+from persona_mind.mind._index_cache import Offload
 from persona_mind.mind._inject import (
     TOTAL_TOKENS,
     InjectionInput,
@@ -33,31 +36,14 @@ from persona_mind.mind._inject import (
     NoteView,
     plan_injection,
 )
-from persona_mind.mind._model import BacklogItem, BacklogStatus, Fact, Kind, Tier
+from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
 from persona_mind.mind._promote import promote_in_store
-from persona_mind.mind._ranker import RankerStatus, Semantic, SemanticSource, ranker_for
-from persona_mind.mind._retrieval import FactIndex, Ranked, TokenCache, retire
+from persona_mind.mind._ranker import RankerStatus, Semantic, ranker_for
+from persona_mind.mind._retrieval import FactIndex, Ranked
 from persona_mind.mind._scanner import assert_safe, is_safe
-from persona_mind.mind._scope import MindScope
-from persona_mind.mind._shown_ids import ID_CHARS
-from persona_mind.storage.port import Snapshot, StorePort, StoreTarget, read_all
+from persona_mind.storage.port import Snapshot, StoreTarget, read_all
 
 __all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
-
-log = logging.getLogger(__name__)
-
-E = TypeVar("E")
-T = TypeVar("T")
-TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
-
-
-class Offload(Protocol):
-    """Runs blocking work away from the event loop (the runtime's IO thread); injected."""
-
-    def __call__(self, fn: Callable[[], T], /) -> Awaitable[T]: ...
-
-
-_IndexEntry = tuple[tuple[int, str], float, FactIndex]
 
 
 class _Unread:
@@ -65,14 +51,6 @@ class _Unread:
 
 
 _UNREAD = _Unread()
-
-
-@dataclass(frozen=True, slots=True)
-class FoundFact:
-    """A fact and the tier it lives in."""
-
-    tier: Tier
-    fact: Fact
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,90 +63,8 @@ class Recalled:
     reason: str
 
 
-class MemoryService:
+class MemoryService(BacklogOps):
     """Memory and backlog operations for one scope."""
-
-    def __init__(
-        self,
-        store: StorePort,
-        clock: Clock,
-        scope: MindScope,
-        *,
-        generation: int | None = None,
-        offload: Offload | None = None,
-    ) -> None:
-        """``offload`` runs index builds off the event loop (the sidecar passes the runtime's
-        IO thread); without it they run inline, as a one-shot CLI wants."""
-        self.store = store
-        self.clock = clock
-        self.scope = scope
-        self.generation = generation
-        self.import_pending = False
-        self._offload = offload
-        self._indexes: dict[Path, _IndexEntry] = {}
-        self._tokens: dict[Path, TokenCache] = {}
-        self._building: dict[Path, asyncio.Future[FactIndex]] = {}
-        self._retiring: set[asyncio.Future[None]] = set()
-        self._closed = False
-        self.semantic: SemanticSource | None = None
-        self.on_saved: Callable[[Tier], None] | None = None
-        """Told the tier of every successful remember/promotion (the Scheduler's dirty
-        tiers, M-OPTIMIZE-AUTO-9)."""
-        """The model edge (hybrid ranking); ``None`` ranks lexically and says nothing."""
-
-    # -- plumbing ------------------------------------------------------------------------
-
-    def now(self) -> float:
-        return self.clock.wall()
-
-    async def _rows(self, target: StoreTarget[E]) -> tuple[E, ...]:
-        snap = await self.store.read(target)
-        return () if snap is None else snap.entries
-
-    async def _mutate(
-        self, target: StoreTarget[E], step: Callable[[tuple[E, ...]], tuple[E, ...]]
-    ) -> None:
-        await self.store.mutate(target, step, generation=self.generation)
-
-    def default_tier(self, kind: str) -> Tier:
-        """STM in a project (objectives: project LTM); persona LTM in home."""
-        if self.scope.project is not None:
-            return "project" if kind == "objective" else "stm"
-        if self.scope.persona is not None:
-            return "persona"
-        raise InvalidArgument(
-            "tier.required",
-            "home is not a project and no persona is active; pass tier 'shared' explicitly",
-        )
-
-    async def _facts(self, tier: Tier) -> tuple[Fact, ...]:
-        return await self._rows(self.scope.fact_target(tier))
-
-    async def find(self, fact_id: str) -> FoundFact:
-        """Locate a row (any status) by id across this scope's tiers."""
-        if not isinstance(fact_id, str) or not fact_id:
-            raise InvalidArgument("id.required", "id must be a non-empty string")
-        for tier in self.scope.tiers():
-            row = fx.find(await self._facts(tier), fact_id)
-            if row is not None:
-                return FoundFact(tier, row)
-        if len(fact_id) >= ID_CHARS:  # the injected block shows ids shortened (shown_id)
-            hits = [
-                FoundFact(tier, row)
-                for tier in self.scope.tiers()
-                for row in await self._facts(tier)
-                if row.id.startswith(fact_id)
-            ]
-            now = self.now()
-            live = [h for h in hits if h.fact.live(now)]
-            if len(hits) == 1 or len(live) == 1:
-                return hits[0] if len(hits) == 1 else live[0]
-            if hits:
-                ids = ", ".join(sorted(h.fact.id for h in hits))
-                raise InvalidArgument(
-                    "id.ambiguous", f"{fact_id!r} starts {len(hits)} fact ids ({ids}); give one"
-                )
-        raise NotFound("fact.not_found", f"no fact {fact_id!r} in this scope; recall to find ids")
 
     # -- memory tool ---------------------------------------------------------------------
 
@@ -312,72 +208,6 @@ class MemoryService:
             self.on_saved(to)
         return FoundFact(to, row)
 
-    # -- backlog tool --------------------------------------------------------------------
-
-    def _require_backlog(self) -> StoreTarget[BacklogItem]:
-        return self.scope.backlog_target()
-
-    async def backlog_add(
-        self, text: str, *, tags: Sequence[str] = (), remind_in: float | None = None
-    ) -> tuple[BacklogItem, bl.AddOutcome]:
-        """Add deferred work (``remind_in`` seconds from now sets a reminder)."""
-        target = self._require_backlog()
-        clean = bl.validate_text(text)
-        if tags is not None and not isinstance(tags, (list, tuple)):
-            raise InvalidArgument("tags.malformed", "tags must be a list of strings")
-        now = self.now()
-        remind_at = None if remind_in is None else now + remind_in
-        out: list[tuple[BacklogItem, bl.AddOutcome]] = []
-
-        def step(rows: tuple[BacklogItem, ...]) -> tuple[BacklogItem, ...]:
-            new_rows, item, outcome = bl.add(
-                rows, clean, tags=tags, persona=self.scope.persona, now=now, remind_at=remind_at
-            )
-            out.append((item, outcome))
-            return new_rows
-
-        await self._mutate(target, step)
-        return out[-1]
-
-    async def backlog_list(self, *, include_closed: bool = False) -> list[BacklogItem]:
-        """Live items (and closed history when asked), newest first; never writes."""
-        now = self.now()
-        rows = [
-            b
-            for b in await self._rows(self._require_backlog())
-            if b.live(now) or (include_closed and not b.active)
-        ]
-        rows.sort(key=lambda b: (0 if b.active else 1, -b.updatedAt, b.id))
-        return rows
-
-    async def backlog_move(self, item_id: str, to: BacklogStatus) -> tuple[BacklogItem, bool]:
-        """take / done / drop; repeats are idempotent, terminal items never reopen."""
-        if not isinstance(item_id, str) or not item_id:
-            raise InvalidArgument("id.required", "id must be a non-empty string")
-        now = self.now()
-        out: list[tuple[BacklogItem, bool]] = []
-
-        def step(rows: tuple[BacklogItem, ...]) -> tuple[BacklogItem, ...]:
-            new_rows, item, changed = bl.transition(rows, item_id, to, now=now)
-            out.append((item, changed))
-            return bl.cleanup(new_rows, now) if changed and to in ("done", "dropped") else new_rows
-
-        await self._mutate(self._require_backlog(), step)
-        return out[-1]
-
-    async def backlog_remind(self, item_id: str, remind_in: float) -> BacklogItem:
-        """Set a later reminder; it extends the item's expiry (M-BACKLOG-3)."""
-        now = self.now()
-        out: list[BacklogItem] = []
-
-        def step(rows: tuple[BacklogItem, ...]) -> tuple[BacklogItem, ...]:
-            new_rows, item = bl.remind(rows, item_id, now + remind_in, now=now)
-            out.append(item)
-            return new_rows
-
-        await self._mutate(self._require_backlog(), step)
-        return out[-1]
-
     # -- maintenance and injection -------------------------------------------------------
 
     async def cleanup(self) -> bool:
@@ -396,116 +226,17 @@ class MemoryService:
     async def index(
         self, tier: Tier, now: float, snap: Snapshot[Fact] | _Unread | None = _UNREAD
     ) -> FactIndex:
-        """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes.
-
-        A build (the first one on a 16 MiB store takes about a second) runs through the
-        injected ``offload`` as a task of its own: one per store at a time (it owns the token
-        cache), and a caller cancelled by the 750 ms deadline leaves it running, so its
-        result is cached for the next turn instead of being thrown away (issue 15, item 9).
-        """
+        """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes
+        (:class:`~persona_mind.mind._index_cache.IndexCache`)."""
         target = self.scope.fact_target(tier)
         if isinstance(snap, _Unread):
             snap = await self.store.read(target)
-        key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
-        path = target.path
-        while True:
-            cached = self._indexes.get(path)
-            if cached is not None and cached[0] == key and now < cached[1]:
-                return cached[2]
-            building = self._building.get(path)
-            if building is None:
-                break
-            cached = None  # never hold an index across an await: it may be retired meanwhile
-            with contextlib.suppress(Exception):  # its failure is re-met by our own build
-                await asyncio.shield(building)
-        rows = () if snap is None else snap.entries
-        build = asyncio.ensure_future(self._build(path, key, rows, now, cached))
-        cached = None
-        self._building[path] = build
-
-        def forget(done: asyncio.Future[FactIndex]) -> None:
-            if self._building.get(path) is done:
-                del self._building[path]
-            if not done.cancelled():
-                done.exception()  # marked retrieved: a caller that left is past caring
-
-        build.add_done_callback(forget)
-        return await asyncio.shield(build)
-
-    async def _build(
-        self,
-        path: Path,
-        key: tuple[int, str],
-        rows: tuple[Fact, ...],
-        now: float,
-        cached: _IndexEntry | None,
-    ) -> FactIndex:
-        tokens = self._tokens.setdefault(path, {})
-
-        def work() -> _IndexEntry:
-            index = cached[2].updated(rows, now, tokens) if cached is not None else None
-            if index is None:
-                index = FactIndex.build(rows, now, tokens)
-            if len(tokens) > 2 * max(1, len(index)):  # forget rows that left the store
-                for key_ in [k for k in tokens if k not in index.slot_of]:
-                    del tokens[key_]
-            live = (index.facts[i] for i in index.slot_of.values())
-            next_expiry = min(
-                (f.expiresAt for f in live if f.expiresAt is not None), default=float("inf")
-            )
-            return key, next_expiry, index
-
-        try:
-            entry = await self._offload(work) if self._offload is not None else work()
-        finally:
-            cached = None  # the closure's reference too: the old index goes to _retire only
-        if self._closed:  # released while building: this index has no reader
-            self._retire(entry[2])
-            return entry[2]
-        old = self._indexes.get(path)
-        self._indexes[path] = entry
-        if old is not None:
-            self._retire(old[2])
-        return entry[2]
-
-    def _retire(self, index: FactIndex | None, *caches: TokenCache) -> None:
-        """Free a replaced index on the offload thread, piecewise (issue 15 item 9).
-
-        Dropping a 19,000-fact index frees ~2.8 M objects in one 290–380 ms GIL-holding
-        step; :func:`retire` takes it apart in small steps on the thread that runs it.
-        Without an offload (the one-shot CLI) the index is just dropped.
-        """
-        offload = self._offload
-        if offload is None:
-            return
-        job = retire(index, *caches)
-        del index, caches  # the job holds the last references now
-
-        async def run() -> None:
-            # started at the next loop iteration, when the caller's frame (and its
-            # references to the old index) is gone
-            await offload(job)
-
-        task = asyncio.ensure_future(run())
-        self._retiring.add(task)
-
-        def done(t: asyncio.Future[None]) -> None:
-            self._retiring.discard(t)
-            if not t.cancelled() and (exc := t.exception()) is not None:
-                log.warning("releasing an old index failed: %r", exc)
-
-        task.add_done_callback(done)
+        return await self._cache.index(target.path, snap, now)
 
     def release(self) -> None:
         """This service is being replaced (a session switch): free its indexes and token
-        caches off the loop, as :meth:`_retire` does for one replaced index."""
-        self._closed = True
-        indexes = [entry[2] for entry in self._indexes.values()]
-        caches = list(self._tokens.values())
-        self._indexes, self._tokens = {}, {}
-        self._retire(indexes.pop() if indexes else None, *caches)
-        while indexes:
-            self._retire(indexes.pop())
+        caches off the loop (:meth:`IndexCache.release`)."""
+        self._cache.release()
 
     async def injection(
         self,
