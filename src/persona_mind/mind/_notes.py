@@ -123,6 +123,11 @@ class NotesLedger:
     notes: dict[str, NoteRecord] = field(default_factory=dict)
     closed: str | None = None
     revoked: bool = False
+    _verdicts: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """The scanner's verdict on each note text (True: safe), so :meth:`views` — run on
+    every turn in the injection path — scans a text once, not on every turn (~336 µs/KiB).
+    Exact because a note's text never changes once recorded and the scanner is
+    deterministic; saves and replays record the verdict they already computed."""
 
     @property
     def persisted(self) -> bool:
@@ -180,6 +185,7 @@ class NotesLedger:
                     continue
                 if event.op == "save":
                     assert event.text is not None
+                    self._verdicts[event.text] = True  # _decode scanned it
                     notes[event.noteId] = NoteRecord(
                         event.noteId,
                         event.kind,
@@ -289,6 +295,7 @@ class NotesLedger:
                 f"this branch already has {MAX_NOTES} active notes; forget one first",
             )
         assert_safe("note text", body)
+        self._verdicts[body] = True
         if src is not None:
             assert_safe("note source", src)
         note_id = (
@@ -355,4 +362,14 @@ class NotesLedger:
         """Active notes for the injection planner (none when closed or revoked)."""
         if self.closed is not None or self.revoked:
             return ()
-        return tuple(r.view() for r in self.notes.values() if not scan(r.text))
+        verdicts = self._verdicts
+        views: list[NoteView] = []
+        for record in self.notes.values():
+            safe = verdicts.get(record.text)
+            if safe is None:  # not recorded by this ledger (set directly): scan it once
+                safe = verdicts[record.text] = not scan(record.text)
+            if safe:
+                views.append(record.view())
+        if len(verdicts) > 2 * max(MAX_NOTES, len(self.notes)):  # forget texts long gone
+            self._verdicts = {r.text: verdicts[r.text] for r in self.notes.values()}
+        return tuple(views)
