@@ -80,4 +80,3 @@ class BacklogOps(StoreAccess):
 
         await self._mutate(self._require_backlog(), step)
         return out[-1]
-

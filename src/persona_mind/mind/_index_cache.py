@@ -155,4 +155,3 @@ class IndexCache:
         self._retire(indexes.pop() if indexes else None, *caches)
         while indexes:
             self._retire(indexes.pop())
-

@@ -21,6 +21,9 @@ from persona_mind.mind._shown_ids import prefix_counts, shown
 
 @dataclass(slots=True)
 class Budget:
+    """The whole block's running account: bytes used of the limit, the lines and items
+    admitted in block order, and what was omitted, clipped or withheld."""
+
     used: int
     limit: int
     prefixes: Sequence[Counter[str]] = ()
@@ -30,7 +33,6 @@ class Budget:
     omitted: dict[str, int] = field(default_factory=dict)
     clipped: int = 0
     unsafe: int = 0
-
 
 
 @dataclass(slots=True)
@@ -51,7 +53,6 @@ class Section:
     used: int = 0
     groups: dict[str, list[tuple[str, PlannedItem]]] = field(default_factory=dict)
     items: list[PlannedItem] = field(default_factory=list)
-
 
 
 def _admit_next(budget: Budget, sec: Section) -> bool:
@@ -115,9 +116,7 @@ def _fill(
     return budget, omission_notice(budget.omitted, budget.clipped, budget.unsafe)
 
 
-def fit(
-    sections: Sequence[Section], room: int, indexes: Sequence[FactIndex]
-) -> tuple[Budget, str]:
+def fit(sections: Sequence[Section], room: int, indexes: Sequence[FactIndex]) -> tuple[Budget, str]:
     """Admit lines within ``room`` bytes and leave room for the omission notice they need.
 
     The notice is known only after admission, so room is reserved first for the common
@@ -135,4 +134,3 @@ def fit(
         return budget, notice
     bound = sum(totals.values())
     return _fill(sections, room, omission_notice(totals, bound, bound), prefixes)
-

@@ -29,7 +29,6 @@ def nbytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-
 Heading = Callable[[str, Fact], str]
 """A line's heading from its candidate label and fact (a section's, a tier's or an observer's)."""
 
@@ -48,7 +47,6 @@ def stm_heading(_label: str, fact: Fact) -> str:
     observer, so STM lines are grouped by observer instead of each repeating the name."""
     who = escape(collapse_ws(fact.persona)) if fact.persona else "no persona"
     return f"STM observed by {who} (expires)"
-
 
 
 def entry_line(label: str, fact: Fact, ident: str, memo: Memo) -> tuple[str, bool]:

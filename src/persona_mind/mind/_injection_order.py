@@ -72,4 +72,3 @@ def ordered(
             seen.add(ident)
             out.append(cand)
     return out
-

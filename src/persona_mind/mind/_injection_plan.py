@@ -102,4 +102,3 @@ class InjectionPlan:
         if self.unsafe:
             out.append(f"{self.unsafe} entr(ies) withheld by the content scanner")
         return tuple(out)
-

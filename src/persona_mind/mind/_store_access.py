@@ -88,4 +88,3 @@ class StoreAccess:
 
     def _require_backlog(self) -> StoreTarget[BacklogItem]:
         return self.scope.backlog_target()
-
