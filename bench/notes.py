@@ -2,7 +2,7 @@
 
 ``views()`` runs on every turn (``MindSession.before_agent_start``). It used to re-run
 the content scanner on every active note each turn (~336 µs/KiB: ~5 ms for 50 notes of
-300 bytes); it now keeps each text's verdict (issue 17).
+300 bytes); it now keeps each text's verdict (found in a review of the turn path).
 
 Rows (50 saved notes of ~300 bytes, the median of many turns):
 
