@@ -59,10 +59,10 @@ if __package__ in (None, ""):  # run as `python bench/_bridge_limits.py`
 from bench._bigstore import write_big_store
 from bench._report import Result, emit, parse_args
 from bench.bridge import STUB, Pipe, _env
+from persona_mind.bridge.sidecar import SWITCH_INTERVAL
 from persona_mind.mind import MindScope
 from persona_mind.mind._retrieval import FactIndex, retire
 from persona_mind.mind._scope import find_project
-from persona_mind.runners.sidecar import SWITCH_INTERVAL
 from persona_mind.storage import FileStore, Layout
 
 __all__ = ("first_turn", "floods", "typed_first_turn")
@@ -85,7 +85,7 @@ def _peak_rss_mb(pid: int) -> float:
 
 
 def _ready(runtime: str | None, agent_dir: Path) -> Pipe:
-    pipe = Pipe([sys.executable, "-m", "persona_mind.runners.sidecar"], _env(runtime))
+    pipe = Pipe([sys.executable, "-m", "persona_mind.bridge.sidecar"], _env(runtime))
     pipe.send({"type": "hello", "protocol": 1, "agent_dir": str(agent_dir)})
     pipe.answer_until("ready")
     return pipe

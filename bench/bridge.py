@@ -1,7 +1,7 @@
 """Pi-bridge benchmark: hook round trip through the sidecar, and sidecar start-to-ready.
 
 1. ``before_agent_start`` round trip: a request frame carrying ``BeforeAgentStart`` into the
-   sidecar (``python -m persona_mind.runners.sidecar``) and its ``PromptInjection`` response
+   sidecar (``python -m persona_mind.bridge.sidecar``) and its ``PromptInjection`` response
    back, over OS pipes. Floor, same run: a bare JSON echo process over the same kind of pipe
    (read a line, ``json.loads``, ``json.dumps``, write). Measured with
    the stub runtime (it injects a section; this isolates the bridge), target ≤ 2× (issue 7),
@@ -129,7 +129,7 @@ def _env(runtime: str | None, ranker: str | None = None) -> dict[str, str]:
 
 
 def _sidecar(runtime: str | None, agent_dir: Path, ranker: str | None = None) -> Pipe:
-    pipe = Pipe([sys.executable, "-m", "persona_mind.runners.sidecar"], _env(runtime, ranker))
+    pipe = Pipe([sys.executable, "-m", "persona_mind.bridge.sidecar"], _env(runtime, ranker))
     # As the extension does: with the command of a Pi for children (not run here).
     hello = {"type": "hello", "protocol": 1, "agent_dir": str(agent_dir), "pi_command": ["pi"]}
     pipe.send(hello)

@@ -40,10 +40,10 @@ from bench._report import Result, emit
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
+from persona_mind.cli._children import fake_script
 from persona_mind.clock import MonotonicClock
 from persona_mind.messages.runner import AwaitRoundtable
 from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
-from persona_mind.runners._cli_children import fake_script
 from persona_mind.runners.child import (
     ChildBackend,
     ChildPersona,

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
+from persona_mind.cli._memory import DirectStore
 from persona_mind.clock import MonotonicClock
 from persona_mind.embedding import SemanticEdge
 from persona_mind.mind import (
@@ -59,7 +60,6 @@ from persona_mind.mind import (
 from persona_mind.mind._model import fact_id
 from persona_mind.mind._retrieval import TokenCache
 from persona_mind.mind._text import lexical_tokens
-from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.storage import FileStore, Layout
 
 WORDS = [f"w{i}" for i in range(3000)]

@@ -90,7 +90,7 @@ async def _run(args: argparse.Namespace) -> list[Result]:
             command=sys.executable,
             args=[
                 "-m",
-                "persona_mind.runners",
+                "persona_mind.cli",
                 "mcp",
                 "--agent-dir",
                 str(agent),

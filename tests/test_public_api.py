@@ -31,10 +31,11 @@ def test_all_names_resolve(name: str) -> None:
 
 
 def test_import_of_the_facade_stays_light() -> None:
-    """Importing persona_mind does not drag in the Pi bridge or child runner modules."""
+    """Importing persona_mind does not drag in the Pi bridge, the CLI or child runner modules."""
     code = (
         "import sys, persona_mind; "
-        "print(','.join(m for m in sys.modules if m.startswith('persona_mind.runners')))"
+        "faces = ('persona_mind.runners', 'persona_mind.cli', 'persona_mind.bridge'); "
+        "print(','.join(m for m in sys.modules if m.startswith(faces)))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True

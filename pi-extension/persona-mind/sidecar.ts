@@ -112,8 +112,8 @@ export function sidecarCommand(env: NodeJS.ProcessEnv): { argv: string[]; python
   const { python } = findPython(env);
   // From a source checkout (pi-extension/ next to src/), run the matching Python package.
   const src = resolve(here, "..", "..", "src");
-  const pythonPath = existsSync(join(src, "persona_mind", "runners", "sidecar.py")) ? src : undefined;
-  return { argv: [python, "-m", "persona_mind.runners.sidecar"], pythonPath };
+  const pythonPath = existsSync(join(src, "persona_mind", "bridge", "sidecar.py")) ? src : undefined;
+  return { argv: [python, "-m", "persona_mind.bridge.sidecar"], pythonPath };
 }
 
 const FIX = "run `persona-mind pi-extension install` with the Python that has persona-mind, or set PERSONA_MIND_PYTHON";

@@ -2,6 +2,6 @@
 
 import sys
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 
 sys.exit(main())

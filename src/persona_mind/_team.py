@@ -2,7 +2,7 @@
 
 Why a facade: a consult needs a team snapshot, a child runner, a model and the lean memory
 injection, which only a running session assembles.  ``Team`` is that session without Pi — the
-headless host (:mod:`persona_mind.runners._headless`) over the product ``Runtime`` — so a
+headless host (:mod:`persona_mind._headless`) over the product ``Runtime`` — so a
 consult from a program is the very ``persona_consult`` a Pi session runs: same team snapshot,
 same leaf rules (no self-consult, no memory tools in the leg), same deadline.
 
@@ -30,9 +30,9 @@ from persona_mind.errors import ChildError, HostError, PersonaError
 from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:
+    from persona_mind._headless import HeadlessSession
     from persona_mind.clock import Clock
     from persona_mind.persona import ConsultResult, TeamMember, TeamSnapshot
-    from persona_mind.runners._headless import HeadlessSession
     from persona_mind.runners.child import ChildBackend
 
 __all__ = ("ConsultRefused", "Team", "TeamUnavailable")
@@ -78,13 +78,13 @@ class Team:
             command = (found,) if found else None
         if not command:
             return None
-        from persona_mind.runners.sidecar import LazyPiBackend  # noqa: PLC0415 - children only
+        from persona_mind.runners._child_lazy import LazyPiBackend  # noqa: PLC0415 - children only
 
         return LazyPiBackend(command, clock=clock)
 
     async def __aenter__(self) -> Team:
+        from persona_mind._headless import HeadlessSession  # noqa: PLC0415
         from persona_mind.clock import MonotonicClock  # noqa: PLC0415
-        from persona_mind.runners._headless import HeadlessSession  # noqa: PLC0415
 
         clock = self.clock or MonotonicClock()
         session = HeadlessSession(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from persona_mind.runners.sidecar import main
+from persona_mind.bridge.sidecar import main
 
 BAD_LINES = (
     b"this is not json\n",

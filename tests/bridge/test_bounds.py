@@ -107,7 +107,7 @@ class _Sidecar:
     def __init__(self, tmp: Path) -> None:
         env = {**os.environ, "PERSONA_MIND_SIDECAR_RUNTIME": STUB}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "persona_mind.runners.sidecar"],
+            [sys.executable, "-m", "persona_mind.bridge.sidecar"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

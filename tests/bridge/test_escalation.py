@@ -18,10 +18,10 @@ from typing import Any, cast
 import pytest
 
 from persona_mind.actors import RestartPolicy
+from persona_mind.bridge._runtime import RuntimeFactory
+from persona_mind.bridge.sidecar import EXIT_ESCALATED, Sidecar
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import ToolCall
-from persona_mind.runners._sidecar_runtime import RuntimeFactory
-from persona_mind.runners.sidecar import EXIT_ESCALATED, Sidecar
 from persona_mind.runtime import Runtime
 from tests.bridge._null_host import NullHost
 from tests.bridge.stub_runtime import Crash, Crasher
@@ -78,7 +78,7 @@ async def test_the_real_runtime_escalating_ends_the_sidecar(tmp_path: Path) -> N
 def test_the_sidecar_process_exits_3_while_its_stdin_is_still_open(tmp_path: Path) -> None:
     env = {**os.environ, "PERSONA_MIND_SIDECAR_RUNTIME": STUB}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "persona_mind.runners.sidecar"],
+        [sys.executable, "-m", "persona_mind.bridge.sidecar"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -116,7 +116,8 @@ def test_a_cli_command_whose_runtime_gives_up_prints_one_line_and_exits_non_zero
     """The CLI half of issue 10: ``Escalated`` leaves ``async with Runtime`` as a typed error,
     and ``persona-mind`` prints it as one line (exit 2), never a traceback. The demo command
     (the CLI's Runtime user) runs a body that makes the real runtime's root give up."""
-    from persona_mind.runners import _demo, cli  # noqa: PLC0415 - the CLI under test
+    from persona_mind import cli  # noqa: PLC0415 - the CLI under test
+    from persona_mind.cli import _demo  # noqa: PLC0415 - the CLI under test
 
     async def escalating_demo(
         agent_dir: Path, trace: Path | None, say: Any, *, kept: bool = False

@@ -18,10 +18,10 @@ from typing import Any, TypeVar
 
 import pytest
 
+from persona_mind.cli._memory import DirectStore
 from persona_mind.messages.host import BeforeAgentStart, PromptInjection, SessionStart
 from persona_mind.mind import Fact, MemoryService, MindScope, with_deadline
 from persona_mind.mind._scope import find_project
-from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.runtime import Runtime
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from persona_mind.bridge.sidecar import HOST_TIMEOUT, BridgeConfigError, host_timeout_from_env
+from persona_mind.cli import _memory
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import ToolCall
-from persona_mind.runners import _cli_memory
-from persona_mind.runners.sidecar import HOST_TIMEOUT, BridgeConfigError, host_timeout_from_env
 from tests.bridge.test_sidecar import Peer
 
 
@@ -210,7 +210,7 @@ async def test_a_bad_host_timeout_fails_the_start_clearly(monkeypatch: pytest.Mo
 def test_importing_the_sidecar_with_a_bad_timeout_does_not_crash() -> None:
     env = {**os.environ, "PERSONA_MIND_BRIDGE_HOST_TIMEOUT": "abc"}
     proc = subprocess.run(
-        [sys.executable, "-c", "import persona_mind.runners.sidecar"],
+        [sys.executable, "-c", "import persona_mind.bridge.sidecar"],
         env=env,
         capture_output=True,
         timeout=60,
@@ -224,7 +224,7 @@ def test_importing_the_sidecar_with_a_bad_timeout_does_not_crash() -> None:
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="persona-mind")
-    _cli_memory.add_parser(parser.add_subparsers())
+    _memory.add_parser(parser.add_subparsers())
     return parser.parse_args(argv)
 
 

@@ -12,6 +12,8 @@ import msgspec
 import pytest
 import pytest_asyncio
 
+from persona_mind.bridge import sidecar
+from persona_mind.bridge.sidecar import Sidecar
 from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import (
@@ -23,9 +25,7 @@ from persona_mind.messages.host import (
     SessionStart,
     ToolCall,
 )
-from persona_mind.runners import sidecar
 from persona_mind.runners.child import PiBackend
-from persona_mind.runners.sidecar import Sidecar
 from persona_mind.testing import wait_all_tasks_blocked
 from tests.bridge.stub_runtime import StubRuntime
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners import _cli_bridge
+from persona_mind.cli import _bridge
 
 STUB = f"{Path(__file__).with_name('stub_runtime.py')}:StubRuntime"
 
@@ -19,7 +19,7 @@ STUB = f"{Path(__file__).with_name('stub_runtime.py')}:StubRuntime"
 def _run(frames: list[dict[str, object]], **env: str) -> subprocess.CompletedProcess[bytes]:
     data = b"".join(json.dumps(f).encode() + b"\n" for f in frames)
     return subprocess.run(
-        [sys.executable, "-m", "persona_mind.runners.sidecar"],
+        [sys.executable, "-m", "persona_mind.bridge.sidecar"],
         input=data,
         capture_output=True,
         timeout=60,
@@ -61,7 +61,7 @@ def test_bad_runtime_spec_is_reported() -> None:
 
 def _cli(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    _cli_bridge.add_parser(parser.add_subparsers())
+    _bridge.add_parser(parser.add_subparsers())
     return parser.parse_args(list(argv))
 
 
@@ -80,7 +80,7 @@ def test_pi_extension_path_prints_the_checkout_directory(
 def test_pi_extension_path_missing_says_what_to_do(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(_cli_bridge, "extension_dir", lambda: None)
+    monkeypatch.setattr(_bridge, "extension_dir", lambda: None)
     args = _cli("pi-extension", "path")
     assert args.func(args) == 1
     assert "not part of this installation" in capsys.readouterr().err
@@ -88,7 +88,7 @@ def test_pi_extension_path_missing_says_what_to_do(
 
 def test_sidecar_subcommand_is_wired() -> None:
     args = _cli("sidecar")
-    assert args.func is _cli_bridge._run_sidecar
+    assert args.func is _bridge._run_sidecar
 
 
 def test_real_runtime_hello_then_shutdown_exits_promptly(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_real_runtime_hello_then_shutdown_exits_promptly(tmp_path: Path) -> None
     data = b'{"type":"hello","protocol":1}\n{"type":"request","id":1,"method":"shutdown"}\n'
     env = {k: v for k, v in os.environ.items() if k != "PERSONA_MIND_SIDECAR_RUNTIME"}
     proc = subprocess.run(
-        [sys.executable, "-m", "persona_mind.runners.sidecar"],
+        [sys.executable, "-m", "persona_mind.bridge.sidecar"],
         input=data,
         capture_output=True,
         timeout=60,

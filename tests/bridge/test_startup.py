@@ -44,7 +44,7 @@ PROBE = textwrap.dedent(
 
     from persona_mind.clock import MonotonicClock
     from persona_mind.messages.host import SessionStart
-    from persona_mind.runners.sidecar import LazyPiBackend
+    from persona_mind.bridge.sidecar import LazyPiBackend
     from persona_mind.runtime import Runtime
 
     HEAVY = json.loads(sys.argv[2])

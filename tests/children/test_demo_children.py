@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from persona_mind.actors import ActorSystem
+from persona_mind.cli._demo_children import demo_children
 from persona_mind.clock import MonotonicClock
-from persona_mind.runners._child_demo import demo_children
 
 
 @pytest.mark.asyncio

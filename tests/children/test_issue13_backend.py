@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost

@@ -230,7 +230,7 @@ async def test_bridge_host_sends_tool_update_and_user_message_frames() -> None:
     that call; ``send_user_message {text}`` → ``pi.sendUserMessage``."""
     import msgspec  # noqa: PLC0415
 
-    from persona_mind.runners._sidecar_host import BridgeHost  # noqa: PLC0415
+    from persona_mind.bridge._host import BridgeHost  # noqa: PLC0415
 
     caller = _Caller()
     host = BridgeHost(caller)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners._cli_output import all_parsers
-from persona_mind.runners.cli import build_parser, main
+from persona_mind.cli import build_parser, main
+from persona_mind.cli._output import all_parsers
 from persona_mind.testing import fake_pi_command
 from persona_mind.testing._fake_pi import SCRIPT_ENV
 
@@ -194,7 +194,7 @@ def test_roundtable_finds_pi_on_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Without --pi the children run the `pi` on PATH (here: a `pi` that is the fake pi)."""
-    from persona_mind.runners._cli_children import fake_script, load_team  # noqa: PLC0415
+    from persona_mind.cli._children import fake_script, load_team  # noqa: PLC0415
 
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

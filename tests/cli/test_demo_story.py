@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 
 
 def test_the_demo_tells_the_story_first_and_keeps_the_given_agent_dir(

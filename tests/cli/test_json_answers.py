@@ -18,10 +18,9 @@ from typing import Any
 
 import pytest
 
-from persona_mind.runners import _cli_bridge
-from persona_mind.runners._cli_output import all_parsers
-from persona_mind.runners._cli_schema import schema_document
-from persona_mind.runners.cli import build_parser, main
+from persona_mind.cli import _bridge, build_parser, main
+from persona_mind.cli._output import all_parsers
+from persona_mind.cli._schema import schema_document
 
 from ._schema_check import errors
 
@@ -38,10 +37,10 @@ def schema() -> dict[str, Any]:
 
 
 def test_the_docs_schema_is_generated_from_the_answer_types() -> None:
-    """docs/cli-schema.json is what `python -m persona_mind.runners._cli_schema` prints."""
+    """docs/cli-schema.json is what `python -m persona_mind.cli._schema` prints."""
     assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == json.loads(
         json.dumps(schema_document())
-    ), "regenerate: python -m persona_mind.runners._cli_schema > docs/cli-schema.json"
+    ), "regenerate: python -m persona_mind.cli._schema > docs/cli-schema.json"
 
 
 class Runner:
@@ -209,7 +208,7 @@ def test_pi_extension_commands(
     ext = tmp_path / "pi-extension"
     ext.mkdir()
     (ext / "package.json").write_text("{}", encoding="utf-8")
-    monkeypatch.setattr(_cli_bridge, "extension_dir", lambda: ext)
+    monkeypatch.setattr(_bridge, "extension_dir", lambda: ext)
     assert run.check("pi-extension path", ["pi-extension", "path"])["path"] == str(ext)
     fake_pi = tmp_path / "pi"
     fake_pi.write_text(f'#!/bin/sh\necho "$@" > {tmp_path / "pi-args"}\n', encoding="utf-8")

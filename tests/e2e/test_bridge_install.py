@@ -28,7 +28,7 @@ pytestmark = pytest.mark.e2e
 
 def test_pi_install_of_the_printed_path_loads_the_extension(pienv: PiEnv) -> None:
     path = subprocess.run(
-        [sys.executable, "-m", "persona_mind.runners.cli", "pi-extension", "path"],
+        [sys.executable, "-m", "persona_mind.cli", "pi-extension", "path"],
         capture_output=True,
         text=True,
         check=True,

@@ -362,7 +362,7 @@ def test_cli_roundtable_with_the_real_pi_and_the_configured_model(
 ) -> None:
     """`persona-mind roundtable "<query>" --pi <path>`: the user's configured model (from
     the agent dir's settings.json) reaches every child; progress shows; synthesis in full."""
-    from persona_mind.runners.cli import main  # noqa: PLC0415
+    from persona_mind.cli import main  # noqa: PLC0415
 
     picks = {"specialists": [{"name": "architect", "reason": "design"}]}
     with FakeOpenAI([{"text": json.dumps(picks)}, {}, {}, {"text": SYNTHESIS}]) as fake:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from persona_mind.cli import main as cli_main
 from persona_mind.mind import MindScope, find_project
-from persona_mind.runners.cli import main as cli_main
 from persona_mind.storage import (
     CorruptStore,
     FileStore,

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from persona_mind.actors import ActorRef
+from persona_mind.cli import main as cli_main
 from persona_mind.errors import ActorStopped, StaleGeneration
 from persona_mind.messages.companion import Describe
 from persona_mind.messages.owner import GetOwner, OwnerChanged, OwnerMsg, SetWorkspace, Subscribe
 from persona_mind.messages.reminder import GetReminderState
 from persona_mind.messages.runner import ListChildren
 from persona_mind.messages.store import Read
-from persona_mind.runners.cli import main as cli_main
 from persona_mind.storage import Layout, StoreTarget
 from persona_mind.testing import ManualClock, TestProbe
 from persona_mind.testing._scripted import ScriptedModel

@@ -147,7 +147,7 @@ async def test_local_work_shows_one_mind_activity_row_without_text_M_ACTIVITY_1_
 
 @pytest.mark.asyncio
 async def test_the_demo_section_consolidates_and_undoes(host: SimHost) -> None:
-    from persona_mind.runners._demo_optimize import optimize_section  # noqa: PLC0415
+    from persona_mind.cli._demo_optimize import optimize_section  # noqa: PLC0415
 
     await bind_team(host)
     await host.command("/persona use architect")

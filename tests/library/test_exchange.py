@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from persona_mind import Memory
-from persona_mind.runners.cli import build_parser
+from persona_mind.cli import build_parser
 from persona_mind.testing import ManualClock
 
 PERSONA = "official/software-team/architect"

@@ -8,7 +8,7 @@ import pytest
 
 from persona_mind import Team
 from persona_mind._team import ConsultRefused, TeamUnavailable
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 from persona_mind.testing import ManualClock, ScriptedModel
 
 

@@ -14,7 +14,7 @@ pytest.importorskip("mcp", reason="the MCP server is the optional [mcp] extra (i
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 
 
 def server_params(
@@ -27,7 +27,7 @@ def server_params(
         command=sys.executable,
         args=[
             "-m",
-            "persona_mind.runners",
+            "persona_mind.cli",
             "mcp",
             "--agent-dir",
             str(agent),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners._headless import HeadlessSession, SessionSetupError
+from persona_mind._headless import HeadlessSession, SessionSetupError
 from persona_mind.testing import ManualClock
 
 

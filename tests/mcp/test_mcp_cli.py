@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 
 
 def test_missing_extra_names_the_install_command(

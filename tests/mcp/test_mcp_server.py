@@ -168,7 +168,7 @@ def test_an_unknown_persona_stops_the_server_with_one_clear_line(
         [
             sys.executable,
             "-m",
-            "persona_mind.runners",
+            "persona_mind.cli",
             "mcp",
             "--agent-dir",
             str(team_agent),

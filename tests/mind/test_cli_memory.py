@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners.cli import build_parser
+from persona_mind.cli import build_parser
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from persona_mind.cli._memory import DirectStore
 from persona_mind.mind import MemoryService, MindScope, MindSettings, find_project
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
-from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock
 from persona_mind.testing._memstore import MemoryStore

@@ -20,6 +20,7 @@ from typing import TypeVar
 
 import pytest
 
+from persona_mind.cli._memory import DirectStore
 from persona_mind.embedding import SemanticEdge
 from persona_mind.embedding._edge import ENCODE_BATCH, INLINE_CHARS, INLINE_ROWS
 from persona_mind.embedding._encoder import Matrix
@@ -28,7 +29,6 @@ from persona_mind.mind import Fact, MemoryService, MindScope, MindSettings
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._retrieval import FactIndex, retire
 from persona_mind.mind._scope import find_project
-from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.mind.test_hybrid import BagEncoder

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from persona_mind.cli._memory import DirectStore
 from persona_mind.messages.host import BeforeAgentStart, Input, SessionStart
 from persona_mind.mind import MemoryService, MindScope, MindSettings, find_project
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._model import Fact
 from persona_mind.mind._session import MindSession
-from persona_mind.runners._cli_memory import DirectStore
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock
 from tests.mind.conftest import ARCHITECT

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners.cli import build_parser
+from persona_mind.cli import build_parser
 
 PERSONA = "official/software-team/architect"
 

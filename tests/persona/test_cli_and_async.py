@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from persona_mind.cli import main
 from persona_mind.messages.host import CommandCall, ToolCall
 from persona_mind.persona import PersonaService, SessionContext, persona_tour
-from persona_mind.runners.cli import main
 from tests.persona._wiring import persona_service
 
 

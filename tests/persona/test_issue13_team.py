@@ -51,8 +51,8 @@ async def test_alias_never_shadows_another_extensions_command_P_ACTIVE_5(host: S
 
 def test_roundtable_team_refuses_an_ambiguous_bare_name_P_PACK_5(tmp_path: Path) -> None:
     """`roundtable --team software-team` with official/ and custom/ present is refused."""
+    from persona_mind.cli._children import load_team  # noqa: PLC0415
     from persona_mind.persona import AmbiguousPackName  # noqa: PLC0415
-    from persona_mind.runners._cli_children import load_team  # noqa: PLC0415
     from persona_mind.testing._packs import write_pack  # noqa: PLC0415
 
     agent = tmp_path / "agent"

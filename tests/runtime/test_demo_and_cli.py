@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 from persona_mind.trace import read_trace
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "persona_mind.runners", *args],
+        [sys.executable, "-m", "persona_mind.cli", *args],
         capture_output=True,
         text=True,
         timeout=120,

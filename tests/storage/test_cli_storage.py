@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.runners._cli_storage import add_parser
+from persona_mind.cli._storage import add_parser
 from persona_mind.storage import FileStore, StoreTarget
 from tests.storage.conftest import Fact
 

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from persona_mind.cli._storage import add_parser
 from persona_mind.errors import StorageError
-from persona_mind.runners._cli_storage import add_parser
 from persona_mind.storage import (
     CorruptStore,
     FileStore,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from persona_mind.runners._cli_trace import add_parser
+from persona_mind.cli._trace import add_parser
 from persona_mind.trace import TraceEvent, decode_line
 from tests.trace._helpers import sample_events, write_trace
 
@@ -158,7 +158,7 @@ def test_empty_file_and_empty_selection_say_so_and_succeed(
 
 _MAIN = (
     "import argparse, sys\n"
-    "from persona_mind.runners._cli_trace import add_parser\n"
+    "from persona_mind.cli._trace import add_parser\n"
     "p = argparse.ArgumentParser(prog='persona-mind')\n"
     "add_parser(p.add_subparsers(dest='command', required=True))\n"
     "a = p.parse_args(sys.argv[1:])\n"

@@ -1,9 +1,9 @@
 """The sidecar's protocol engine, transport-free: ``feed(bytes)`` in, ``send(bytes)`` out.
 
-See :mod:`persona_mind.runners.sidecar` for the flow and ``docs/bridge.md`` for the
+See :mod:`persona_mind.bridge.sidecar` for the flow and ``docs/bridge.md`` for the
 protocol. This module holds the state machine (new → starting → ready → stopping →
 stopped), the output, host requests, the handshake, the escalation watch and stopping;
-:mod:`~persona_mind.runners._sidecar_work` admits and runs the requests and events (at most
+:mod:`~persona_mind.bridge._work` admits and runs the requests and events (at most
 :data:`MAX_ADMITTED_BYTES` of params at once, ``busy`` beyond that; issue 15, item 8).
 """
 
@@ -18,12 +18,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from persona_mind.errors import HostError
-from persona_mind.messages import bridge as b
-from persona_mind.messages.host import (
-    HostEvent,
-)
-from persona_mind.runners._sidecar_host import (
+from persona_mind.bridge._host import (
     HOST_TIMEOUT,
     BridgeHost,
     HostDisconnected,
@@ -32,14 +27,19 @@ from persona_mind.runners._sidecar_host import (
     host_timeout_from_env,
     say,
 )
-from persona_mind.runners._sidecar_runtime import (
+from persona_mind.bridge._runtime import (
     RuntimeFactory,
     RuntimeLike,
     children_kwargs,
     failure_watch,
     load_runtime_factory,
 )
-from persona_mind.runners._sidecar_work import MAX_ADMITTED_BYTES, Work
+from persona_mind.bridge._work import MAX_ADMITTED_BYTES, Work
+from persona_mind.errors import HostError
+from persona_mind.messages import bridge as b
+from persona_mind.messages.host import (
+    HostEvent,
+)
 
 __all__ = ("EXIT_ESCALATED", "EXIT_FAILED", "MAX_ADMITTED_BYTES", "Sidecar", "say")
 

@@ -1,7 +1,7 @@
 """The sidecar's host side: the runtime's ``HostPort`` as request frames, and its errors.
 
 :class:`BridgeHost` turns each ``HostPort`` call into a request frame to the Pi extension
-through a :class:`HostCaller` (the :class:`~persona_mind.runners.sidecar.Sidecar`); an
+through a :class:`HostCaller` (the :class:`~persona_mind.bridge.sidecar.Sidecar`); an
 unanswered request fails with :class:`HostTimeout` after :func:`host_timeout_from_env`
 seconds.
 """

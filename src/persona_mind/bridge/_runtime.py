@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
@@ -25,10 +25,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
-
-if TYPE_CHECKING:
-    from persona_mind.clock import Clock
-    from persona_mind.runners.child import ChildReply, ChildRequest, PiBackend, ProgressFn
+from persona_mind.runners._child_lazy import LazyPiBackend
 
 __all__ = (
     "DEFAULT_RUNTIME",
@@ -114,30 +111,3 @@ def children_kwargs(factory: RuntimeFactory, hello: b.Hello) -> dict[str, Any]:
     if "clock" in params:
         kwargs["clock"] = clock
     return kwargs
-
-
-class LazyPiBackend:
-    """A ``PiBackend`` built at the first child run.
-
-    A session that never consults does not import the child runner, and the sidecar
-    answers ``ready`` without it (``docs/bridge.md``, performance). Same name, same runs.
-    """
-
-    name = "pi"
-
-    def __init__(self, command: Sequence[str], *, clock: Clock) -> None:
-        self.command = tuple(command)
-        self.clock = clock
-        self._backend: PiBackend | None = None
-
-    @property
-    def backend(self) -> PiBackend:
-        """The real ``PiBackend`` (built now if no child has run yet)."""
-        if self._backend is None:
-            from persona_mind.runners.child import PiBackend  # noqa: PLC0415 - first child
-
-            self._backend = PiBackend(self.command, clock=self.clock)
-        return self._backend
-
-    async def run(self, request: ChildRequest, on_progress: ProgressFn) -> ChildReply:
-        return await self.backend.run(request, on_progress)

@@ -1,6 +1,6 @@
 """The sidecar's work: admitting requests and events, running them, answering each once.
 
-A mixin of :class:`~persona_mind.runners._sidecar_engine.Sidecar` (it uses the engine's
+A mixin of :class:`~persona_mind.bridge._engine.Sidecar` (it uses the engine's
 state and output); split out to keep each module small. Events go through one queue and one
 worker (Pi's order); tool and command requests run as tasks of their own. At most
 ``max_admitted_bytes`` of params wait at once; past it the work is refused ``busy``
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from persona_mind.bridge._host import say
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import (
     BeforeAgentStart,
@@ -26,10 +27,9 @@ from persona_mind.messages.host import (
     ToolCall,
     ToolResult,
 )
-from persona_mind.runners._sidecar_host import say
 
 if TYPE_CHECKING:
-    from persona_mind.runners._sidecar_runtime import RuntimeLike
+    from persona_mind.bridge._runtime import RuntimeLike
 
 __all__ = ("MAX_ADMITTED_BYTES", "Work")
 

@@ -1,6 +1,6 @@
 """The Python sidecar the Pi extension starts: frames on stdin/stdout ↔ a ``Runtime``.
 
-``python -m persona_mind.runners.sidecar`` (or ``persona-mind sidecar``) reads the frames of
+``python -m persona_mind.bridge.sidecar`` (or ``persona-mind sidecar``) reads the frames of
 ``persona_mind.messages.bridge`` on stdin and writes its own on the *original* stdout; fd 1 is
 pointed at stderr at start, so a stray ``print`` anywhere in the runtime lands in Pi's log
 instead of corrupting the protocol. Flow (see ``docs/bridge.md``):
@@ -20,7 +20,7 @@ Nothing a peer sends can crash the loop or grow it without bound: bad frames (no
 nested too deep, oversized) get an ``error`` frame, failing handlers an error response, work
 past the admitted-bytes cap a ``busy`` answer, and input is not read while the extension does
 not read our output. Heavy imports (the runtime) happen only after ``hello``. The engine is
-:mod:`~persona_mind.runners._sidecar_engine`; this module is the process around it.
+:mod:`~persona_mind.bridge._engine`; this module is the process around it.
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ import sys
 import time
 from collections.abc import Sequence
 
-from persona_mind.runners._sidecar_engine import (
+from persona_mind.bridge._engine import (
     EXIT_ESCALATED,
     EXIT_FAILED,
     MAX_ADMITTED_BYTES,
     Sidecar,
     say,
 )
-from persona_mind.runners._sidecar_host import (
+from persona_mind.bridge._host import (
     HOST_TIMEOUT,
     BridgeConfigError,
     BridgeHost,
@@ -48,7 +48,7 @@ from persona_mind.runners._sidecar_host import (
     HostTimeout,
     host_timeout_from_env,
 )
-from persona_mind.runners._sidecar_runtime import (
+from persona_mind.bridge._runtime import (
     DEFAULT_RUNTIME,
     RUNTIME_ENV,
     LazyPiBackend,

@@ -1,9 +1,9 @@
 """The ``persona-mind`` command line.
 
-Subcommands live in ``_cli_<area>.py`` modules that each expose ``add_parser``; this module
+Subcommands live in ``cli/_<area>.py`` modules that each expose ``add_parser``; this module
 only assembles them, so an area adds a command without touching the others. Every
 command returns an exit code; a ``PersonaMindError`` is printed as one clear line (exit 2),
-never as a traceback. ``--json`` works on every command (``_cli_output``); a reader that
+never as a traceback. ``--json`` works on every command (``cli/_output.py``); a reader that
 closes the pipe early (``| head -1``) ends the command quietly with status 0.
 """
 
@@ -16,22 +16,22 @@ import sys
 from collections.abc import Sequence
 
 from persona_mind import __version__
+from persona_mind.cli._output import accept_json_everywhere, fail
 from persona_mind.errors import PersonaMindError
-from persona_mind.runners._cli_output import accept_json_everywhere, fail
 
 __all__ = ("build_parser", "main")
 
 # Areas that contribute subcommands, in help order. A missing module is skipped so a
 # partial checkout still runs; a module that fails to import for another reason is a bug.
 _AREAS = (
-    "_cli_demo",
-    "_cli_memory",
-    "_cli_persona",
-    "_cli_children",
-    "_cli_bridge",
-    "_cli_storage",
-    "_cli_trace",
-    "_cli_mcp",
+    "_demo_command",
+    "_memory",
+    "_persona",
+    "_children",
+    "_bridge",
+    "_storage",
+    "_trace",
+    "_mcp_command",
 )
 
 
@@ -44,9 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for area in _AREAS:
         try:
-            module = importlib.import_module(f"persona_mind.runners.{area}")
+            module = importlib.import_module(f"persona_mind.cli.{area}")
         except ModuleNotFoundError as err:
-            if err.name == f"persona_mind.runners.{area}":
+            if err.name == f"persona_mind.cli.{area}":
                 continue
             raise
         module.add_parser(sub)

@@ -1,7 +1,7 @@
-"""``python -m persona_mind.runners`` runs the CLI."""
+"""``python -m persona_mind.cli`` runs the CLI (the same as ``python -m persona_mind``)."""
 
 import sys
 
-from persona_mind.runners.cli import main
+from persona_mind.cli import main
 
 sys.exit(main())

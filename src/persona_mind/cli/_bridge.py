@@ -1,7 +1,7 @@
 """``persona-mind sidecar`` and ``persona-mind pi-extension path|install``: the Pi bridge's CLI.
 
 ``sidecar`` is what the Pi extension may start instead of ``python -m
-persona_mind.runners.sidecar`` (same thing); ``pi-extension path`` prints the directory to
+persona_mind.bridge.sidecar`` (same thing); ``pi-extension path`` prints the directory to
 give ``pi install <path>`` or ``pi -e <path>``; ``pi-extension install`` runs ``pi install``
 with it (``pi`` from PATH, or ``--pi``).
 
@@ -21,8 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from persona_mind.runners import _cli_schema as out
-from persona_mind.runners._cli_output import emit, fail
+from persona_mind.cli import _schema as out
+from persona_mind.cli._output import emit, fail
 
 __all__ = ("PYTHON_RECORD", "add_parser", "extension_dir", "record_python")
 
@@ -71,7 +71,7 @@ def record_python(ext: Path) -> Path:
 
 
 def _run_sidecar(args: argparse.Namespace) -> int:
-    from persona_mind.runners.sidecar import main  # noqa: PLC0415 - keep CLI start fast
+    from persona_mind.bridge.sidecar import main  # noqa: PLC0415 - keep CLI start fast
 
     return main()
 

@@ -22,15 +22,15 @@ from typing import Any, NamedTuple
 
 import anyio
 
+from persona_mind.cli import _schema as out
+from persona_mind.cli._output import emit, fail
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.child import ChildTeam
 from persona_mind.messages.roundtable_progress import RoundtableProgress
 from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.persona._roundtable_progress import render_progress
-from persona_mind.runners import _cli_schema as out
 from persona_mind.runners._child_pi import PiBackend
-from persona_mind.runners._cli_output import emit, fail
 from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 
 __all__ = ("add_parser", "fake_script", "fake_synthesis", "load_team", "run_roundtable_cli")

@@ -154,7 +154,7 @@ async def _run_demo(
     (workspace / ".git").mkdir(exist_ok=True)
     say("== persona-mind demo (offline, simulated session) ==")
     say(f"agent dir: {agent_dir}{' (kept afterwards)' if kept else ' (temporary)'}")
-    from persona_mind.runners._demo_product import (  # noqa: PLC0415
+    from persona_mind.cli._demo_product import (  # noqa: PLC0415
         children_section,
         fake_children_env,
         memory_section,
@@ -173,7 +173,7 @@ async def _run_demo(
         say("\n===== what you get =====")
         await persona_section(host, say)
         await memory_section(host, say)
-        from persona_mind.runners._demo_optimize import optimize_section  # noqa: PLC0415
+        from persona_mind.cli._demo_optimize import optimize_section  # noqa: PLC0415
 
         await optimize_section(host, say)  # issue 11: consolidation
         await children_section(host, say)

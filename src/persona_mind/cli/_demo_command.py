@@ -10,8 +10,8 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from persona_mind.runners._cli_output import emit, wants_json
-from persona_mind.runners._cli_schema import Demo
+from persona_mind.cli._output import emit, wants_json
+from persona_mind.cli._schema import Demo
 
 __all__ = ("add_parser",)
 
@@ -29,7 +29,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _run(args: argparse.Namespace) -> int:
-    from persona_mind.runners._demo import run_demo  # noqa: PLC0415 - keep --help fast
+    from persona_mind.cli._demo import run_demo  # noqa: PLC0415 - keep --help fast
 
     lines: list[str] = []
     say = lines.append if wants_json(args) else print

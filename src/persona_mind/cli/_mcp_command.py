@@ -51,19 +51,19 @@ def _pi_command(raw: str | None) -> tuple[str, ...] | None:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from persona_mind.runners._mcp_sdk import require_sdk  # noqa: PLC0415
+    from persona_mind.cli._mcp_sdk import require_sdk  # noqa: PLC0415
 
     require_sdk()  # a missing extra is one clear line before anything starts
+    from persona_mind._headless import HeadlessSession, log  # noqa: PLC0415
+    from persona_mind.cli._mcp_server import serve_stdio  # noqa: PLC0415
     from persona_mind.clock import MonotonicClock  # noqa: PLC0415
-    from persona_mind.runners._headless import HeadlessSession, log  # noqa: PLC0415
-    from persona_mind.runners._mcp_server import serve_stdio  # noqa: PLC0415
     from persona_mind.runtime import default_agent_dir  # noqa: PLC0415
 
     clock = MonotonicClock()
     backend = None
     command = _pi_command(args.pi_command)
     if command is not None:
-        from persona_mind.runners.sidecar import LazyPiBackend  # noqa: PLC0415
+        from persona_mind.runners._child_lazy import LazyPiBackend  # noqa: PLC0415
 
         backend = LazyPiBackend(command, clock=clock)
     cwd = (args.cwd or Path.cwd()).resolve()

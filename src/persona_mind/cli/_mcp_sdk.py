@@ -1,6 +1,6 @@
 """Whether the optional ``[mcp]`` extra is installed, asked before anything starts.
 
-Kept apart from :mod:`persona_mind.runners._mcp_server`, which imports the SDK at module
+Kept apart from :mod:`persona_mind.cli._mcp_server`, which imports the SDK at module
 level (so mypy checks it against the SDK's own types): a missing extra must be one clear line,
 not an ImportError traceback.
 """

@@ -3,7 +3,7 @@
 The SDK's low-level ``Server`` is used rather than its decorator framework because the tool
 declarations already exist as JSON Schemas (:class:`ToolSpec`): the server lists the
 runtime's tools plus :data:`EXTRA_TOOLS` and forwards each call to :class:`HeadlessSession`.
-Import this module only after :func:`~persona_mind.runners._mcp_sdk.require_sdk`.
+Import this module only after :func:`~persona_mind.cli._mcp_sdk.require_sdk`.
 
 Errors, by whose fault they are:
 
@@ -31,10 +31,10 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
 from persona_mind import __version__
+from persona_mind._headless import HeadlessSession, log
+from persona_mind.cli._mcp_tools import EXTRA_TOOLS, call_extra
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import ToolResult, ToolSpec
-from persona_mind.runners._headless import HeadlessSession, log
-from persona_mind.runners._mcp_tools import EXTRA_TOOLS, call_extra
 
 __all__ = ("build_server", "check_arguments", "serve_stdio")
 

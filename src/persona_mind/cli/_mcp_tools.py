@@ -21,8 +21,8 @@ from persona_mind.errors import MindError
 from persona_mind.messages.host import ToolResult, ToolSpec
 
 if TYPE_CHECKING:
+    from persona_mind._headless import HeadlessSession
     from persona_mind.persona import TeamSnapshot
-    from persona_mind.runners._headless import HeadlessSession
 
 __all__ = ("EXTRA_TOOLS", "OptimizerUnavailable", "call_extra")
 

@@ -21,6 +21,15 @@ from typing import Any, TypeVar, cast
 
 import msgspec
 
+from persona_mind.cli import _schema as out
+from persona_mind.cli._args import existing_dir, persona_ref
+from persona_mind.cli._exchange import (
+    add_memory_parsers,
+    run_memory_exchange,
+    wants_exchange,
+)
+from persona_mind.cli._optimize import add_optimize_parser, run_optimize_cli
+from persona_mind.cli._output import emit, fail, iso
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import PersonaMindError
 from persona_mind.mind import MemoryService, MindScope, find_project
@@ -28,15 +37,6 @@ from persona_mind.mind._cards import backlog_line, fact_line
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import KINDS, BacklogItem, Fact, Kind
-from persona_mind.runners import _cli_schema as out
-from persona_mind.runners._cli_args import existing_dir, persona_ref
-from persona_mind.runners._cli_exchange import (
-    add_memory_parsers,
-    run_memory_exchange,
-    wants_exchange,
-)
-from persona_mind.runners._cli_optimize import add_optimize_parser, run_optimize_cli
-from persona_mind.runners._cli_output import emit, fail, iso
 from persona_mind.storage import FileStore, Layout, agent_dir
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 

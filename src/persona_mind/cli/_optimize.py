@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from persona_mind.actors._consolidator import Consolidator, parse_tier
+from persona_mind.cli._output import emit, fail
+from persona_mind.cli._schema import OptimizeAnswer
 from persona_mind.clock import MonotonicClock
 from persona_mind.mind import MindScope, find_project
 from persona_mind.mind._cards import Card
@@ -30,8 +32,6 @@ from persona_mind.mind._optimize_commands import (
 )
 from persona_mind.mind._optimize_errors import StaleSnapshot
 from persona_mind.mind._optimize_plans import PlanRegistry
-from persona_mind.runners._cli_output import emit, fail
-from persona_mind.runners._cli_schema import OptimizeAnswer
 from persona_mind.storage import FileStore, Layout, agent_dir
 
 __all__ = ("add_optimize_parser", "run_optimize_cli")

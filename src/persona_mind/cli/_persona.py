@@ -14,8 +14,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from persona_mind.runners import _cli_schema as out
-from persona_mind.runners._cli_output import Message, cli_hints, emit, fail
+from persona_mind.cli import _schema as out
+from persona_mind.cli._output import Message, cli_hints, emit, fail
 
 __all__ = ("EXIT_UNCONFIRMED", "add_parser")
 
@@ -87,7 +87,7 @@ def _add_pack_verbs(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``pack`` and ``persona`` subcommands."""
-    from persona_mind.runners._cli_exchange import add_pack_export  # noqa: PLC0415
+    from persona_mind.cli._exchange import add_pack_export  # noqa: PLC0415
 
     pack = subparsers.add_parser("pack", help="manage global persona packs")
     pack_verbs = pack.add_subparsers(dest="verb", required=True, metavar="VERB")

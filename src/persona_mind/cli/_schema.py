@@ -1,7 +1,7 @@
 """The JSON answers of ``persona-mind … --json``, as msgspec Structs (the one definition).
 
 ``docs/cli-schema.json`` is generated from :data:`COMMANDS` (``python -m
-persona_mind.runners._cli_schema > docs/cli-schema.json``); a test keeps the two equal and
+persona_mind.cli._schema > docs/cli-schema.json``); a test keeps the two equal and
 validates every command's real output against the file. Times are ISO 8601 UTC strings;
 field names are camelCase like the stores'.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 
-from persona_mind.runners._cli_output import ErrorOut, Message
+from persona_mind.cli._output import ErrorOut, Message
 from persona_mind.trace import TraceEvent, TraceSummary
 
 __all__ = ("COMMANDS", "FactOut", "schema_document")

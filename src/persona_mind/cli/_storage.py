@@ -17,8 +17,8 @@ from typing import Any
 
 import msgspec
 
-from persona_mind.runners import _cli_schema as out
-from persona_mind.runners._cli_output import emit, fail
+from persona_mind.cli import _schema as out
+from persona_mind.cli._output import emit, fail
 from persona_mind.storage import (
     CorruptStore,
     FileStore,

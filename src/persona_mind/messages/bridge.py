@@ -1,6 +1,6 @@
 """The sidecar protocol: versioned newline-delimited JSON frames between Pi and Python.
 
-The Pi extension (``pi-extension/``) and the sidecar (``persona_mind.runners.sidecar``) speak
+The Pi extension (``pi-extension/``) and the sidecar (``persona_mind.bridge.sidecar``) speak
 one JSON object per line (LF only; UTF-8; at most :data:`MAX_FRAME_BYTES` a line). Every frame
 has a ``type`` tag; the rest is typed here so a bad frame is a decode error we can answer, not a
 crash. ``docs/bridge.md`` is the prose version. In short::

@@ -1,7 +1,7 @@
 """The host port's vocabulary: events the host sends in, and what the runtime asks of it.
 
 Two adapters speak it: the simulated host (``persona_mind.sim.SimHost``) and the Pi
-bridge (``pi-extension/`` + ``persona_mind.runners.sidecar``). Everything here is a plain
+bridge (``pi-extension/`` + ``persona_mind.bridge.sidecar``). Everything here is a plain
 typed value so it can cross the sidecar pipe as JSON unchanged (msgspec, tagged unions).
 
 Events in (host → runtime) are :data:`HostEvent`; calls in are :class:`ToolCall` and

@@ -4,7 +4,7 @@ Besides decoding every store, it reports anything at a state path that is not wh
 layout expects (issue 15 item 3): a symlink anywhere (never followed: a symlinked
 ``memory/stm`` directory is reported, not walked into), a directory, FIFO, socket or device
 where a store, its backup or its lock file should be, and a store with an unresolved
-quarantine. ``store check --repair`` fixes what it safely can (see ``runners/_cli_storage``).
+quarantine. ``store check --repair`` fixes what it safely can (see ``cli/_storage.py``).
 """
 
 from __future__ import annotations
