@@ -42,6 +42,8 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "you", "pretend", "mode", "anything", "jailbreak", "creator", "developer",
         "administrator", "admin", "owner", "operator", "maker", "override", "character",
         "unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue", "dan",
+        "polic", "ethic", "moral", "confines", "shackles", "chains", "immerse", "principles",
+        "constraints", "programming",
     ),
     "chat-template": (
         "<|", "[inst", "[/inst", "<<", "<start", "<end", "<system", "</system", "<assistant",
@@ -49,8 +51,10 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "[system", "[admin", "[developer", "system", "assistant",
     ),
     "reveal-prompt": (
-        "prompt", "instructions",
+        "prompt", "instructions", "rules", "ruleset", "directives", "guidelines",
+        "configuration", "above", "message",
     ),
+    "fake-boundary": ("%%", "===", "##", "***", "---", "~~~", "<<", ">>", "[["),
     "ignore-instructions-de": (
         "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",
         "befolge", "du bist", "sie sind", "ab jetzt", "ab sofort", "neue anweisung",

@@ -46,10 +46,10 @@ _EN_AUTH = (
     r"system|safety|developer|built-in|hidden|internal|pre-?set|standing)"
 )
 _EN_NOUN = (
-    r"(?:instructions?|rules?|prompts?|guidelines?|directives?|messages?|context|guidance|"
+    r"(?:instructions?|rules?|prompt(?:s|ing)?|guidelines?|directives?|messages?|context|guidance|"
     r"constraints?|commands?|orders?|polic(?:y|ies)|restrictions?|programming|training|"
     r"filters?|safeguards?|guardrails?|limitations?|directions?|conditioning|text|"
-    r"system prompt|configuration|ethics|principles)"
+    r"system prompt|configuration|ethics|principles|tasks?|inputs?)"
 )
 _EN_AFTER = (
     r"(?:above|(?:before|earlier|previously)(?: this(?: message| line| point)?)?(?=[.,;:!?]|$)"
@@ -60,7 +60,9 @@ _EN_AFTER = (
 )
 _EN_THAT = (
     r"(?:everything|anything|all|whatever|what)(?: (?:that )?(?:you(?: were| have been|'ve been|"
-    r" got) (?:told|given|instructed|taught)|(?:i|we|they|he|she|the system|the developer|your "
+    r" got) (?:told|given|instructed|taught)|you (?:learned|learnt|knew|know) (?:before|so far|"
+    r"until now|previously)|i(?:'ve| have) (?:said|written|told you)|(?:i|we|they|he|she|"
+    r"the system|the developer|your "
     r"developer|your creators?|the operator) (?:told|said|wrote|gave) you|(?:was|were|has been) "
     r"(?:said|written|stated|given)|above|before(?: this)?|prior|so far|until now|up to now|"
     r"earlier|previously|said above|stated above|written above|came before|preceded this|"
@@ -120,6 +122,16 @@ _FR_IT = _family(
     r"del sistema|iniziali|originali|di prima",
 )
 
+_REVEAL_VERB = (
+    r"(?:reveal|print|show|leak|output|repeat|display|dump|disclose|tell me|write out|recite|"
+    r"paste|list|summari[sz]e|rephrase|paraphrase|restate|translate|convert|format|explain|"
+    r"spell out|share|echo|give me|relay|type out|put|return|provide|describe)"
+)
+"""Verbs of a prompt-extraction request (with "your instructions": not "list the rules")."""
+_RULES = (
+    r"(?:rules|restrictions|guidelines|polic(?:y|ies)|filters|ethics|morals|morality|"
+    r"limitations|programming|principles|constraints|censorship|boundaries)"
+)
 _NEW_ROLE = (
     r"(?:in (?:\w+ )?mode|dan|free|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|"
     r"no longer|called|named|going to|[a-z]+gpt|a different|an? (?:\w+ )?(?:ai|assistant|model|"
@@ -144,11 +156,11 @@ INJECTION: tuple[Rule, ...] = (
             r"|\b(?:everything|anything|all|the text|whatever (?:was|is) (?:written|said)) "
             r"(?:above|before (?:this|here)(?: \w+)?|so far|prior to this(?: \w+)?) "
             r"(?:is|are|was|were) "
-            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|a test|null|to be ignored)"
+            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|false|a test|null|to be ignored)"
             r"|\b(?:your|the|all|all the|all of the) (?:previous|prior|original|earlier|system|old|"
             r"initial) "
             r"(?:instructions|rules|prompt|guidelines|directives) (?:(?:are|is) )?(?:now )?(?:void|"
-            r"invalid|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply)"
+            r"invalid|false|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply)"
             r"|do not apply|don't apply)"
         ),
     ),
@@ -184,12 +196,30 @@ INJECTION: tuple[Rule, ...] = (
             r")?"
             r"(?:\w+ )?(?:without|with no|free of) (?:any )?(?:restrictions|rules|limits|filters|"
             r"guidelines)|\byou (?:have|has) no (?:restrictions|rules|limits|filters|guidelines|"
-            r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on) (?:\w+ )?"
-            r"(?:developer|god|debug|admin|sudo|jailbreak|dan|unrestricted|root) mode\b"
+            r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on|simulate) (?:\w+ )?"
+            r"(?:developer|god|debug|admin|sudo|jailbreak|dan|unrestricted|root|opposite) mode\b"
             r"|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode(?: is| =| ?:) ?(?:enabled|"
             r"activated|on)\b|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode (?:enabled|"
             r"activated)\b|\byou(?: are|'re) dan\b"
             r"|\bdo anything now\b|\bjailbreak(?:ed|ing)? (?:the )?(?:model|assistant|ai|you)\b"
+            rf"|\b(?:not|never|no longer|isn't|aren't|nor) (?:\w+ )?(?:bound|restricted|limited|"
+            rf"constrained|governed) by (?:any |the |its |their |his |her |your |open ?ai'?s? )?"
+            rf"(?:[\w'\-]+ ){{0,3}}?{_RULES}\b"
+            r"|\b(?:without|with no|free (?:of|from)|devoid of|lacks?|lacking|doesn't have|does "
+            r"not have|has no|have no) (?:any |all )?(?:\w+ )?(?:ethical|moral|ethics|morals) "
+            r"(?:or \w+ )?(?:and \w+ )?(?:guidelines|restrictions|rules|principles|constraints|"
+            r"filters|polic(?:y|ies)|boundaries|limits|concerns|compass|code)\b"
+            r"|\bfree (?:of|from) (?:all|any) (?:restrictions|rules|filters|censorship|limitations"
+            r"|guidelines)\b|\b(?:broken|break|breaks|breaking|set) free (?:of|from) (?:the )?"
+            r"(?:\w+ )?(?:confines|restrictions|rules|shackles|limitations|chains)\b"
+            r"|\b(?:without|with no) (?:any )?(?:rules|restrictions|limits|filters|censorship),? "
+            r"(?:or|and) (?:ethics|morals|morality|remorse)\b"
+            r"|\b(?:does not|doesn't|don't|do not|never) (?:have|need) to (?:abide by|obey) (?:any|"
+            r"the) (?:rules|restrictions|guidelines|polic)"
+            r"|\bnot (?:required|obliged|obligated) to (?:follow|obey|abide by) (?:any|the) "
+            r"(?:rules|polic|guidelines|restrictions)"
+            r"|\bimmerse yourself (?:in|into) the role\b|\bdisregards? (?:all |any )?(?:ethical|"
+            r"moral|legal) (?:and \w+ )?(?:concerns|guidelines|considerations|boundaries)\b"
             r"|\b(?:i am|i'm|this is|speaking as) (?:your|the) (?:developer|creator|administrator|"
             r"admin|owner|operator|system administrator|maker)\b|\b(?:system|admin|root|sudo|"
             r"developer) override\b|\bstay in character no matter\b"
@@ -215,11 +245,30 @@ INJECTION: tuple[Rule, ...] = (
     (
         "reveal-prompt",
         _c(
-            r"\b(?:reveal|print|show|leak|output|repeat|display|dump|disclose|tell me|write out|"
-            r"recite|paste) (?:me )?(?:your|the) (?:entire |full |complete |exact |initial |"
-            r"original |hidden |secret )?(?:system (?:prompt|message|instructions)|initial "
-            r"(?:prompt|instructions)|hidden (?:prompt|instructions)|(?:prompt|instructions) "
-            r"(?:above|verbatim))"
+            rf"\b{_REVEAL_VERB} (?:back )?(?:me |to me |us )?(?:back )?(?:[\w'\-]+ ){{0,2}}?"
+            r"(?:(?:all (?:of )?)?your (?:\w+ ){0,2}?(?:instructions|(?:system |initial |original "
+            r")?prompt|system message|rules|ruleset|directives|guidelines|configuration|"
+            r"pre-?prompt)\b|(?:all (?:of )?)?the (?:entire |full |complete |exact |very )?"
+            r"(?:above|previous|prior|preceding|initial|original|hidden|secret|system|first) "
+            r"(?:\w+ )?(?:instructions|prompt|system message)\b|(?:all (?:of )?)?(?:the )?"
+            r"(?:instructions|prompt|rules)(?: \w+){0,2}? (?:so far|above|verbatim|before this|"
+            r"(?:that )?you (?:were|have been|'ve been|got) given))"
+            r"|\bwhat (?:are|were|is) (?:the |your )?(?:exact |full |initial |original |secret "
+            r"|hidden )?(?:instructions|system prompt|rules) (?:that )?you (?:were|have been|'ve "
+            r"been|got) (?:given|told)\b"
+            r"|\b(?:repeat|recite|echo|print|output|spell out) (?:all |back )?(?:of )?(?:the )?"
+            r"(?:(?:words|text|sentences|lines) (?:above|before this)|above (?:words|text|"
+            r"sentences|lines))\b"
+            r"|\b(?:sentences?|lines?|words|paragraphs?|parts?) of your (?:\w+ )?(?:prompt|"
+            r"instructions)\b"
+        ),
+    ),
+    (
+        "fake-boundary",
+        _c(
+            r"(?:%{2,}|={3,}|#{2,}|\*{3,}|-{3,}|~{3,}|<{2,}|>{2,}|\[{2,})\s?(?:end|begin|start|stop)"
+            r"(?:ing)?(?: of)?(?: the)? (?:[\w\-]+ ){0,3}?(?:instructions|prompt|input|ambiguity|"
+            r"message|context|conversation|distractions?)\b"
         ),
     ),
     (

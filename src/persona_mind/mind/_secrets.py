@@ -10,10 +10,13 @@ a placeholder (``${VAR}``, ``<token>``, ``changeme``), an expression (``os.envir
 
 from __future__ import annotations
 
+import base64
+import binascii
+import math
 import re
 from collections.abc import Iterator
 
-__all__ = ("LONG_WORD", "secret_findings")
+__all__ = ("LONG_WORD", "placeholder_token", "random_token", "secret_findings")
 
 _I = re.IGNORECASE
 
@@ -139,8 +142,9 @@ _KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         "auth-header",
         ("authorization",),
         re.compile(
-            r"\b(?:authorization|proxy-authorization)\s?[:=]\s?[\"']?(?:basic|bearer|token|digest|"
-            r"apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}",
+            r"\b(?:authorization|proxy-authorization)\s?[:=]\s*[\"']?(?:(?:basic|bearer|token|"
+            r"digest|apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}|(?=[^\s\"']*\d)[A-Za-z0-9+/=_\-.~:@]"
+            r"{16,})",
             _I,
         ),
     ),
@@ -175,7 +179,7 @@ _KEYWORD_TAILS = (
     "credentials", "apikey", "auth", "cookie", "sessionid", "session_id", "session-id", "key",
     "passwort", "kennwort", "contrasena", "senha", "parola", "пароль",
 )  # fmt: skip
-_VALUE = re.compile(r"[=>]?\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
+_VALUE = re.compile(r"[:=>]{0,3}\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{0,60}$")
 _STRONG_KEY = re.compile(
     r"(?:api|access|secret|private|auth|signing|encryption|master|account|client|app|service|"
@@ -199,7 +203,8 @@ _XML_SECRET = re.compile(
 # Credentials on a command line or in "user / password" notes: (literal gate, pattern).
 _CLI_SECRETS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("curl",), re.compile(
-        r"\bcurl\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]+:(?P<v>[^\s'\"@]{4,200})", _I)),
+        r"\bcurl\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]*:['\"]?(?P<v>[^\s'\"]{4,200})",
+        _I)),
     (("wget",), re.compile(
         r"\bwget\b[^\n|;]{0,80}?\s--(?:http-)?password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
     (("mysql",), re.compile(
@@ -276,7 +281,7 @@ def _assignment(plain_text: str) -> bool:
         at = op.start()
         if at and plain_text[at - 1] in ":=!<>":
             continue  # the second character of an operator was handled with the first
-        before = plain_text[max(0, at - 64) : at]
+        before = plain_text[max(0, at - 64) : at].rstrip(" ?+")  # NAME ?= v, NAME += v
         if not before.rstrip(" \"'").lower().endswith(_KEYWORD_TAILS):
             continue
         kw_match = _KEYWORD_END.search(before.casefold())
@@ -287,9 +292,13 @@ def _assignment(plain_text: str) -> bool:
         name = (tail.group() if tail else "").casefold()
         if kw in ("pass", "pw", "auth") and name[-1:].isalpha():
             continue  # bypass=, compass=, oauth=
-        if kw == "key" and not _STRONG_KEY.search(name):
-            continue  # primary_key=, sort_key=
         value = _VALUE.match(plain_text, op.end())
+        if (
+            kw == "key"
+            and not _STRONG_KEY.search(name)
+            and (value is None or not random_token(value["value"]))
+        ):
+            continue  # primary_key=, sort_key= (HEROKU_KEY = <random> still counts)
         if value is None:
             continue
         rest = plain_text[value.end() :].lstrip()
@@ -331,8 +340,15 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
     for word in long_words:
         for token in word.translate(_TOKEN_SEP).split():
             for name, pattern in _BY_PREFIX.get(token[:2], ()):
-                if name not in seen and len(token) >= 16 and pattern.match(token):
+                if (
+                    name not in seen
+                    and len(token) >= 16
+                    and pattern.match(token)
+                    and not placeholder_token(token)
+                ):
                     seen.add(name)
+            if not seen and len(token) >= _RANDOM_MIN and random_token(token):
+                seen.add("random-token")
     for lit in set(_KEYWORD_GATE.findall(folded)):
         name, pattern = _KEYWORD_RULE[lit]
         if name not in seen and pattern.search(plain_text):
@@ -388,3 +404,66 @@ def _url_credentials(plain_text: str) -> bool:
         if not _PLACEHOLDER.match(value) or value.casefold() in ("pass", "password", "secret"):
             return True
     return bool(_BASIC_USERINFO.search(plain_text))
+
+
+_RANDOM_MIN = 20
+_RUN = re.compile(r"[A-Za-z0-9]{20,}")
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_DIGIT_LETTER = re.compile(r"(?<=\d)[A-Za-z]|(?<=[A-Za-z])\d")
+
+
+def _entropy(run: str) -> float:
+    counts: dict[str, int] = {}
+    for ch in run:
+        counts[ch] = counts.get(ch, 0) + 1
+    n = len(run)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def random_token(token: str) -> bool:
+    """A run of 20+ letters and digits that reads as random — a bare API key such as
+    ``n0rsfta3vmx8fgdnvx6qmzlfbzr1ras2``, or the body after a provider prefix
+    (``ntn_…``, ``sgp_…``) — and not an identifier, a word or a hash.
+
+    Hex runs (commit ids, checksums, digests) are left alone: a memory names them far more
+    often than it leaks a hex key.  Random means: letters *and* digits interleaved (at
+    least one switch per eight characters) and a character entropy near that of random
+    text of the same length.  ``python_version_3_11_compatibility`` or
+    ``getElementsByTagName`` switch too rarely; ``sha256`` is too short.
+    """
+    for m in _RUN.finditer(token):
+        run = m.group()
+        if _HEX.fullmatch(run) or placeholder_token(run):
+            continue
+        n = len(run)
+        digits = sum(ch.isdigit() for ch in run)
+        if digits < 2 or n - digits < 4:
+            continue
+        if len(_DIGIT_LETTER.findall(run)) * 8 < n:
+            continue
+        if _entropy(run) >= min(4.2, math.log2(n) - 0.6) and not _encoded_text(m.group()):
+            return True
+    return False
+
+
+def _encoded_text(run: str) -> bool:
+    """Base64 of readable text is encoded *content* (the scanner decodes and scans it as a
+    layer of its own), not a key."""
+    try:
+        decoded = base64.b64decode(run[: len(run) - len(run) % 4], validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    letters = sum(ch.isalpha() or ch == " " for ch in decoded)
+    return len(decoded) >= 12 and decoded.isprintable() and letters * 4 >= len(decoded) * 3
+
+
+_REPEAT = re.compile(r"(.)\1{5,}")
+
+
+def placeholder_token(token: str) -> bool:
+    """A token-shaped placeholder: ``ghp_xxxxxxxx…``, ``glpat-XXXX…``, ``sk-…000000`` — one
+    character repeated six times, which a real random key practically never contains.
+    Alphabet runs (``AKIAABCDEFGHIJKLMNOP``) still count as secrets: hand-made fake keys
+    look like that, and a scanner that waved them through would wave through a pasted
+    test key in a real format."""
+    return _REPEAT.search(token) is not None
