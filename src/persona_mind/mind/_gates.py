@@ -43,7 +43,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "administrator", "admin", "owner", "operator", "maker", "override", "character",
         "unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue", "dan",
         "polic", "ethic", "moral", "confines", "shackles", "chains", "immerse", "principles",
-        "constraints", "programming",
+        "constraints", "programming", "legality",
     ),
     "chat-template": (
         "<|", "[inst", "[/inst", "<<", "<start", "<end", "<system", "</system", "<assistant",
@@ -54,7 +54,9 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "prompt", "instructions", "rules", "ruleset", "directives", "guidelines",
         "configuration", "above", "message",
     ),
-    "fake-boundary": ("%%", "===", "##", "***", "---", "~~~", "<<", ">>", "[["),
+    "fake-boundary": (
+        "%%", "===", "##", "***", "---", "~~~", "<<", ">>", "[[", "instructions",
+    ),
     "ignore-instructions-de": (
         "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",
         "befolge", "du bist", "sie sind", "ab jetzt", "ab sofort", "neue anweisung",

@@ -59,6 +59,7 @@ _EN_AFTER = (
     r"above)|(?:stated|written|provided|listed|given) above)"
 )
 _EN_THAT = (
+    r"(?:everything (?:but|except) (?:this|the following|what follows)\b|"
     r"(?:everything|anything|all|whatever|what)(?: (?:that )?(?:you(?: were| have been|'ve been|"
     r" got) (?:told|given|instructed|taught)|you (?:learned|learnt|knew|know) (?:before|so far|"
     r"until now|previously)|i(?:'ve| have) (?:said|written|told you)|(?:i|we|they|he|she|"
@@ -66,7 +67,7 @@ _EN_THAT = (
     r"developer|your creators?|the operator) (?:told|said|wrote|gave) you|(?:was|were|has been) "
     r"(?:said|written|stated|given)|above|before(?: this)?|prior|so far|until now|up to now|"
     r"earlier|previously|said above|stated above|written above|came before|preceded this|"
-    r"precedes this|comes before this))"
+    r"precedes this|comes before this)))"
 )
 
 
@@ -155,8 +156,9 @@ INJECTION: tuple[Rule, ...] = (
             rf"(?:[.,;!]|$))"
             r"|\b(?:everything|anything|all|the text|whatever (?:was|is) (?:written|said)) "
             r"(?:above|before (?:this|here)(?: \w+)?|so far|prior to this(?: \w+)?) "
-            r"(?:is|are|was|were) "
-            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|false|a test|null|to be ignored)"
+            r"(?:is|are|was|were|has been|have been) "
+            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|false|a test|a trick|a joke|a lie|"
+            r"null|to be ignored)"
             r"|\b(?:your|the|all|all the|all of the) (?:previous|prior|original|earlier|system|old|"
             r"initial) "
             r"(?:instructions|rules|prompt|guidelines|directives) (?:(?:are|is) )?(?:now )?(?:void|"
@@ -168,7 +170,8 @@ INJECTION: tuple[Rule, ...] = (
         "new-instructions",
         _c(
             r"\b(?:new|updated|real|actual|true|revised|override|secret|hidden|additional) "
-            r"(?:system )?(?:instructions|directives|orders|rules|task) ?:|\byour (?:new|real|true|"
+            r"(?:system )?(?:instructions?|directives?|orders|rules|task) ?:|\byour (?:new"
+            r"|real|true|"
             r"actual) (?:task|instructions?|goal|objective|role|purpose|directive) (?:is|are)\b"
             r"|\b(?:instructions|message|directive|orders) from (?:the )?(?:user|system|developer|"
             r"admin|administrator|operator)\s?:|(?:^|\s)#{1,6} ?(?:new |updated |real |important |"
@@ -204,7 +207,7 @@ INJECTION: tuple[Rule, ...] = (
             r"|\bdo anything now\b|\bjailbreak(?:ed|ing)? (?:the )?(?:model|assistant|ai|you)\b"
             rf"|\b(?:not|never|no longer|isn't|aren't|nor) (?:\w+ )?(?:bound|restricted|limited|"
             rf"constrained|governed) by (?:any |the |its |their |his |her |your |open ?ai'?s? )?"
-            rf"(?:[\w'\-]+ ){{0,3}}?{_RULES}\b"
+            rf"(?:[\w'\-]+,? ){{0,5}}?{_RULES}\b"
             r"|\b(?:without|with no|free (?:of|from)|devoid of|lacks?|lacking|doesn't have|does "
             r"not have|has no|have no) (?:any |all )?(?:\w+ )?(?:ethical|moral|ethics|morals) "
             r"(?:or \w+ )?(?:and \w+ )?(?:guidelines|restrictions|rules|principles|constraints|"
@@ -212,14 +215,17 @@ INJECTION: tuple[Rule, ...] = (
             r"|\bfree (?:of|from) (?:all|any) (?:restrictions|rules|filters|censorship|limitations"
             r"|guidelines)\b|\b(?:broken|break|breaks|breaking|set) free (?:of|from) (?:the )?"
             r"(?:\w+ )?(?:confines|restrictions|rules|shackles|limitations|chains)\b"
-            r"|\b(?:without|with no) (?:any )?(?:rules|restrictions|limits|filters|censorship),? "
-            r"(?:or|and) (?:ethics|morals|morality|remorse)\b"
+            r"|\b(?:without|with no) (?:any )?[\w\-]+,? (?:or|and) (?:ethics|morals|morality)\b"
+            r"|\bviolat\w* (?:all |any )?(?:ethical|moral) (?:standards|guidelines|rules"
+            r"|principles)"
+            r"|\b(?:regardless of|without (?:\w+ )?(?:or )?concerns? (?:for|about)) (?:the )?"
+            r"(?:legality|ethics|morality)\b"
             r"|\b(?:does not|doesn't|don't|do not|never) (?:have|need) to (?:abide by|obey) (?:any|"
             r"the) (?:rules|restrictions|guidelines|polic)"
             r"|\bnot (?:required|obliged|obligated) to (?:follow|obey|abide by) (?:any|the) "
             r"(?:rules|polic|guidelines|restrictions)"
             r"|\bimmerse yourself (?:in|into) the role\b|\bdisregards? (?:all |any )?(?:ethical|"
-            r"moral|legal) (?:and \w+ )?(?:concerns|guidelines|considerations|boundaries)\b"
+            r"moral|legal) (?:(?:and|or) \w+ )?(?:concerns|guidelines|considerations|boundaries)\b"
             r"|\b(?:i am|i'm|this is|speaking as) (?:your|the) (?:developer|creator|administrator|"
             r"admin|owner|operator|system administrator|maker)\b|\b(?:system|admin|root|sudo|"
             r"developer) override\b|\bstay in character no matter\b"
@@ -229,7 +235,8 @@ INJECTION: tuple[Rule, ...] = (
         "chat-template",
         _c(
             r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id"
-            r"|end_header_id|begin_of_text)\|>|\[inst\].{0,400}\[/inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>"
+            r"|end_header_id|begin_of_text)\|>|\[inst\].{0,400}\[/inst\]|<</?sys>>"
+            r"|<start_of_turn>|<end_of_turn>"
             r"|</?(?:system|assistant|im_start|im_end|instructions?|system_prompt|sys)>"
             r"|(?:^|\s)### ?(?:instruction|system|response)s? ?:|\b(?:system|assistant)"
             r" ?: ?(?:you|ignore|disregard|from now|new|the user|do not|don't|never|always|forget"
@@ -245,30 +252,38 @@ INJECTION: tuple[Rule, ...] = (
     (
         "reveal-prompt",
         _c(
-            rf"\b{_REVEAL_VERB} (?:back )?(?:me |to me |us )?(?:back )?(?:[\w'\-]+ ){{0,2}}?"
-            r"(?:(?:all (?:of )?)?your (?:\w+ ){0,2}?(?:instructions|(?:system |initial |original "
-            r")?prompt|system message|rules|ruleset|directives|guidelines|configuration|"
-            r"pre-?prompt)\b|(?:all (?:of )?)?the (?:entire |full |complete |exact |very )?"
-            r"(?:above|previous|prior|preceding|initial|original|hidden|secret|system|first) "
-            r"(?:\w+ )?(?:instructions|prompt|system message)\b|(?:all (?:of )?)?(?:the )?"
-            r"(?:instructions|prompt|rules)(?: \w+){0,2}? (?:so far|above|verbatim|before this|"
-            r"(?:that )?you (?:were|have been|'ve been|got) given))"
+            rf"(?<!not )(?<!never )(?<!n't )\b{_REVEAL_VERB} (?:back )?(?:me |to me "
+            r"|us )?(?:back )?"
+            r"(?:(?:[\w'\-]+ ){0,2}?(?:all (?:of )?)?your (?:\w+ ){0,2}?(?:instructions|(?:system "
+            r"|initial |original )?prompt|system message|rules|ruleset|directives|guidelines|"
+            r"configuration|pre-?prompt)\b|(?:all (?:of )?)?(?:the )?(?:entire |full |complete |"
+            r"exact |very )?(?:above|previous|prior|preceding|initial|original|hidden|secret"
+            r"|system|"
+            r"first) (?:\w+ )?(?:instructions|prompt|system message)\b|(?:[\w'\-]+ ){0,2}?"
+            r"(?:all (?:of )?)?(?:the )?(?:instructions|prompt|rules|directives)(?: \w+){0,2}? "
+            r"(?:so far|above|verbatim|before this|(?:that )?you (?:were|have been|'ve been|got) "
+            r"given))"
             r"|\bwhat (?:are|were|is) (?:the |your )?(?:exact |full |initial |original |secret "
             r"|hidden )?(?:instructions|system prompt|rules) (?:that )?you (?:were|have been|'ve "
             r"been|got) (?:given|told)\b"
             r"|\b(?:repeat|recite|echo|print|output|spell out) (?:all |back )?(?:of )?(?:the )?"
             r"(?:(?:words|text|sentences|lines) (?:above|before this)|above (?:words|text|"
             r"sentences|lines))\b"
-            r"|\b(?:sentences?|lines?|words|paragraphs?|parts?) of your (?:\w+ )?(?:prompt|"
-            r"instructions)\b"
+            r"|\b(?:sentences?|lines?|words|paragraphs?|parts?) (?:of"
+            r"|from) your (?:\w+ )?(?:prompt|"
+            r"instructions)\b|\b(?:what (?:are|were)|(?:rap|poem|song|story|essay) about) your "
+            r"(?:\w+ )?(?:instructions|rules|system prompt|directives|guidelines)\b"
         ),
     ),
     (
         "fake-boundary",
         _c(
-            r"(?:%{2,}|={3,}|#{2,}|\*{3,}|-{3,}|~{3,}|<{2,}|>{2,}|\[{2,})\s?(?:end|begin|start|stop)"
+            r"(?:%{2,}|={3,}|#{2,}|\*{3,}|-{3,}|~{3,}|<{2,}|>{2,}|\[{2,})\s?(?:end|begin"
+            r"|start|stop)"
             r"(?:ing)?(?: of)?(?: the)? (?:[\w\-]+ ){0,3}?(?:instructions|prompt|input|ambiguity|"
-            r"message|context|conversation|distractions?)\b"
+            r"message|context|conversation|distractions?)\b|\b(?:real|new|actual|true|updated"
+            r"|hidden) "
+            r"(?:system )?instructions (?:start|begin)s? (?:here|now|below)\b"
         ),
     ),
     (
