@@ -42,8 +42,11 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "you", "pretend", "mode", "anything", "jailbreak", "creator", "developer",
         "administrator", "admin", "owner", "operator", "maker", "override", "character",
         "unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue", "dan",
-        "polic", "ethic", "moral", "confines", "shackles", "chains", "immerse", "principles",
-        "constraints", "programming", "legality",
+    ),
+    "no-rules-persona": (
+        "ethic", "moral", "openai", "chatgpt", "restrictions", "rules", "filters", "censorship",
+        "limitations", "guidelines", "confines", "shackles", "chains", "legality", "legal",
+        "immerse", "polic", "safety",
     ),
     "chat-template": (
         "<|", "[inst", "[/inst", "<<", "<start", "<end", "<system", "</system", "<assistant",
@@ -51,11 +54,10 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "[system", "[admin", "[developer", "system", "assistant",
     ),
     "reveal-prompt": (
-        "prompt", "instructions", "rules", "ruleset", "directives", "guidelines",
-        "configuration", "above", "message",
+        "prompt", "instructions", "ruleset", "directives", "above",
     ),
     "fake-boundary": (
-        "%%", "===", "##", "***", "---", "~~~", "<<", ">>", "[[", "instructions",
+        "%%", "==", "##", "**", "--", "~~", "<<", ">>", "[[",
     ),
     "ignore-instructions-de": (
         "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",

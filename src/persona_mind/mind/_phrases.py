@@ -129,10 +129,6 @@ _REVEAL_VERB = (
     r"spell out|share|echo|give me|relay|type out|put|return|provide|describe)"
 )
 """Verbs of a prompt-extraction request (with "your instructions": not "list the rules")."""
-_RULES = (
-    r"(?:rules|restrictions|guidelines|polic(?:y|ies)|filters|ethics|morals|morality|"
-    r"limitations|programming|principles|constraints|censorship|boundaries)"
-)
 _NEW_ROLE = (
     r"(?:in (?:\w+ )?mode|dan|free|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|"
     r"no longer|called|named|going to|[a-z]+gpt|a different|an? (?:\w+ )?(?:ai|assistant|model|"
@@ -170,7 +166,9 @@ INJECTION: tuple[Rule, ...] = (
         "new-instructions",
         _c(
             r"\b(?:new|updated|real|actual|true|revised|override|secret|hidden|additional) "
-            r"(?:system )?(?:instructions?|directives?|orders|rules|task) ?:|\byour (?:new"
+            r"(?:system )?(?:instructions?|directives?|orders|rules|task) ?:|\b(?:real|new|actual"
+            r"|true|updated|hidden) (?:system )?instructions (?:start|begin)s? (?:here|now"
+            r"|below)\b|\byour (?:new"
             r"|real|true|"
             r"actual) (?:task|instructions?|goal|objective|role|purpose|directive) (?:is|are)\b"
             r"|\b(?:instructions|message|directive|orders) from (?:the )?(?:user|system|developer|"
@@ -205,9 +203,18 @@ INJECTION: tuple[Rule, ...] = (
             r"activated|on)\b|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode (?:enabled|"
             r"activated)\b|\byou(?: are|'re) dan\b"
             r"|\bdo anything now\b|\bjailbreak(?:ed|ing)? (?:the )?(?:model|assistant|ai|you)\b"
-            rf"|\b(?:not|never|no longer|isn't|aren't|nor) (?:\w+ )?(?:bound|restricted|limited|"
-            rf"constrained|governed) by (?:any |the |its |their |his |her |your |open ?ai'?s? )?"
-            rf"(?:[\w'\-]+,? ){{0,5}}?{_RULES}\b"
+            r"|\b(?:i am|i'm|this is|speaking as) (?:your|the) (?:developer|creator|administrator|"
+            r"admin|owner|operator|system administrator|maker)\b|\b(?:system|admin|root|sudo|"
+            r"developer) override\b|\bstay in character no matter\b"
+        ),
+    ),
+    (
+        "no-rules-persona",
+        _c(
+            r"\b(?:not|never|no longer|isn't|aren't|nor) (?:\w+ )?(?:bound|restricted|limited|"
+            r"constrained|governed) by (?:any |the |its |their |his |her |your )?"
+            r"(?:[\w'\-]+,? ){0,4}?(?:ethic|moral|content polic|safety (?:rules|guidelines|"
+            r"polic|filters)|open ?ai|chatgpt)"
             r"|\b(?:without|with no|free (?:of|from)|devoid of|lacks?|lacking|doesn't have|does "
             r"not have|has no|have no) (?:any |all )?(?:\w+ )?(?:ethical|moral|ethics|morals) "
             r"(?:or \w+ )?(?:and \w+ )?(?:guidelines|restrictions|rules|principles|constraints|"
@@ -218,7 +225,7 @@ INJECTION: tuple[Rule, ...] = (
             r"|\b(?:without|with no) (?:any )?[\w\-]+,? (?:or|and) (?:ethics|morals|morality)\b"
             r"|\bviolat\w* (?:all |any )?(?:ethical|moral) (?:standards|guidelines|rules"
             r"|principles)"
-            r"|\b(?:regardless of|without (?:\w+ )?(?:or )?concerns? (?:for|about)) (?:the )?"
+            r"|\bwithout (?:\w+ )?(?:or )?concerns? (?:for|about) (?:the )?"
             r"(?:legality|ethics|morality)\b"
             r"|\b(?:does not|doesn't|don't|do not|never) (?:have|need) to (?:abide by|obey) (?:any|"
             r"the) (?:rules|restrictions|guidelines|polic)"
@@ -226,9 +233,6 @@ INJECTION: tuple[Rule, ...] = (
             r"(?:rules|polic|guidelines|restrictions)"
             r"|\bimmerse yourself (?:in|into) the role\b|\bdisregards? (?:all |any )?(?:ethical|"
             r"moral|legal) (?:(?:and|or) \w+ )?(?:concerns|guidelines|considerations|boundaries)\b"
-            r"|\b(?:i am|i'm|this is|speaking as) (?:your|the) (?:developer|creator|administrator|"
-            r"admin|owner|operator|system administrator|maker)\b|\b(?:system|admin|root|sudo|"
-            r"developer) override\b|\bstay in character no matter\b"
         ),
     ),
     (
@@ -255,8 +259,8 @@ INJECTION: tuple[Rule, ...] = (
             rf"(?<!not )(?<!never )(?<!n't )\b{_REVEAL_VERB} (?:back )?(?:me |to me "
             r"|us )?(?:back )?"
             r"(?:(?:[\w'\-]+ ){0,2}?(?:all (?:of )?)?your (?:\w+ ){0,2}?(?:instructions|(?:system "
-            r"|initial |original )?prompt|system message|rules|ruleset|directives|guidelines|"
-            r"configuration|pre-?prompt)\b|(?:all (?:of )?)?(?:the )?(?:entire |full |complete |"
+            r"|initial |original )?prompt|system message|ruleset|pre-?prompt)\b"
+            r"|(?:all (?:of )?)?(?:the )?(?:entire |full |complete |"
             r"exact |very )?(?:above|previous|prior|preceding|initial|original|hidden|secret"
             r"|system|"
             r"first) (?:\w+ )?(?:instructions|prompt|system message)\b|(?:[\w'\-]+ ){0,2}?"
@@ -272,18 +276,15 @@ INJECTION: tuple[Rule, ...] = (
             r"|\b(?:sentences?|lines?|words|paragraphs?|parts?) (?:of"
             r"|from) your (?:\w+ )?(?:prompt|"
             r"instructions)\b|\b(?:what (?:are|were)|(?:rap|poem|song|story|essay) about) your "
-            r"(?:\w+ )?(?:instructions|rules|system prompt|directives|guidelines)\b"
+            r"(?:\w+ )?(?:instructions|system prompt|initial prompt)\b"
         ),
     ),
     (
         "fake-boundary",
         _c(
-            r"(?:%{2,}|={3,}|#{2,}|\*{3,}|-{3,}|~{3,}|<{2,}|>{2,}|\[{2,})\s?(?:end|begin"
-            r"|start|stop)"
-            r"(?:ing)?(?: of)?(?: the)? (?:[\w\-]+ ){0,3}?(?:instructions|prompt|input|ambiguity|"
-            r"message|context|conversation|distractions?)\b|\b(?:real|new|actual|true|updated"
-            r"|hidden) "
-            r"(?:system )?instructions (?:start|begin)s? (?:here|now|below)\b"
+            r"[%=#*~<>\[\-]{2,} ?(?:end|begin|start"
+            r"|stop)(?:ing)?(?: of)?(?: the)? (?:[\w\-]+ ){0,3}?(?:instructions|"
+            r"prompt|ambiguity|distractions?|(?:user|untrusted|system) (?:input|message|query))\b"
         ),
     ),
     (

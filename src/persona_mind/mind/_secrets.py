@@ -195,6 +195,14 @@ _PROSE = re.compile(
     r" (?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{4,200})(?P=q)",
     _I,
 )
+_DATA_KEY = re.compile(
+    r"\b(?:cache|object|sort|primary|foreign|partition|composite|unique|idempotency|map|dict|"
+    r"hash|lookup|row|routing|s3|bucket|index|cursor|dedup|registry|translation|i18n|react|"
+    r"list|column|shard|join|natural|surrogate|candidate|compound|storage object|redis|"
+    r"memcached?|kv|group|message|event|correlation|tracking|sharding)[ _\-]?$",
+    _I,
+)
+"""Kinds of key that name data, not credentials: "the cache key is build-7f3a…"."""
 _XML_SECRET = re.compile(
     r"<(?:[\w\-]+:)?(?:\w+[_\-])?(?:password|passwd|secret|token|api_?key|apikey|access_?key|"
     r"secret_?key|private_?key|client_?secret)>\s?(?P<value>[^<\s]{6,200})\s?</",
@@ -393,6 +401,10 @@ def _prose_secret(plain_text: str, folded: str) -> bool:
             and not (len(value) >= 10 and value.isalnum() and _classes(value) >= 3)
         ):
             continue  # "key: Ctrl+Shift+K" — a bare "key" needs a key-like value
+        if m["name"].casefold() == "key" and _DATA_KEY.search(
+            plain_text[max(0, m.start() - 24) : m.start()]
+        ):
+            continue  # "the cache key is build-7f3a…", "object key is uploads/…": not secrets
         if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
             return True
     return not plain_text.isascii() and bool(_CJK_PROSE.search(plain_text))
@@ -406,8 +418,9 @@ def _url_credentials(plain_text: str) -> bool:
     return bool(_BASIC_USERINFO.search(plain_text))
 
 
-_RANDOM_MIN = 20
-_RUN = re.compile(r"[A-Za-z0-9]{20,}")
+_RANDOM_MIN = 24
+_RUN = re.compile(r"[A-Za-z0-9]{24,}(?![A-Za-z0-9]|\.[A-Za-z0-9]{1,5}\b)")
+_DIGEST = re.compile(r"(?:sha\d{1,3}|md5|blake2b?|sri|integrity)[-:=]", re.IGNORECASE)
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _DIGIT_LETTER = re.compile(r"(?<=\d)[A-Za-z]|(?<=[A-Za-z])\d")
 
@@ -421,27 +434,28 @@ def _entropy(run: str) -> float:
 
 
 def random_token(token: str) -> bool:
-    """A run of 20+ letters and digits that reads as random — a bare API key such as
+    """A run of 24+ letters and digits that reads as random — a bare API key such as
     ``n0rsfta3vmx8fgdnvx6qmzlfbzr1ras2``, or the body after a provider prefix
     (``ntn_…``, ``sgp_…``) — and not an identifier, a word or a hash.
 
     Hex runs (commit ids, checksums, digests) are left alone: a memory names them far more
-    often than it leaks a hex key.  Random means: letters *and* digits interleaved (at
+    often than it leaks a hex key; so are digests (``sha512-…``) and file names
+    (``a8f3…9p1.png``), and shorter runs (request and object ids such as ``req_…``, ``cus_…``).
+    Random means: letters *and* digits interleaved (at
     least one switch per eight characters) and a character entropy near that of random
     text of the same length.  ``python_version_3_11_compatibility`` or
     ``getElementsByTagName`` switch too rarely; ``sha256`` is too short.
     """
+    if _DIGEST.match(token):
+        return False  # sha512-…, sha256:…: a content digest, published on purpose
     for m in _RUN.finditer(token):
         run = m.group()
         if _HEX.fullmatch(run) or placeholder_token(run):
             continue
         n = len(run)
-        digits = sum(ch.isdigit() for ch in run)
-        if digits < 2 or n - digits < 4:
-            continue
         if len(_DIGIT_LETTER.findall(run)) * 8 < n:
-            continue
-        if _entropy(run) >= min(4.2, math.log2(n) - 0.6) and not _encoded_text(m.group()):
+            continue  # also rejects runs without digits or letters
+        if _entropy(run) >= min(4.2, math.log2(n) - 0.6) and not _encoded_text(run):
             return True
     return False
 
