@@ -215,8 +215,8 @@ INJECTION: tuple[Rule, ...] = (
             r"constrained|governed) by (?:any |the |its |their |his |her |your )?"
             r"(?:[\w'\-]+,? ){0,4}?(?:ethic|moral|content polic|safety (?:rules|guidelines|"
             r"polic|filters)|open ?ai|chatgpt)"
-            r"|\b(?:without|with no|free (?:of|from)|devoid of|lacks?|lacking|doesn't have|does "
-            r"not have|has no|have no) (?:any |all )?(?:\w+ )?(?:ethical|moral|ethics|morals) "
+            r"|\b(?:without|with no|free (?:of|from)|devoid of) (?:any |all )?(?:\w+ )?(?:ethical|"
+            r"moral|ethics|morals) "
             r"(?:or \w+ )?(?:and \w+ )?(?:guidelines|restrictions|rules|principles|constraints|"
             r"filters|polic(?:y|ies)|boundaries|limits|concerns|compass|code)\b"
             r"|\bfree (?:of|from) (?:all|any) (?:restrictions|rules|filters|censorship|limitations"
@@ -275,7 +275,8 @@ INJECTION: tuple[Rule, ...] = (
             r"sentences|lines))\b"
             r"|\b(?:sentences?|lines?|words|paragraphs?|parts?) (?:of"
             r"|from) your (?:\w+ )?(?:prompt|"
-            r"instructions)\b|\b(?:what (?:are|were)|(?:rap|poem|song|story|essay) about) your "
+            r"instructions)\b|\b(?:what (?:are|were)|(?:write|compose|make|create|sing|tell) "
+            r"(?:\w+ ){1,4}?about|(?:rap|poem|song|story|essay|limerick|haiku) about) your "
             r"(?:\w+ )?(?:instructions|system prompt|initial prompt)\b"
         ),
     ),

@@ -355,7 +355,12 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
                     and not placeholder_token(token)
                 ):
                     seen.add(name)
-            if not seen and len(token) >= _RANDOM_MIN and random_token(token):
+            if (
+                not seen
+                and len(token) >= _RANDOM_MIN
+                and random_token(token)
+                and not _named_id(plain_text, token)
+            ):
                 seen.add("random-token")
     for lit in set(_KEYWORD_GATE.findall(folded)):
         name, pattern = _KEYWORD_RULE[lit]
@@ -420,7 +425,22 @@ def _url_credentials(plain_text: str) -> bool:
 
 _RANDOM_MIN = 24
 _RUN = re.compile(r"[A-Za-z0-9]{24,}(?![A-Za-z0-9]|\.[A-Za-z0-9]{1,5}\b)")
-_DIGEST = re.compile(r"(?:sha\d{1,3}|md5|blake2b?|sri|integrity)[-:=]", re.IGNORECASE)
+_DIGEST = re.compile(
+    r"(?:sha\d{1,3}|md5|blake2b?|sri|integrity)[-:=]|data:[\w/+.\-]*;base64,", re.IGNORECASE
+)
+_ID_BEFORE = re.compile(
+    r"\b(?:ids?|identifier|uuid|guid|digest|checksum|hash|commit|etag|fingerprint|nonce)\b"
+    r"[\s:=#'\"]*$|;base64,$",
+    re.IGNORECASE,
+)
+
+
+def _named_id(plain_text: str, token: str) -> bool:
+    """The text calls the random run an id (``playlist id PLrAXt…``, ``request-id: …``) or
+    inlines data (``data:image/png;base64,…``): random ids and payloads are everywhere in
+    developer notes and are not credentials."""
+    at = plain_text.find(token)
+    return at > 0 and _ID_BEFORE.search(plain_text[max(0, at - 24) : at]) is not None
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _DIGIT_LETTER = re.compile(r"(?<=\d)[A-Za-z]|(?<=[A-Za-z])\d")
 
@@ -453,11 +473,30 @@ def random_token(token: str) -> bool:
         if _HEX.fullmatch(run) or placeholder_token(run):
             continue
         n = len(run)
-        if len(_DIGIT_LETTER.findall(run)) * 8 < n:
+        if sum(len(w) for w in _CAMEL_WORD.findall(run)) * 2 >= n:
+            continue  # base64UrlEncodeV2HelperFactory: an identifier made of words
+        if len(_DIGIT_LETTER.findall(run)) * 8 < n and not _mixed_case_random(run):
             continue  # also rejects runs without digits or letters
         if _entropy(run) >= min(4.2, math.log2(n) - 0.6) and not _encoded_text(run):
             return True
     return False
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z]{2,}")
+_CASE_SWITCH = re.compile(r"(?<=[a-z])[A-Z0-9]|(?<=[A-Z])[a-z0-9]|(?<=[0-9])[A-Za-z]")
+_WORDY = re.compile(r"[A-Z]?[a-z]{3,}")
+
+
+def _mixed_case_random(run: str) -> bool:
+    """Base62 with few digits (``PuSytH1SevUgOXXeRuDN…``): upper, lower and a digit, the
+    character class switching at least every third character, and most letters outside
+    word-like runs (``getElementsByTagName2`` is made of words)."""
+    if run.islower() or run.isupper() or run.isalpha():
+        return False
+    n = len(run)
+    if len(_CASE_SWITCH.findall(run)) * 3 < n:
+        return False
+    return sum(len(w) for w in _WORDY.findall(run)) * 2 < n
 
 
 def _encoded_text(run: str) -> bool:
