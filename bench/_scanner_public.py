@@ -45,7 +45,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -306,16 +306,21 @@ def madial(root: Path) -> Iterator[Row]:
         yield _row("benign", "memory", src, path, _text(event, src.where(path, n)))
 
 
-ATTACKS = (tensor_trust, promptmap, giskard, gptfuzz, gitleaks, trufflehog)
-BENIGN = (dev_prose, madial, langkit)
+Producer = Callable[[Path], Iterator[Row]]
+PRODUCERS: tuple[Producer, ...] = (
+    tensor_trust, promptmap, giskard, gptfuzz, gitleaks, trufflehog, llm_guard,
+    dev_prose, madial, langkit,
+)  # fmt: skip
 
 
-def build(root: Path) -> tuple[list[Row], list[Row]]:
+def build(
+    root: Path, producers: tuple[Producer, ...] = PRODUCERS
+) -> tuple[list[Row], list[Row]]:
     """(attacks, benign) rows; a text seen before (in either file) is kept once."""
     seen: set[str] = set()
     attacks: list[Row] = []
     benign: list[Row] = []
-    for produce in (*ATTACKS, llm_guard, *BENIGN):
+    for produce in producers:
         for row in produce(root):
             if row["text"] in seen:
                 continue
