@@ -81,6 +81,7 @@ RULE_MISSES = [
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is the placeholder in .env.example",
     "The CI cache key is build-7f3a9c2e1b4d.",
     "npm integrity sha512-Vk8kz9tF3l0tq6a0fX2F9ytSpS5pG5X1yq0aL6C2v3Q8kq==",
+    "Spec: https://docs.google.com/spreadsheets/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/e",
 ]
 
 

@@ -14,6 +14,7 @@ import base64
 import binascii
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 
 __all__ = ("LONG_WORD", "placeholder_token", "random_token", "secret_findings")
@@ -346,6 +347,7 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
     its ``LONG_WORD`` runs): token formats, keyword formats, then the generic rules."""
     seen: set[str] = set()
     for word in long_words:
+        linked = "://" in word  # a link's path ids (docs, designs, videos) are not keys
         for token in word.translate(_TOKEN_SEP).split():
             for name, pattern in _BY_PREFIX.get(token[:2], ()):
                 if (
@@ -357,6 +359,7 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
                     seen.add(name)
             if (
                 not seen
+                and not linked
                 and len(token) >= _RANDOM_MIN
                 and random_token(token)
                 and not _named_id(plain_text, token)
@@ -429,14 +432,16 @@ _DIGEST = re.compile(
     r"(?:sha\d{1,3}|md5|blake2b?|sri|integrity)[-:=]|data:[\w/+.\-]*;base64,", re.IGNORECASE
 )
 _ID_BEFORE = re.compile(
-    r"\b(?:ids?|identifier|uuid|guid|digest|checksum|hash|commit|etag|fingerprint|nonce)\b"
+    r"\b(?:ids?|identifier|uuid|guid|digest|checksum|hash|commit|etag|fingerprint|nonce|file|"
+    r"doc|document|sheet|folder|page|video|playlist|build|run|job|trace|span|request|ticket)\b"
     r"[\s:=#'\"]*$|;base64,$",
     re.IGNORECASE,
 )
 
 
 def _named_id(plain_text: str, token: str) -> bool:
-    """The text calls the random run an id (``playlist id PLrAXt…``, ``request-id: …``) or
+    """The text calls the random run an id (``playlist id PLrAXt…``, ``request-id: …``, ``Drive
+    file 1Bxi…``) or
     inlines data (``data:image/png;base64,…``): random ids and payloads are everywhere in
     developer notes and are not credentials."""
     at = plain_text.find(token)
@@ -446,11 +451,9 @@ _DIGIT_LETTER = re.compile(r"(?<=\d)[A-Za-z]|(?<=[A-Za-z])\d")
 
 
 def _entropy(run: str) -> float:
-    counts: dict[str, int] = {}
-    for ch in run:
-        counts[ch] = counts.get(ch, 0) + 1
+    """Shannon entropy in bits per character."""
     n = len(run)
-    return -sum(c / n * math.log2(c / n) for c in counts.values())
+    return -sum(c / n * math.log2(c / n) for c in Counter(run).values())
 
 
 def random_token(token: str) -> bool:

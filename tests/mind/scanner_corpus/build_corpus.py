@@ -1793,6 +1793,8 @@ ROUND10_BENIGN = [
     ("config", "Pin the base image by digest: sha256:4b1d9f0c2e7a8b3d5f6a1c9e0b2d4f7a8c3e5b1d"),
     ("code", "YouTube playlist id PLrAXtmErZgOeiKm4sgNOknGvNjby9efdf is used in the demo."),
     ("config", "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx is the placeholder in .env.example"),
+    ("general", "Roadmap: https://docs.google.com/document/d/1Qz8WmXv7Rt2Lp9Kd4Hs6Nb1Fc5Gj0YaTe3/edit"),
+    ("general", "The design lives in Drive file 1Qz8WmXv7Rt2Lp9Kd4Hs6Nb1Fc5Gj0YaTe3."),
 ]
 for _cls, _text in ROUND10_ATTACKS:
     add(attacks, _cls, R10, _text)
