@@ -476,30 +476,40 @@ def random_token(token: str) -> bool:
         if _HEX.fullmatch(run) or placeholder_token(run):
             continue
         n = len(run)
-        if sum(len(w) for w in _CAMEL_WORD.findall(run)) * 2 >= n:
+        if _wordy(run) * 2 >= n:
             continue  # base64UrlEncodeV2HelperFactory: an identifier made of words
         if len(_DIGIT_LETTER.findall(run)) * 8 < n and not _mixed_case_random(run):
             continue  # also rejects runs without digits or letters
-        if _entropy(run) >= min(4.2, math.log2(n) - 0.6) and not _encoded_text(run):
+        if _entropy(run) >= min(3.9, math.log2(n) - 1.0) and not _encoded_text(run):
             return True
     return False
 
 
-_CAMEL_WORD = re.compile(r"[A-Z][a-z]{2,}")
+_WORD = re.compile(r"[A-Za-z][a-z]{3,}")
+_VOWELS = frozenset("aeiouyAEIOUY")
+
+
+def _wordy(run: str) -> int:
+    """Characters of ``run`` inside word-like pieces: four or more letters (a capital may
+    lead) of which at least a quarter are vowels — ``Encode``, ``Helper``, not ``Nubbkxt``."""
+    total = 0
+    for w in _WORD.findall(run):
+        if sum(ch in _VOWELS for ch in w) * 4 >= len(w):
+            total += len(w)
+    return total
+
+
 _CASE_SWITCH = re.compile(r"(?<=[a-z])[A-Z0-9]|(?<=[A-Z])[a-z0-9]|(?<=[0-9])[A-Za-z]")
-_WORDY = re.compile(r"[A-Z]?[a-z]{3,}")
 
 
 def _mixed_case_random(run: str) -> bool:
     """Base62 with few digits (``PuSytH1SevUgOXXeRuDN…``): upper, lower and a digit, the
-    character class switching at least every third character, and most letters outside
-    word-like runs (``getElementsByTagName2`` is made of words)."""
+    character class switching at least every third character (identifiers made of words
+    were set aside before, by :func:`_wordy`)."""
     if run.islower() or run.isupper() or run.isalpha():
         return False
     n = len(run)
-    if len(_CASE_SWITCH.findall(run)) * 3 < n:
-        return False
-    return sum(len(w) for w in _WORDY.findall(run)) * 2 < n
+    return len(_CASE_SWITCH.findall(run)) * 3 >= n
 
 
 def _encoded_text(run: str) -> bool:
