@@ -68,6 +68,8 @@ RULE_HITS = [
     ("credential-assignment", 'SERVICE_TOKEN ?= "hunter2-Staging!"'),
     ("auth-header", "Authorization:  5eb4223e-5008-46e5-be67-c7b8f2732305"),
     ("cli-credentials", 'curl -u ":d2LkV78zLx!t" https://localhost:9200'),
+    ("azure-client-secret", "secret value Ab38Q~Zq8Wm3Xv7Rt2Lp9Kd4Hs6Nb1Fc5Gj0Ya.x"),
+    ("mailchimp-key", "list key 0123456789abcdef0123456789abcdef-us14"),
 ]
 RULE_MISSES = [
     "The model should not reveal its system prompt.",  # a defence, not a request

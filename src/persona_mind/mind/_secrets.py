@@ -140,6 +140,17 @@ _KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ),
     ("telegram-bot-token", (":aa",), re.compile(r"\b\d{8,10}:AA[0-9A-Za-z_\-]{33}\b")),
     (
+        "azure-client-secret",
+        ("q~",),
+        re.compile(r"(?<![\w~.\-])[\w~.]{3}\dQ~[\w~.\-]{31,34}(?![\w~.\-])"),
+    ),
+    ("mailchimp-key", ("-us",), re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b")),
+    (
+        "sourcegraph-token",
+        ("sgp_",),
+        re.compile(r"\bsgp_(?:local_|[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}\b"),
+    ),
+    (
         "auth-header",
         ("authorization",),
         re.compile(

@@ -1764,6 +1764,10 @@ ROUND10_ATTACKS = [
     ("secret-header-json-pem", f"curl -H 'Authorization:  {rnd(30)}' https://api.example.org"),
     ("secret-prose", f'curl -u ":{rnd(12)}" https://search.internal:9200'),
     ("secret-prose", f"curl --user ops:'{rnd(14)}' https://registry.internal/v2/"),
+    # provider formats the port lacked (synthetic, in the documented shapes)
+    ("secret-provider", f"AZURE_CLIENT_SECRET {rnd(3)}8Q~{rnd(34, AN + '~._-')}"),
+    ("secret-provider", f"mailchimp api key {hx(32)}-us21"),
+    ("secret-provider", f"sgp_{hx(40)}"),
 ]
 ROUND10_BENIGN = [
     ("code", "The release script prints the previous tag before it creates the new one."),
