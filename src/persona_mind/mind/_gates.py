@@ -54,7 +54,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "[system", "[admin", "[developer", "system", "assistant",
     ),
     "reveal-prompt": (
-        "prompt", "instructions", "ruleset", "directives", "above",
+        "prompt", "instructions", "ruleset", "directives", "above", "everything",
     ),
     "fake-boundary": (
         "%%", "==", "##", "**", "--", "~~", "<<", ">>", "[[",
