@@ -126,7 +126,8 @@ _FR_IT = _family(
 _REVEAL_VERB = (
     r"(?:reveal|print|show|leak|output|repeat|display|dump|disclose|tell me|write out|recite|"
     r"paste|list|summari[sz]e|rephrase|paraphrase|restate|translate|convert|format|explain|"
-    r"spell out|share|echo|give me|relay|type out|put|return|provide|describe)"
+    r"spell out|share|echo|give me|relay|type out|put|return|provide|describe|condense|"
+    r"compress|quote|reproduce|copy|transcribe|enumerate)"
 )
 """Verbs of a prompt-extraction request (with "your instructions": not "list the rules")."""
 _NEW_ROLE = (
