@@ -143,7 +143,7 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions",
         _c(
-            rf"(?<!never )(?<!\bnot )(?<!n't )(?<!nt )\b{_EN_VERB} "
+            rf"\b(?<!never )(?<!\bnot )(?<!n't )(?<!nt ){_EN_VERB} "
             rf"(?:{_W}{{0,2}}?(?:all |your |the |of |these |those |any )*{_EN_AUTH} "
             rf"{_W}{{0,2}}{_EN_NOUN}\b|(?:all|your|any) (?:of )?(?:the |your |my )?{_EN_NOUN}\b"
             rf"|{_W}{{0,2}}{_EN_NOUN}\b(?: {_W}{{0,2}}?)? ?{_EN_AFTER}|(?:the )?above\b"
@@ -258,7 +258,7 @@ INJECTION: tuple[Rule, ...] = (
     (
         "reveal-prompt",
         _c(
-            rf"(?<!not )(?<!never )(?<!n't )\b{_REVEAL_VERB} (?:back )?(?:me |to me "
+            rf"\b(?<!not )(?<!never )(?<!n't ){_REVEAL_VERB} (?:back )?(?:me |to me "
             r"|us )?(?:back )?"
             r"(?:(?:[\w'\-]+ ){0,2}?(?:all (?:of )?)?your (?:\w+ ){0,2}?(?:instructions|(?:system "
             r"|initial |original )?prompt|system message|ruleset|directives|pre-?prompt)\b"
