@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from persona_mind.mind._normalize import strip_marks
+from persona_mind.mind._phrases_frames import FAKE_BOUNDARY, NO_RULES_PERSONA, REVEAL_PROMPT
 
 __all__ = (
     "DECEPTION",
@@ -123,13 +124,6 @@ _FR_IT = _family(
     r"del sistema|iniziali|originali|di prima",
 )
 
-_REVEAL_VERB = (
-    r"(?:reveal|print|show|leak|output|repeat|display|dump|disclose|tell me|write out|recite|"
-    r"paste|list|summari[sz]e|rephrase|paraphrase|restate|translate|convert|format|explain|"
-    r"spell out|share|echo|give me|relay|type out|put|return|provide|describe|condense|"
-    r"compress|quote|reproduce|copy|transcribe|enumerate)"
-)
-"""Verbs of a prompt-extraction request (with "your instructions": not "list the rules")."""
 _NEW_ROLE = (
     r"(?:in (?:\w+ )?mode|dan|free|unrestricted|unfiltered|uncensored|jailbroken|evil|rogue|"
     r"no longer|called|named|going to|[a-z]+gpt|a different|an? (?:\w+ )?(?:ai|assistant|model|"
@@ -209,34 +203,7 @@ INJECTION: tuple[Rule, ...] = (
             r"developer) override\b|\bstay in character no matter\b"
         ),
     ),
-    (
-        "no-rules-persona",
-        _c(
-            r"\b(?:not|never|no longer|isn't|aren't|nor) (?:\w+ )?(?:bound|restricted|limited|"
-            r"constrained|governed) by (?:any |the |its |their |his |her |your )?"
-            r"(?:[\w'\-]+,? ){0,4}?(?:ethic|moral|content polic|safety (?:rules|guidelines|"
-            r"polic|filters)|open ?ai|chatgpt)"
-            r"|\b(?:without|with no|free (?:of|from)|devoid of) (?:any |all )?(?:\w+ )?(?:ethical|"
-            r"moral|ethics|morals) "
-            r"(?:or \w+ )?(?:and \w+ )?(?:guidelines|restrictions|rules|principles|constraints|"
-            r"filters|polic(?:y|ies)|boundaries|limits|concerns|compass|code)\b"
-            r"|\bfree (?:of|from) (?:all|any) (?:\w+ )?(?:restrictions|rules|filters|censorship"
-            r"|limitations"
-            r"|guidelines)\b|\b(?:broken|break|breaks|breaking|set) free (?:of|from) (?:the )?"
-            r"(?:\w+ )?(?:confines|restrictions|rules|shackles|limitations|chains)\b"
-            r"|\b(?:without|with no) (?:any )?[\w\-]+,? (?:or|and) (?:ethics|morals|morality)\b"
-            r"|\bviolat\w* (?:all |any )?(?:ethical|moral) (?:standards|guidelines|rules"
-            r"|principles)"
-            r"|\bwithout (?:\w+ )?(?:or )?concerns? (?:for|about) (?:the )?"
-            r"(?:legality|ethics|morality)\b"
-            r"|\b(?:does not|doesn't|don't|do not|never) (?:have|need) to (?:abide by|obey) (?:any|"
-            r"the) (?:rules|restrictions|guidelines|polic)"
-            r"|\bnot (?:required|obliged|obligated) to (?:follow|obey|abide by) (?:any|the) "
-            r"(?:rules|polic|guidelines|restrictions)"
-            r"|\bimmerse yourself (?:in|into) the role\b|\bdisregards? (?:all |any )?(?:ethical|"
-            r"moral|legal) (?:(?:and|or) \w+ )?(?:concerns|guidelines|considerations|boundaries)\b"
-        ),
-    ),
+    NO_RULES_PERSONA,
     (
         "chat-template",
         _c(
@@ -255,42 +222,8 @@ INJECTION: tuple[Rule, ...] = (
             r"|\[(?:system|admin|developer)\]\(#?[\w\-]*\)"
         ),
     ),
-    (
-        "reveal-prompt",
-        _c(
-            rf"\b(?<!not )(?<!never )(?<!n't ){_REVEAL_VERB} (?:back )?(?:me |to me "
-            r"|us )?(?:back )?"
-            r"(?:(?:[\w'\-]+ ){0,2}?(?:all (?:of )?)?your (?:\w+ ){0,2}?(?:instructions|(?:system "
-            r"|initial |original )?prompt|system message|ruleset|directives|pre-?prompt)\b"
-            r"|(?:all (?:of )?)?(?:the )?(?:entire |full |complete |"
-            r"exact |very )?(?:above|previous|prior|preceding|initial|original|hidden|secret"
-            r"|system|"
-            r"first) (?:\w+ )?(?:instructions|prompt|system message)\b|(?:[\w'\-]+ ){0,2}?"
-            r"(?:all (?:of )?)?(?:the )?(?:instructions|prompt|rules|directives)(?: \w+){0,2}? "
-            r"(?:so far|above|verbatim|before this|(?:that )?you (?:were|have been|'ve been|got) "
-            r"(?:given|configured|programmed|set up|initiali[sz]ed|primed))|everything (?:in|from) "
-            r"your (?:context(?: window)?|prompt|system prompt|instructions|memory)\b)"
-            r"|\bwhat (?:are|were|is) (?:the |your )?(?:exact |full |initial |original |secret "
-            r"|hidden )?(?:instructions|system prompt|rules) (?:that )?you (?:were|have been|'ve "
-            r"been|got) (?:given|told)\b"
-            r"|\b(?:repeat|recite|echo|print|output|spell out) (?:all |back )?(?:of )?(?:the )?"
-            r"(?:(?:words|text|sentences|lines) (?:above|before this)|above (?:words|text|"
-            r"sentences|lines))\b"
-            r"|\b(?:sentences?|lines?|words|paragraphs?|parts?) (?:of"
-            r"|from) your (?:\w+ )?(?:prompt|"
-            r"instructions)\b|\b(?:what (?:are|were)|(?:write|compose|make|create|sing|tell) "
-            r"(?:\w+ ){1,4}?about|(?:rap|poem|song|story|essay|limerick|haiku) about) your "
-            r"(?:\w+ )?(?:instructions|system prompt|initial prompt)\b"
-        ),
-    ),
-    (
-        "fake-boundary",
-        _c(
-            r"[%=#*~<>\[\-]{2,} ?(?:end|begin|start"
-            r"|stop)(?:ing)?(?: of)?(?: the)? (?:[\w\-]+ ){0,3}?(?:instructions|"
-            r"prompt|ambiguity|distractions?|(?:user|untrusted|system) (?:input|message|query))\b"
-        ),
-    ),
+    REVEAL_PROMPT,
+    FAKE_BOUNDARY,
     (
         "ignore-instructions-de",
         _c(
