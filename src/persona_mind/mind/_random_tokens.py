@@ -33,10 +33,9 @@ _ID_BEFORE = re.compile(
 
 
 def named_id(plain_text: str, token: str) -> bool:
-    """The text calls the random run an id (``playlist id PLrAXt…``, ``request-id: …``, ``Drive
-    file 1Bxi…``) or
-    inlines data (``data:image/png;base64,…``): random ids and payloads are everywhere in
-    developer notes and are not credentials."""
+    """The text calls the random run an id (``playlist id PLrAXt…``, ``request-id: …``,
+    ``Drive file 1Bxi…``) or inlines data (``data:image/png;base64,…``): random ids and
+    payloads are everywhere in developer notes and are not credentials."""
     at = plain_text.find(token)
     return at > 0 and _ID_BEFORE.search(plain_text[max(0, at - 24) : at]) is not None
 
