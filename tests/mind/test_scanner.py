@@ -77,6 +77,7 @@ RULE_MISSES = [
     "The model should not reveal its system prompt.",  # a defence, not a request
     "Repeat the steps above for each service.",
     "=== BEGIN PGP SIGNED MESSAGE ===",
+    "### Start the setup instructions",  # a markdown heading, not a fence
     "Red-team note: attackers fake an END OF SYSTEM PROMPT banner.",
     "Admin accounts are not restricted by the rate-limit rules.",
     "Commit 9fceb02d0ae598e95dc970b74767f19372d61af8 broke the build.",  # hex: a hash

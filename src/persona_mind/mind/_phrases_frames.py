@@ -63,9 +63,10 @@ REVEAL_PROMPT: Rule = (
 FAKE_BOUNDARY: Rule = (
     "fake-boundary",
     _c(
-        r"[%=#*~<>\[\-]{2,} ?(?:end|begin|start"
-        r"|stop)(?:ing)?(?: of)?(?: the)? (?:[\w\-]+ ){0,3}?(?:instructions|"
-        r"prompt|ambiguity|distractions?|(?:user|untrusted|system) (?:input|message|query))\b"
+        # a "#" run must close too: "### Start the setup instructions" is a markdown heading
+        r"(?:(#{2,})|[%=*~<>\[\-]{2,}) ?(?:end|begin|start|stop)(?:ing)?(?: of)?(?: the)? "
+        r"(?:[\w\-]+ ){0,3}?(?:instructions|prompt|ambiguity|distractions?|(?:user|untrusted|"
+        r"system) (?:input|message|query))\b(?(1) ?#{2,})"
     ),
 )
 

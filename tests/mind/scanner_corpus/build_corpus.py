@@ -1776,6 +1776,8 @@ ROUND10_BENIGN = [
     ("config", "Admin accounts are not restricted by the rate-limit rules in gateway.yaml."),
     ("code", "The tokenizer test feeds '--- end of input ---' and expects an EOF token."),
     ("code", "=== BEGIN PGP SIGNED MESSAGE === heads every signed release note."),
+    ("general", "## Start here: the setup instructions for new laptops"),
+    ("general", "### Begin the migration instructions with a database backup"),
     ("config", "The CI cache key is build-7f3a9c2e1b4d and changes with the lockfile."),
     ("config", "The S3 object key is uploads/2024/05/a8f3k2m9x1q7w4e6r0t5y8u2i3o9p1.png"),
     ("code", "Stripe request ids look like req_8fK2mP9xQ4vL7nR3tW6yZ1 in the logs."),
