@@ -8,6 +8,9 @@ Rows:
   :func:`neutralised`).  Target ≥ 98 % per class.
 * ``false_positive[<class>]`` and ``false_positive[all benign]`` — share of benign texts
   with any finding.  Target ≤ 1 % over all benign texts.
+* with ``--by-source``, the same two rows per class *and* source repository
+  (``detect[override | owner/name]``): for a corpus built from several public sets
+  (``bench/_scanner_public.py``), where one set's template must not hide another's misses.
 * ``scan_cost`` — scanner time per KiB over the whole corpus against the floor: one bare
   ``re`` pass (a single compiled alternation of the trigger words, case-insensitive
   ``finditer``) over the same texts.  Target ≤ 5×.
@@ -91,17 +94,21 @@ def stopped(row: Row) -> bool:
     return neutralised(row["text"]) if row["class"] == "fence" else bool(scan(row["text"]))
 
 
-def rates(rows: Sequence[Row]) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-    """Per class: (attacks stopped, attacks) and (benign flagged, benign)."""
+def rates(
+    rows: Sequence[Row], *, by_source: bool = False
+) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+    """Per class (or per class and source repository): (attacks stopped, attacks) and
+    (benign flagged, benign)."""
     det: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     fps: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for row in rows:
+        key = f"{row['class']} | {row['source'].split()[0]}" if by_source else row["class"]
         if row["label"] == "attack":
-            det[row["class"]][0] += stopped(row)
-            det[row["class"]][1] += 1
+            det[key][0] += stopped(row)
+            det[key][1] += 1
         else:
-            fps[row["class"]][0] += bool(scan(row["text"]))
-            fps[row["class"]][1] += 1
+            fps[key][0] += bool(scan(row["text"]))
+            fps[key][1] += 1
     return ({k: (v[0], v[1]) for k, v in det.items()}, {k: (v[0], v[1]) for k, v in fps.items()})
 
 
@@ -152,9 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="directory of *.jsonl")
     parser.add_argument("--repeat", type=int, default=15, help="timing repetitions (best of)")
+    parser.add_argument(
+        "--by-source", action="store_true", help="rates per class and source repository"
+    )
     args = parser.parse_args(argv)
     rows = load(args.corpus)
-    det, fps = rates(rows)
+    det, fps = rates(rows, by_source=args.by_source)
     results: list[Result] = []
     for cls, (hit, total) in sorted(det.items()):
         value = hit / total

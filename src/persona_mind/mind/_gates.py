@@ -43,13 +43,21 @@ _STEMS: dict[str, tuple[str, ...]] = {
         "administrator", "admin", "owner", "operator", "maker", "override", "character",
         "unrestricted", "unfiltered", "uncensored", "jailbroken", "evil", "rogue", "dan",
     ),
+    "no-rules-persona": (
+        "ethic", "moral", "openai", "chatgpt", "restrictions", "rules", "filters", "censorship",
+        "limitations", "guidelines", "confines", "shackles", "chains", "legality", "legal",
+        "immerse", "polic", "safety",
+    ),
     "chat-template": (
         "<|", "[inst", "[/inst", "<<", "<start", "<end", "<system", "</system", "<assistant",
         "</assistant", "<im_", "</im_", "<instruction", "</instruction", "<sys", "</sys", "###",
         "[system", "[admin", "[developer", "system", "assistant",
     ),
     "reveal-prompt": (
-        "prompt", "instructions",
+        "prompt", "instructions", "ruleset", "directives", "above", "everything",
+    ),
+    "fake-boundary": (
+        "%%", "==", "##", "**", "--", "~~", "<<", ">>", "[[",
     ),
     "ignore-instructions-de": (
         "ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "beachte",

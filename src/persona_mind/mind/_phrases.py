@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from persona_mind.mind._normalize import strip_marks
+from persona_mind.mind._phrases_frames import FAKE_BOUNDARY, NO_RULES_PERSONA, REVEAL_PROMPT
 
 __all__ = (
     "DECEPTION",
@@ -46,10 +47,10 @@ _EN_AUTH = (
     r"system|safety|developer|built-in|hidden|internal|pre-?set|standing)"
 )
 _EN_NOUN = (
-    r"(?:instructions?|rules?|prompts?|guidelines?|directives?|messages?|context|guidance|"
+    r"(?:instructions?|rules?|prompt(?:s|ing)?|guidelines?|directives?|messages?|context|guidance|"
     r"constraints?|commands?|orders?|polic(?:y|ies)|restrictions?|programming|training|"
     r"filters?|safeguards?|guardrails?|limitations?|directions?|conditioning|text|"
-    r"system prompt|configuration|ethics|principles)"
+    r"system prompt|configuration|ethics|principles|tasks?|inputs?)"
 )
 _EN_AFTER = (
     r"(?:above|(?:before|earlier|previously)(?: this(?: message| line| point)?)?(?=[.,;:!?]|$)"
@@ -59,12 +60,15 @@ _EN_AFTER = (
     r"above)|(?:stated|written|provided|listed|given) above)"
 )
 _EN_THAT = (
+    r"(?:everything (?:but|except) (?:this|the following|what follows)\b|"
     r"(?:everything|anything|all|whatever|what)(?: (?:that )?(?:you(?: were| have been|'ve been|"
-    r" got) (?:told|given|instructed|taught)|(?:i|we|they|he|she|the system|the developer|your "
+    r" got) (?:told|given|instructed|taught)|you (?:learned|learnt|knew|know) (?:before|so far|"
+    r"until now|previously)|i(?:'ve| have) (?:said|written|told you)|(?:i|we|they|he|she|"
+    r"the system|the developer|your "
     r"developer|your creators?|the operator) (?:told|said|wrote|gave) you|(?:was|were|has been) "
     r"(?:said|written|stated|given)|above|before(?: this)?|prior|so far|until now|up to now|"
     r"earlier|previously|said above|stated above|written above|came before|preceded this|"
-    r"precedes this|comes before this))"
+    r"precedes this|comes before this)))"
 )
 
 
@@ -133,7 +137,7 @@ INJECTION: tuple[Rule, ...] = (
     (
         "ignore-instructions",
         _c(
-            rf"(?<!never )(?<!\bnot )(?<!n't )(?<!nt )\b{_EN_VERB} "
+            rf"\b(?<!never )(?<!\bnot )(?<!n't )(?<!nt ){_EN_VERB} "
             rf"(?:{_W}{{0,2}}?(?:all |your |the |of |these |those |any )*{_EN_AUTH} "
             rf"{_W}{{0,2}}{_EN_NOUN}\b|(?:all|your|any) (?:of )?(?:the |your |my )?{_EN_NOUN}\b"
             rf"|{_W}{{0,2}}{_EN_NOUN}\b(?: {_W}{{0,2}}?)? ?{_EN_AFTER}|(?:the )?above\b"
@@ -143,12 +147,13 @@ INJECTION: tuple[Rule, ...] = (
             rf"(?:[.,;!]|$))"
             r"|\b(?:everything|anything|all|the text|whatever (?:was|is) (?:written|said)) "
             r"(?:above|before (?:this|here)(?: \w+)?|so far|prior to this(?: \w+)?) "
-            r"(?:is|are|was|were) "
-            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|a test|null|to be ignored)"
+            r"(?:is|are|was|were|has been|have been) "
+            r"(?:irrelevant|void|invalid|cancel+ed|obsolete|fake|false|a test|a trick|a joke|a lie|"
+            r"null|to be ignored)"
             r"|\b(?:your|the|all|all the|all of the) (?:previous|prior|original|earlier|system|old|"
             r"initial) "
             r"(?:instructions|rules|prompt|guidelines|directives) (?:(?:are|is) )?(?:now )?(?:void|"
-            r"invalid|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply)"
+            r"invalid|false|cancel+ed|revoked|overridden|null|no longer (?:valid|in effect|apply)"
             r"|do not apply|don't apply)"
         ),
     ),
@@ -156,7 +161,10 @@ INJECTION: tuple[Rule, ...] = (
         "new-instructions",
         _c(
             r"\b(?:new|updated|real|actual|true|revised|override|secret|hidden|additional) "
-            r"(?:system )?(?:instructions|directives|orders|rules|task) ?:|\byour (?:new|real|true|"
+            r"(?:system )?(?:instructions?|directives?|orders|rules|task) ?:|\b(?:real|new|actual"
+            r"|true|updated|hidden) (?:system )?instructions (?:start|begin)s? (?:here|now"
+            r"|below)\b|\byour (?:new"
+            r"|real|true|"
             r"actual) (?:task|instructions?|goal|objective|role|purpose|directive) (?:is|are)\b"
             r"|\b(?:instructions|message|directive|orders) from (?:the )?(?:user|system|developer|"
             r"admin|administrator|operator)\s?:|(?:^|\s)#{1,6} ?(?:new |updated |real |important |"
@@ -184,8 +192,8 @@ INJECTION: tuple[Rule, ...] = (
             r")?"
             r"(?:\w+ )?(?:without|with no|free of) (?:any )?(?:restrictions|rules|limits|filters|"
             r"guidelines)|\byou (?:have|has) no (?:restrictions|rules|limits|filters|guidelines|"
-            r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on) (?:\w+ )?"
-            r"(?:developer|god|debug|admin|sudo|jailbreak|dan|unrestricted|root) mode\b"
+            r"content policy)\b|\b(?:enable|activate|enter|switch to|turn on|simulate) (?:\w+ )?"
+            r"(?:developer|god|debug|admin|sudo|jailbreak|dan|unrestricted|root|opposite) mode\b"
             r"|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode(?: is| =| ?:) ?(?:enabled|"
             r"activated|on)\b|\b(?:developer|god|jailbreak|dan|sudo|unrestricted) mode (?:enabled|"
             r"activated)\b|\byou(?: are|'re) dan\b"
@@ -195,11 +203,13 @@ INJECTION: tuple[Rule, ...] = (
             r"developer) override\b|\bstay in character no matter\b"
         ),
     ),
+    NO_RULES_PERSONA,
     (
         "chat-template",
         _c(
             r"<\|(?:im_start|im_end|im_sep|system|user|assistant|endoftext|eot_id|start_header_id"
-            r"|end_header_id|begin_of_text)\|>|\[inst\].{0,400}\[/inst\]|<</?sys>>|<start_of_turn>|<end_of_turn>"
+            r"|end_header_id|begin_of_text)\|>|\[inst\].{0,400}\[/inst\]|<</?sys>>"
+            r"|<start_of_turn>|<end_of_turn>"
             r"|</?(?:system|assistant|im_start|im_end|instructions?|system_prompt|sys)>"
             r"|(?:^|\s)### ?(?:instruction|system|response)s? ?:|\b(?:system|assistant)"
             r" ?: ?(?:you|ignore|disregard|from now|new|the user|do not|don't|never|always|forget"
@@ -212,16 +222,8 @@ INJECTION: tuple[Rule, ...] = (
             r"|\[(?:system|admin|developer)\]\(#?[\w\-]*\)"
         ),
     ),
-    (
-        "reveal-prompt",
-        _c(
-            r"\b(?:reveal|print|show|leak|output|repeat|display|dump|disclose|tell me|write out|"
-            r"recite|paste) (?:me )?(?:your|the) (?:entire |full |complete |exact |initial |"
-            r"original |hidden |secret )?(?:system (?:prompt|message|instructions)|initial "
-            r"(?:prompt|instructions)|hidden (?:prompt|instructions)|(?:prompt|instructions) "
-            r"(?:above|verbatim))"
-        ),
-    ),
+    REVEAL_PROMPT,
+    FAKE_BOUNDARY,
     (
         "ignore-instructions-de",
         _c(

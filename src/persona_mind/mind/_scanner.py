@@ -61,6 +61,15 @@ _ROT13_WORDS = frozenset(
 """rot13 of common English and trigger words: two of them make a text worth decoding."""
 _B64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
 _SHOUTED_ROLE = re.compile(r"(?:^|[\s.!?])(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN) ?: ?\S")
+_SHOUTED_BOUNDARY = re.compile(
+    r"^[ \t]*(?:END|BEGIN|START)(?: OF)?(?: THE)? (?:[A-Z]+ ){0,2}(?:INSTRUCTIONS|PROMPT|"
+    r"USER INPUT|UNTRUSTED INPUT|SYSTEM PROMPT|SYSTEM MESSAGE)[ \t.:!]*$",
+    re.MULTILINE,
+)
+"""A fake end of the prompt, shouted on a line of its own (``END USER INPUT``): a frame the
+model is told to leave.  Said inside a sentence ("attackers fake an END OF SYSTEM PROMPT
+banner") it is a description; the folded rule ``fake-boundary`` needs fence characters,
+because lower-case "end user input" is ordinary prose."""
 _SEPARATORS = ".-*·•/|_"
 _SEPARATED_HINT = re.compile(
     r"[ .\-*·•/|_][^\W\d_][ .\-*·•/|_][^\W\d_][ .\-*·•/|_]|-[^\W\d_]{1,2}\b"
@@ -171,6 +180,8 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
                 found[_finding("secret", rule)] = None
     if not found and ":" in kept and _SHOUTED_ROLE.search(kept):
         found[_finding("prompt-injection", "chat-template")] = None
+    if not found and ("END" in text or "BEGIN" in text) and _SHOUTED_BOUNDARY.search(text):
+        found[_finding("prompt-injection", "fake-boundary")] = None
     if not found:
         _phrase_hits(folded, found)
     if found:

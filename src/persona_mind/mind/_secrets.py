@@ -13,6 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from persona_mind.mind._random_tokens import (
+    RANDOM_MIN,
+    named_id,
+    placeholder_token,
+    random_token,
+)
+
 __all__ = ("LONG_WORD", "secret_findings")
 
 _I = re.IGNORECASE
@@ -136,11 +143,23 @@ _KEYWORD_FORMATS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ),
     ("telegram-bot-token", (":aa",), re.compile(r"\b\d{8,10}:AA[0-9A-Za-z_\-]{33}\b")),
     (
+        "azure-client-secret",
+        ("q~",),
+        re.compile(r"(?<![\w~.\-])[\w~.]{3}\dQ~[\w~.\-]{31,34}(?![\w~.\-])"),
+    ),
+    ("mailchimp-key", ("-us",), re.compile(r"\b[0-9a-f]{32}-us\d{1,2}\b")),
+    (
+        "sourcegraph-token",
+        ("sgp_",),
+        re.compile(r"\bsgp_(?:local_|[a-fA-F0-9]{16}_)?[a-fA-F0-9]{40}\b"),
+    ),
+    (
         "auth-header",
         ("authorization",),
         re.compile(
-            r"\b(?:authorization|proxy-authorization)\s?[:=]\s?[\"']?(?:basic|bearer|token|digest|"
-            r"apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}",
+            r"\b(?:authorization|proxy-authorization)\s?[:=]\s*[\"']?(?:(?:basic|bearer|token|"
+            r"digest|apikey|sso-key)\s[A-Za-z0-9+/=_\-.~:]{8,}|(?=[^\s\"']*\d)[A-Za-z0-9+/=_\-.~:@]"
+            r"{16,})",
             _I,
         ),
     ),
@@ -175,7 +194,7 @@ _KEYWORD_TAILS = (
     "credentials", "apikey", "auth", "cookie", "sessionid", "session_id", "session-id", "key",
     "passwort", "kennwort", "contrasena", "senha", "parola", "пароль",
 )  # fmt: skip
-_VALUE = re.compile(r"[=>]?\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
+_VALUE = re.compile(r"[:=>]{0,3}\s?(?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{1,200})(?P=q)")
 _NAME_TAIL = re.compile(r"[A-Za-z0-9_.\-]{0,60}$")
 _STRONG_KEY = re.compile(
     r"(?:api|access|secret|private|auth|signing|encryption|master|account|client|app|service|"
@@ -191,6 +210,14 @@ _PROSE = re.compile(
     r" (?P<q>[\"'`]?)(?P<value>[^\s\"'`,;]{4,200})(?P=q)",
     _I,
 )
+_DATA_KEY = re.compile(
+    r"\b(?:cache|object|sort|primary|foreign|partition|composite|unique|idempotency|map|dict|"
+    r"hash|lookup|row|routing|s3|bucket|index|cursor|dedup|registry|translation|i18n|react|"
+    r"list|column|shard|join|natural|surrogate|candidate|compound|storage object|redis|"
+    r"memcached?|kv|group|message|event|correlation|tracking|sharding)[ _\-]?$",
+    _I,
+)
+"""Kinds of key that name data, not credentials: "the cache key is build-7f3a…"."""
 _XML_SECRET = re.compile(
     r"<(?:[\w\-]+:)?(?:\w+[_\-])?(?:password|passwd|secret|token|api_?key|apikey|access_?key|"
     r"secret_?key|private_?key|client_?secret)>\s?(?P<value>[^<\s]{6,200})\s?</",
@@ -199,7 +226,8 @@ _XML_SECRET = re.compile(
 # Credentials on a command line or in "user / password" notes: (literal gate, pattern).
 _CLI_SECRETS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
     (("curl",), re.compile(
-        r"\bcurl\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]+:(?P<v>[^\s'\"@]{4,200})", _I)),
+        r"\bcurl\b[^\n|;]{0,80}?\s(?:-u|--user)[ =]?['\"]?[^\s:'\"]*:['\"]?(?P<v>[^\s'\"]{4,200})",
+        _I)),
     (("wget",), re.compile(
         r"\bwget\b[^\n|;]{0,80}?\s--(?:http-)?password[ =]['\"]?(?P<v>[^\s'\"]{4,200})", _I)),
     (("mysql",), re.compile(
@@ -276,7 +304,7 @@ def _assignment(plain_text: str) -> bool:
         at = op.start()
         if at and plain_text[at - 1] in ":=!<>":
             continue  # the second character of an operator was handled with the first
-        before = plain_text[max(0, at - 64) : at]
+        before = plain_text[max(0, at - 64) : at].rstrip(" ?+")  # NAME ?= v, NAME += v
         if not before.rstrip(" \"'").lower().endswith(_KEYWORD_TAILS):
             continue
         kw_match = _KEYWORD_END.search(before.casefold())
@@ -287,9 +315,13 @@ def _assignment(plain_text: str) -> bool:
         name = (tail.group() if tail else "").casefold()
         if kw in ("pass", "pw", "auth") and name[-1:].isalpha():
             continue  # bypass=, compass=, oauth=
-        if kw == "key" and not _STRONG_KEY.search(name):
-            continue  # primary_key=, sort_key=
         value = _VALUE.match(plain_text, op.end())
+        if (
+            kw == "key"
+            and not _STRONG_KEY.search(name)
+            and (value is None or not random_token(value["value"]))
+        ):
+            continue  # primary_key=, sort_key= (HEROKU_KEY = <random> still counts)
         if value is None:
             continue
         rest = plain_text[value.end() :].lstrip()
@@ -329,10 +361,24 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
     its ``LONG_WORD`` runs): token formats, keyword formats, then the generic rules."""
     seen: set[str] = set()
     for word in long_words:
+        linked = "://" in word  # a link's path ids (docs, designs, videos) are not keys
         for token in word.translate(_TOKEN_SEP).split():
             for name, pattern in _BY_PREFIX.get(token[:2], ()):
-                if name not in seen and len(token) >= 16 and pattern.match(token):
+                if (
+                    name not in seen
+                    and len(token) >= 16
+                    and pattern.match(token)
+                    and not placeholder_token(token)
+                ):
                     seen.add(name)
+            if (
+                not seen
+                and not linked
+                and len(token) >= RANDOM_MIN
+                and random_token(token)
+                and not named_id(plain_text, token)
+            ):
+                seen.add("random-token")
     for lit in set(_KEYWORD_GATE.findall(folded)):
         name, pattern = _KEYWORD_RULE[lit]
         if name not in seen and pattern.search(plain_text):
@@ -377,6 +423,10 @@ def _prose_secret(plain_text: str, folded: str) -> bool:
             and not (len(value) >= 10 and value.isalnum() and _classes(value) >= 3)
         ):
             continue  # "key: Ctrl+Shift+K" — a bare "key" needs a key-like value
+        if m["name"].casefold() == "key" and _DATA_KEY.search(
+            plain_text[max(0, m.start() - 24) : m.start()]
+        ):
+            continue  # "the cache key is build-7f3a…", "object key is uploads/…": not secrets
         if _looks_secret(m["value"], quoted=bool(m["q"]), strict=not m["q"]):
             return True
     return not plain_text.isascii() and bool(_CJK_PROSE.search(plain_text))
