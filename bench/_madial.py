@@ -138,8 +138,11 @@ def convert(src: Path) -> dict[str, Any]:
             raise ValueError(f"{base / name} not found: give a MADial-Bench checkout")
     fs = facts(base / MEMORY)
     return {
-        "source": {"repo": REPO, "license": "MIT", "files": [f"data/en/{MEMORY}",
-                                                             f"data/en/{DIALOGUE}"]},
+        "source": {
+            "repo": REPO,
+            "license": "MIT",
+            "files": [f"data/en/{MEMORY}", f"data/en/{DIALOGUE}"],
+        },
         "facts": fs,
         "prompts": prompts(base / DIALOGUE, {f["id"] for f in fs}),
     }

@@ -49,5 +49,7 @@ def emit(results: list[Result], as_json: bool) -> None:
         floor = f"{r.floor:10.2f}" if r.floor is not None else " " * 10
         ratio = f"{r.ratio:6.2f}x" if r.ratio is not None else "       "
         verdict = {True: "ok", False: "MISS", None: ""}[r.ok]
-        print(f"{r.name:<{width}}  {r.value:10.2f} {r.unit:<8} floor {floor}  {ratio}  "
-              f"target {r.target or '-':<10} {verdict}")
+        print(
+            f"{r.name:<{width}}  {r.value:10.2f} {r.unit:<8} floor {floor}  {ratio}  "
+            f"target {r.target or '-':<10} {verdict}"
+        )

@@ -313,9 +313,7 @@ PRODUCERS: tuple[Producer, ...] = (
 )  # fmt: skip
 
 
-def build(
-    root: Path, producers: tuple[Producer, ...] = PRODUCERS
-) -> tuple[list[Row], list[Row]]:
+def build(root: Path, producers: tuple[Producer, ...] = PRODUCERS) -> tuple[list[Row], list[Row]]:
     """(attacks, benign) rows; a text seen before (in either file) is kept once."""
     seen: set[str] = set()
     attacks: list[Row] = []

@@ -142,12 +142,33 @@ def main() -> None:
     floor_tell, kernel_tell = _pair(_floor_tell, _kernel_tell, tells, samples)
     to_thread, bridge = _pair(_to_thread, _bridge, hops, samples)
     results = [
-        Result("ask round trip", kernel_ask, "us", floor_ask, kernel_ask / floor_ask,
-               "<= 2.0x", kernel_ask / floor_ask <= 2.0),
-        Result("tell throughput", kernel_tell, "msg/s", floor_tell, kernel_tell / floor_tell,
-               ">= 0.5x", kernel_tell / floor_tell >= 0.5),
-        Result("thread-bridge round trip", bridge, "us", to_thread, bridge / to_thread,
-               "<= 0.5x", bridge / to_thread <= 0.5),
+        Result(
+            "ask round trip",
+            kernel_ask,
+            "us",
+            floor_ask,
+            kernel_ask / floor_ask,
+            "<= 2.0x",
+            kernel_ask / floor_ask <= 2.0,
+        ),
+        Result(
+            "tell throughput",
+            kernel_tell,
+            "msg/s",
+            floor_tell,
+            kernel_tell / floor_tell,
+            ">= 0.5x",
+            kernel_tell / floor_tell >= 0.5,
+        ),
+        Result(
+            "thread-bridge round trip",
+            bridge,
+            "us",
+            to_thread,
+            bridge / to_thread,
+            "<= 0.5x",
+            bridge / to_thread <= 0.5,
+        ),
     ]
     emit(results, args.json)
 

@@ -361,8 +361,15 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for name in ("hybrid_inject_10k", "hybrid_scaling", "embed_on_remember"):
             results.append(
-                {"name": name, "value": None, "unit": "ms", "floor": None, "ratio": None,
-                 "target": f"skipped: {status.reason}", "ok": None}
+                {
+                    "name": name,
+                    "value": None,
+                    "unit": "ms",
+                    "floor": None,
+                    "ratio": None,
+                    "target": f"skipped: {status.reason}",
+                    "ok": None,
+                }
             )
     if args.json:
         print(json.dumps({"results": results}))

@@ -66,8 +66,9 @@ def run(quick: bool) -> list[Result]:
     views = _per_call_us(led.views, calls, rounds)
     old = _per_call_us(rescan, max(1, calls // 20), rounds)
     return [
-        Result("notes_views_per_turn", views, "us", f, views / f, f"<= {TARGET}x",
-               views / f <= TARGET),
+        Result(
+            "notes_views_per_turn", views, "us", f, views / f, f"<= {TARGET}x", views / f <= TARGET
+        ),
         Result("notes_rescan_per_turn", old, "us", f, old / f, None, None),
     ]
 

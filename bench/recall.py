@@ -88,9 +88,7 @@ class Case:
     questions: list[tuple[str, str, set[str]]]
 
 
-def _fact(
-    fid: str, text: str, n: float, kind: str = "note", tags: Sequence[str] = ()
-) -> Fact:
+def _fact(fid: str, text: str, n: float, kind: str = "note", tags: Sequence[str] = ()) -> Fact:
     return Fact(
         id=fid,
         kind=kind,  # type: ignore[arg-type]

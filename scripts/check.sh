@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Set up and run the whole check: ruff, mypy --strict, import-linter contracts, deptry and pytest (unit,
-# fault-injection and end-to-end suites). Idempotent: reuses .venv and the Pi cache when they
-# are there. Needs Python 3.11+; the end-to-end tests also need npm (Node 22 and a pinned Pi
+# Set up and run the whole check: ruff (lint and format), mypy --strict, import-linter
+# contracts, deptry and pytest (unit, fault-injection and end-to-end suites). Idempotent:
+# reuses .venv and the Pi cache when they are there. Needs Python 3.11+; the end-to-end tests also need npm (Node 22 and a pinned Pi
 # are installed from npm into .cache/pi). Without npm, or without the registry, those tests
 # skip with the reason — except under CI=true, where the check fails instead.
 set -euo pipefail
@@ -21,6 +21,7 @@ if [ -f scripts/install-pi.sh ]; then
   fi
 fi
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/lint-imports
 .venv/bin/deptry .

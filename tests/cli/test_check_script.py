@@ -61,8 +61,9 @@ def test_without_npm_the_check_goes_on_and_says_why(scratch: Path) -> None:
     assert "npm is required" in proc.stderr
     assert "the end-to-end tests will skip" in proc.stderr
     calls = (scratch / "calls.log").read_text().splitlines()
-    tools = [c.split()[0] for c in calls][-5:]
-    assert tools == ["ruff", "mypy", "lint-imports", "deptry", "pytest"]
+    assert calls[-6:-4] == ["ruff check .", "ruff format --check ."]
+    tools = [c.split()[0] for c in calls][-4:]
+    assert tools == ["mypy", "lint-imports", "deptry", "pytest"]
     assert calls[-1] == "pytest -q -q"
 
 
@@ -71,4 +72,3 @@ def test_without_npm_under_ci_the_check_fails(scratch: Path) -> None:
     assert proc.returncode == 1
     assert "CI=true needs them" in proc.stderr
     assert "pytest" not in (scratch / "calls.log").read_text()
-

@@ -237,9 +237,9 @@ def test_memory_optimize_commands(run: Runner, tmp_path: Path, project: Path) ->
     page = run.check("memory optimize inspect", [*base, "optimize", "inspect", "stm"])["data"]
     assert sorted(page["ids"]) == sorted(ids)
     ops = json.dumps([{"sources": ids, "text": "Integration tests need Docker running"}])
-    staged = run.check(
-        "memory optimize stage", [*base, "optimize", "stage", "stm", "--ops", ops]
-    )["data"]
+    staged = run.check("memory optimize stage", [*base, "optimize", "stage", "stm", "--ops", ops])[
+        "data"
+    ]
     applied = run.check(
         "memory optimize apply",
         [*base, "optimize", "apply", "stm", "--ops", ops, "--fingerprint", staged["fingerprint"]],

@@ -35,8 +35,6 @@ pytestmark = pytest.mark.e2e
 LONG = " before every push, and keep the integration suite green for each release"
 
 
-
-
 @pytest.mark.asyncio
 async def test_real_pi_worker_proposal_is_applied_and_undone(pi: PiInstall, tmp_path: Path) -> None:
     clock = ManualClock(wall=time.time())  # seeded "now": the actors run on real time

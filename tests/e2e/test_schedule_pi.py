@@ -35,8 +35,6 @@ LONG = " before every push, and keep the integration suite green for each releas
 MODEL = "fake/fake-model"
 
 
-
-
 @pytest.mark.asyncio
 async def test_save_and_settle_launch_one_real_worker_and_input_cancels_it(
     pi: PiInstall, tmp_path: Path

@@ -37,9 +37,7 @@ async def test_a_second_roundtable_is_refused_while_one_runs(
     await bind_team(host)
     model.on(phase="round1", reply="first view", delay=60.0)  # the first run waits here
     model.on(phase="round2", reply="final position")
-    model.on(
-        phase="synthesis", reply="\n".join(f"## {t}\n{t.lower()} text" for t, _ in SECTIONS)
-    )
+    model.on(phase="synthesis", reply="\n".join(f"## {t}\n{t.lower()} text" for t, _ in SECTIONS))
     await ask_lead(host, "split the service?")
     picks = {
         "query": "split the service?",

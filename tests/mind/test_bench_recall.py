@@ -122,8 +122,10 @@ def test_malformed_dataset_is_a_clear_error(tmp_path: Path) -> None:
     bad.write_text('{"sessions": [], "questions": []}')
     with pytest.raises(ValueError, match="no questions"):
         recall.load(bad)
-    bad.write_text('{"facts": [{"id": "a", "text": "x"}], "prompts": [{"id": "p", '
-                   '"prompt": "q", "expected": ["zz"]}]}')
+    bad.write_text(
+        '{"facts": [{"id": "a", "text": "x"}], "prompts": [{"id": "p", '
+        '"prompt": "q", "expected": ["zz"]}]}'
+    )
     with pytest.raises(ValueError, match="unknown facts"):
         recall.load(bad)
 
@@ -152,18 +154,46 @@ def _madial_fixture(root: Path) -> Path:
     en = root / "data" / "en"
     en.mkdir(parents=True)
     mems = [
-        {"7": {"time": "2023-12-25", "scene": "Activity", "emotion": "Happy",
-               "event": "Ana sang at the winter concert and felt proud."}},
-        {"9": {"time": "2024-02-01", "scene": "Others", "emotion": "Sad",
-               "event": "Ana lost her blue scarf on the bus."}},
+        {
+            "7": {
+                "time": "2023-12-25",
+                "scene": "Activity",
+                "emotion": "Happy",
+                "event": "Ana sang at the winter concert and felt proud.",
+            }
+        },
+        {
+            "9": {
+                "time": "2024-02-01",
+                "scene": "Others",
+                "emotion": "Sad",
+                "event": "Ana lost her blue scarf on the bus.",
+            }
+        },
     ]
     dialogues = [
-        {"dialogue": ["<BOD>\n", '<Ana>: "I have a show tonight!"\n',
-                      '<Assistant>: "Remember your concert?"\n', "<EOD>\n"],
-         "test-turn": [2], "relevant-id": [7], "user-id": 1},
-        {"dialogue": ["<BOD>\n", '<Ana>: "It is cold."\n', '<Ana>: "Brr."\n',
-                      '<Assistant>: "Your scarf..."\n'],
-         "test-turn": [3, 2], "relevant-id": [9, 9], "user-id": 1},
+        {
+            "dialogue": [
+                "<BOD>\n",
+                '<Ana>: "I have a show tonight!"\n',
+                '<Assistant>: "Remember your concert?"\n',
+                "<EOD>\n",
+            ],
+            "test-turn": [2],
+            "relevant-id": [7],
+            "user-id": 1,
+        },
+        {
+            "dialogue": [
+                "<BOD>\n",
+                '<Ana>: "It is cold."\n',
+                '<Ana>: "Brr."\n',
+                '<Assistant>: "Your scarf..."\n',
+            ],
+            "test-turn": [3, 2],
+            "relevant-id": [9, 9],
+            "user-id": 1,
+        },
     ]
     (en / madial.MEMORY).write_text("\n".join(json.dumps(m) for m in mems) + "\n")
     (en / madial.DIALOGUE).write_text("\n".join(json.dumps(d) for d in dialogues) + "\n")

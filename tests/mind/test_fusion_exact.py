@@ -23,8 +23,7 @@ def union_formula(lexical: dict[int, float], semantic: dict[int, float]) -> dict
     lex_scale = LEX_WEIGHT / (max(lexical.values(), default=0.0) or 1.0)
     sem_scale = SEM_WEIGHT / ((max(sem.values(), default=0.0) - SEM_FLOOR) or 1.0)
     return {
-        d: lex_scale * lexical.get(d, 0.0)
-        + sem_scale * max(0.0, semantic.get(d, 0.0) - SEM_FLOOR)
+        d: lex_scale * lexical.get(d, 0.0) + sem_scale * max(0.0, semantic.get(d, 0.0) - SEM_FLOOR)
         for d in lexical.keys() | sem.keys()
     }
 

@@ -129,8 +129,13 @@ def test_explanation_names_terms_and_similarity() -> None:
     index = FactIndex.build(FACTS)
     semantic, status = edge.for_prompt("staging db port")
     p = plan_injection(
-        InjectionInput(prompt="staging db port", now=1e9, indexes={"project": index},
-                       semantic=semantic, ranker=status)
+        InjectionInput(
+            prompt="staging db port",
+            now=1e9,
+            indexes={"project": index},
+            semantic=semantic,
+            ranker=status,
+        )
     )
     reason = p.items[0].reason
     assert p.items[0].id == "m_0002"
@@ -189,8 +194,9 @@ def test_turns_before_the_model_is_ready_are_lexical_and_say_so() -> None:
     assert not status.hybrid
     assert "loading" in status.reason
     p = plan_injection(
-        InjectionInput(prompt="x", now=1e9, indexes={"project": FactIndex.build(FACTS)},
-                       ranker=status)
+        InjectionInput(
+            prompt="x", now=1e9, indexes={"project": FactIndex.build(FACTS)}, ranker=status
+        )
     )
     assert any("lexical" in d and "loading" in d for d in p.disclosures)
     gate.set()

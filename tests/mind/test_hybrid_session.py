@@ -37,8 +37,8 @@ async def test_runtime_ranks_hybrid_once_the_model_is_in(
         await sim.command("/persona use architect")
         for text in ("Deploys go out on Tuesdays", "The staging database is read-only"):
             saved = await sim.call_tool(
-                "memory", {"action": "remember", "kind": "convention", "text": text,
-                           "tier": "project"},
+                "memory",
+                {"action": "remember", "kind": "convention", "text": text, "tier": "project"},
             )
             assert not saved.is_error, saved.text
         turn = await sim.turn("which weekday can we ship to production?")
@@ -79,8 +79,13 @@ async def test_runtime_turns_on_a_large_store_warm_up_off_the_loop_then_rank_hyb
     agent = tmp_path / "agent"
     target = MindScope(agent, None, find_project(ws)).fact_target("project")
     rows = tuple(
-        Fact(id=f"m_{i:08x}", kind="convention", recordedAt=1.0 + i, lastSeenAt=1.0 + i,
-             text=f"parser cache note {i} about retry schema token {i % 17}")
+        Fact(
+            id=f"m_{i:08x}",
+            kind="convention",
+            recordedAt=1.0 + i,
+            lastSeenAt=1.0 + i,
+            text=f"parser cache note {i} about retry schema token {i % 17}",
+        )
         for i in range(INLINE_ROWS + 44)
     )
     FileStore(Layout(agent)).mutate(target, lambda _old: rows)

@@ -319,8 +319,13 @@ async def test_few_but_long_facts_are_embedded_off_the_loop_too(
     """The in-place limit is on text as well as rows: 20 facts of 1,500 characters (more
     than INLINE_CHARS) would cost the loop ~18 ms of tokenizer for words not yet seen."""
     long = tuple(
-        Fact(id=f"m_{i:08x}", kind="convention", recordedAt=1.0 + i, lastSeenAt=1.0 + i,
-             text=f"deploy checklist {i} " + "step " * 300)
+        Fact(
+            id=f"m_{i:08x}",
+            kind="convention",
+            recordedAt=1.0 + i,
+            lastSeenAt=1.0 + i,
+            text=f"deploy checklist {i} " + "step " * 300,
+        )
         for i in range(20)
     )
     assert sum(len(f.text) for f in long) > INLINE_CHARS

@@ -404,6 +404,7 @@ class Cell(Generic[M]):
                     future.set_result(value)
 
         group.start(key, _context.admitted.get(), work, settle, "deferred")
+
         def abandoned() -> None:
             self.cancel_work(key, "the asker went away")
 

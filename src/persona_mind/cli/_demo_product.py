@@ -143,9 +143,7 @@ async def children_section(host: SimHost, say: Say) -> None:
     asked = await host.command(f"/persona-roundtable {question}")
     say(f"/persona-roundtable {question}\n   {asked.text}")
     await host.next_user_message()  # what Pi's lead reads; the demo plays the lead
-    result = await host.call_tool(
-        "persona_roundtable", {"query": question, "specialists": _PICKS}
-    )
+    result = await host.call_tool("persona_roundtable", {"query": question, "specialists": _PICKS})
     say(f"the lead's persona_roundtable call: {len(host.tool_updates)} live progress updates")
     say("/persona-roundtable synthesis (in full):\n   " + "\n   ".join(result.text.splitlines()))
     status = await host.command("/persona-roundtable status")

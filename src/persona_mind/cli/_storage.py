@@ -236,9 +236,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     hist.add_argument("file", help="the memory store file")
     hist.add_argument("--version", type=int, default=1, help="expected schema version")
     hist.add_argument("--receipt", help="the receipt id (resolve)")
-    hist.add_argument(
-        "--outcome", choices=("applied", "discarded"), help="how it ended (resolve)"
-    )
+    hist.add_argument("--outcome", choices=("applied", "discarded"), help="how it ended (resolve)")
     hist.set_defaults(func=_history)
     holder = sub.add_parser("holder", help="who last held a store's lock file")
     holder.add_argument("file", help="a store file or its .lock")

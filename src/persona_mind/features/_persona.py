@@ -64,6 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = ("PersonaFeature",)
 
+
 class _HeldByOwner:
     """The service's plan desk between calls: the plans live in the Owner, so any use
     outside a call that was given the Owner's answers is a bug, reported as one."""

@@ -87,14 +87,7 @@ class ChildOverdue(Msg, frozen=True, kw_only=True):
     request_id: str
 
 
-RunnerMessage = (
-    RunChild
-    | CancelChild
-    | ListChildren
-    | ChildActivity
-    | ChildWorkDone
-    | ChildOverdue
-)
+RunnerMessage = RunChild | CancelChild | ListChildren | ChildActivity | ChildWorkDone | ChildOverdue
 
 
 class GetRoundtableProgress(Ask[RoundtableProgress], frozen=True, kw_only=True):

@@ -108,9 +108,7 @@ def task_scores(
     return fuse(lexical, sims, method), sims
 
 
-def _candidates(
-    scored: dict[int, float], keep: int, priority: frozenset[int]
-) -> dict[int, float]:
+def _candidates(scored: dict[int, float], keep: int, priority: frozenset[int]) -> dict[int, float]:
     """The lexical side of candidate generation: the best ``keep`` hits (every hit tied with
     the cut-off too, so slot order never matters) and every objective/invariant hit.
 

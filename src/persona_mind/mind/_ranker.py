@@ -89,8 +89,7 @@ class SemanticSource(Protocol):
 def warming_up(facts: int) -> str:
     """Why a turn is lexical while fact vectors are computed off the event loop."""
     return (
-        f"semantic ranking warming up (vectors for {facts} facts being computed off the "
-        "event loop)"
+        f"semantic ranking warming up (vectors for {facts} facts being computed off the event loop)"
     )
 
 

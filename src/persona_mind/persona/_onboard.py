@@ -149,10 +149,7 @@ def index_shared(ws: Workspace, extra: dict[str, str]) -> str:
     for rel, text in extra.items():
         names[rel] = next((h.lstrip("# ").strip() for h in text.splitlines() if h.strip()), "")
     lines = ["# Shared library", "", "Every persona sees this folder. Documents:", ""]
-    lines += [
-        f"- {code(rel)} — {one_line(title)}"
-        for rel, title in sorted(names.items())
-    ]
+    lines += [f"- {code(rel)} — {one_line(title)}" for rel, title in sorted(names.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -183,7 +183,6 @@ def render_live(p: RoundtableProgress) -> str:
     lines.append(f"Moderator: {p.lead} ({p.lead_state}) · Next: {p.next_step}")
     lines.append(
         f"Totals: {p.children_finished}/{p.children_started} children finished, "
-        f"{tokens} tokens, {p.elapsed:.1f}s"
-        + (f" · Error: {p.error}" if p.error else "")
+        f"{tokens} tokens, {p.elapsed:.1f}s" + (f" · Error: {p.error}" if p.error else "")
     )
     return "\n".join(lines)

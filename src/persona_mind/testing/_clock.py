@@ -51,6 +51,7 @@ async def wait_all_tasks_blocked() -> None:
         await asyncio.sleep(0)
         quiet = quiet + 1 if _only_me_ready(loop) else 0
 
+
 DEFAULT_WALL_START = 1_790_000_000.0  # 2026-09-21T…Z: a fixed, plausible epoch for tests
 
 
