@@ -21,11 +21,11 @@ not on the event loop.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
 import tempfile
-import threading
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Literal
@@ -120,42 +120,34 @@ def child_env(
 
 
 class _PromptDir:
-    """The private directory of one prompt file; creating and removing it never overlap.
+    """The private directory of one prompt file, made and removed on worker threads.
 
-    Both run on a worker thread. A launch cancelled while the file is being written still
-    removes it: the removal takes the same lock, so it waits for the creation to finish
-    and then removes what it made; a removal that comes first makes the creation refuse.
+    :func:`prompt_file` orders the two: the removal starts only once the creation has ended,
+    however it ended, so they never overlap and need no lock.
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
         self._directory: str | None = None
-        self._closed = False
 
     def create(self, text: str) -> str:
-        with self._lock:
-            if self._closed:  # the launch was given up before this job started
-                raise ChildSpawnFailed(_PROMPT_FILE, "the launch was cancelled before its start")
-            # mkdtemp: 0700, unpredictable name; the file 0600, exclusive, never through a
-            # pre-planted symlink or another user's file
-            self._directory = tempfile.mkdtemp(prefix="pm-child-")
-            path = os.path.join(self._directory, _PROMPT_FILE)
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            fd = os.open(path, flags, 0o600)
-            try:
-                view = memoryview(text.encode())
-                while view:
-                    view = view[os.write(fd, view) :]
-            finally:
-                os.close(fd)
-            return path
+        # mkdtemp: 0700, unpredictable name; the file 0600, exclusive, never through a
+        # pre-planted symlink or another user's file
+        self._directory = tempfile.mkdtemp(prefix="pm-child-")
+        path = os.path.join(self._directory, _PROMPT_FILE)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(path, flags, 0o600)
+        try:
+            view = memoryview(text.encode())
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        return path
 
     def remove(self) -> None:
-        with self._lock:
-            self._closed = True
-            if self._directory is not None:
-                shutil.rmtree(self._directory, ignore_errors=True)
-                self._directory = None
+        directory, self._directory = self._directory, None
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 @asynccontextmanager
@@ -164,18 +156,24 @@ async def prompt_file(text: str) -> AsyncIterator[str]:
 
     The file IO runs on a worker thread, never on the event loop (issue 10 scope 6). The
     caller keeps the context open until the child has exited. Removal runs on every path —
-    answer, failure, deadline, cancellation, a cancellation that lands mid-write — and
-    is shielded; if even the shielded wait is interrupted, the removal runs right here.
+    answer, failure, deadline, cancellation, a cancellation that lands mid-write (the
+    creation is shielded, so it runs to its end and the removal waits for it) — and is
+    shielded; if even the shielded wait is interrupted, the removal runs when the creation
+    has ended, on the loop.
     """
     directory = _PromptDir()
+    creating = asyncio.ensure_future(anyio.to_thread.run_sync(directory.create, text))
     try:
-        yield await anyio.to_thread.run_sync(directory.create, text)
+        yield await asyncio.shield(creating)
     finally:
         try:
             with anyio.CancelScope(shield=True):
+                await asyncio.wait([creating])  # the write has ended, however it ended
+                if not creating.cancelled():
+                    creating.exception()  # raised above if it was ours; never logged twice
                 await anyio.to_thread.run_sync(directory.remove)
         except BaseException:
-            directory.remove()  # idempotent: waits for a removal already under way
+            creating.add_done_callback(lambda _: directory.remove())
             raise
 
 
