@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -281,7 +282,6 @@ def test_reading_in_slices_keeps_characters_split_across_slices(tmp_path: Path) 
 
 
 def test_the_table_is_wordllamas_bit_for_bit() -> None:
-    np = pytest.importorskip("numpy")
     ours = read_f16_table(ROOT.joinpath(*WEIGHTS_FILE), "embedding.weight", 128, rows=32000)
     model = wordllama.WordLlama.load(
         config="l2_supercat", dim=256, disable_download=True, cache_dir=ROOT
@@ -316,7 +316,6 @@ def test_a_weights_file_in_another_shape_is_refused(tmp_path: Path, damage: str)
 
 
 def test_the_encoder_loaded_by_our_readers_equals_wordllamas() -> None:
-    np = pytest.importorskip("numpy")
     ours = WordLlamaEncoder.load()
     theirs = WordLlamaEncoder._load_with_wordllama(lambda: None)
     assert (ours.via, theirs.via) == ("persona-mind readers", "wordllama")
@@ -328,7 +327,6 @@ def test_the_encoder_loaded_by_our_readers_equals_wordllamas() -> None:
 
 
 def test_a_wheel_in_another_shape_loads_through_wordllama(tmp_path: Path) -> None:
-    np = pytest.importorskip("numpy")
     (tmp_path / "tokenizers").mkdir()
     config = json.loads(REAL.read_text(encoding="utf-8"))
     config["pre_tokenizer"] = {"type": "Whitespace"}
