@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
-from persona_mind.embedding._gate import TurnGate
+from persona_mind.embedding._gate import TurnGate, yield_gil
 from persona_mind.embedding._worker import BindWorker
 from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
 from persona_mind.mind._retrieval import FactIndex
@@ -74,13 +74,6 @@ ENCODE_BATCH = 64
 """Texts embedded per encoder call when a bind computes vectors; between two calls the
 edge calls its ``pause`` (``time.sleep(0)``: the GIL is released and the OS may run the
 event loop), so a cold bind of 19,000 facts is ~300 short calls, never one long hold."""
-
-
-def _yield_gil() -> None:
-    """Give the GIL (and the core) away between batches: ``sleep(0)`` releases the GIL
-    unconditionally, where the 1 ms switch interval only forces a hand-over when the loop
-    has already asked for it."""
-    time.sleep(0)
 
 
 def _default_loader(turns: TurnGate) -> Encoder:
@@ -134,7 +127,7 @@ class SemanticEdge:
         self,
         loader: Callable[[], Encoder] | None = None,
         *,
-        pause: Callable[[], None] = _yield_gil,
+        pause: Callable[[], None] = yield_gil,
         turns: TurnGate | None = None,
     ) -> None:
         """``pause`` runs between two :data:`ENCODE_BATCH` encoder calls of one bind;

@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,17 +29,13 @@ from persona_mind.embedding._errors import (
     EmbeddingUnavailable,
     UnsupportedModelFile,
 )
+from persona_mind.embedding._gate import yield_gil as _yield_gil
 
 __all__ = ("Encoder", "Matrix", "WordLlamaEncoder", "fact_text", "unit_rows")
 
 Matrix = npt.NDArray[np.float32]
 
 log = logging.getLogger(__name__)
-
-
-def _yield_gil() -> None:
-    """Between two read steps: ``sleep(0)`` hands the GIL to a waiting event loop."""
-    time.sleep(0)
 
 
 class Encoder(Protocol):

@@ -24,7 +24,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-__all__ = ("LOAD_SETTLE", "LOAD_WAIT_CAP", "TurnGate")
+__all__ = ("LOAD_SETTLE", "LOAD_WAIT_CAP", "TurnGate", "yield_gil")
+
+
+def yield_gil() -> None:
+    """Give the GIL (and the core) away between two steps of background work: ``sleep(0)``
+    releases the GIL unconditionally, where the switch interval only forces a hand-over
+    when the loop has already asked for it."""
+    time.sleep(0)
+
 
 LOAD_WAIT_CAP = 2.0
 """Seconds the loading thread waits, at most and in all, for the turns in flight to end.  A
