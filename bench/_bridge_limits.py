@@ -58,7 +58,7 @@ if __package__ in (None, ""):  # run as `python bench/_bridge_limits.py`
 
 from bench._bigstore import write_big_store
 from bench._report import Result, emit, parse_args
-from bench.bridge import STUB, Pipe, _env
+from bench.bridge import STUB, Pipe, _env, _session_start
 from persona_mind.bridge.sidecar import SWITCH_INTERVAL
 from persona_mind.mind import MindScope
 from persona_mind.mind._retrieval import FactIndex, retire
@@ -115,9 +115,7 @@ def _warm_bytecode(tmp: Path) -> None:
     repo.mkdir(parents=True)
     pipe = _ready(None, agent)
     try:
-        start = {"type": "SessionStart", "reason": "startup", "session_id": "w", "cwd": str(repo)}
-        pipe.send({"type": "request", "id": 1, "method": "event", "params": {"event": start}})
-        pipe.answer_until("response")
+        _session_start(pipe, repo, 1)
         turn = {"type": "BeforeAgentStart", "prompt": "warm the bytecode cache"}
         pipe.send({"type": "request", "id": 2, "method": "event", "params": {"event": turn}})
         pipe.answer_until("response")

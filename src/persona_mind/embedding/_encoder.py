@@ -101,7 +101,7 @@ class WordLlamaEncoder:
         self._batch = batch
         self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
         self.via = "persona-mind readers"
-        """How it was loaded (``/mind doctor`` detail, tests)."""
+        """How it was loaded: ``persona-mind readers`` or ``wordllama`` (the fallback)."""
 
     @property
     def model_id(self) -> str:
