@@ -266,6 +266,34 @@ def tmux() -> Iterator[list[str]]:
     subprocess.run([*base, "kill-server"], capture_output=True, check=False)
 
 
+def capture_pane(tmux: list[str], *, scrollback: bool = False) -> str:
+    """What the ``pi`` tmux pane shows (with ``scrollback``: joined lines and 400 lines of
+    history, for output taller than the screen)."""
+    history = ["-J", "-S", "-400"] if scrollback else []
+    return subprocess.run(
+        [*tmux, "capture-pane", "-p", *history, "-t", "pi"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout
+
+
+def wait_pane(
+    tmux: list[str], *needles: str, timeout: float = WAIT, scrollback: bool = False
+) -> str:
+    """The pane once every needle is on it. Polled: Pi's TUI runs in another process and
+    its screen has no event to wait on."""
+    deadline = time.monotonic() + timeout
+    text = ""
+    while time.monotonic() < deadline:
+        text = capture_pane(tmux, scrollback=scrollback)
+        if all(n in text for n in needles):
+            return text
+        time.sleep(0.05)
+    missing = [n for n in needles if n not in text]
+    raise AssertionError(f"{missing!r} never appeared; pane:\n{text[-4000:]}")
+
+
 @pytest.fixture
 def real(pienv: PiEnv) -> PiEnv:
     """The Pi environment with the sidecar running the real Runtime (Mind + Persona), not

@@ -8,7 +8,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from persona_mind.testing import (
     pi_agent_env,
 )
 
-from .conftest import REPO, WAIT, PiEnv
+from .conftest import REPO, WAIT, PiEnv, wait_pane
 
 pytestmark = pytest.mark.e2e
 
@@ -134,15 +133,10 @@ def test_readme_quick_start_and_use_it_in_pi_verbatim_need_no_env_var(
          str(checkout), f"exec env -i {assignments} bash {shlex.quote(str(script))}"],
         check=True,
     )  # fmt: skip
-    deadline = time.monotonic() + WAIT * 2
-    screen = ""
-    while time.monotonic() < deadline and "persona-mind ready" not in screen:
-        time.sleep(0.2)
-        screen = subprocess.run(
-            [*tmux, "capture-pane", "-p", "-t", "pi"], capture_output=True, text=True,
-            check=False,
-        ).stdout  # fmt: skip
-    assert "persona-mind ready" in screen, f"{screen}\nsetup: {log.read_text()[-3000:]}"
+    try:
+        wait_pane(tmux, "persona-mind ready", timeout=WAIT * 2)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nsetup: {log.read_text()[-3000:]}") from None
     recorded = json.loads((checkout / "pi-extension" / "python.json").read_text())
     assert Path(recorded["python"]).parent == checkout / ".venv" / "bin"
     settings = json.loads((home / ".pi" / "agent" / "settings.json").read_text())

@@ -13,26 +13,9 @@ import time
 
 import pytest
 
-from .conftest import WAIT, PiEnv
+from .conftest import WAIT, PiEnv, capture_pane, wait_pane
 
 pytestmark = pytest.mark.e2e
-
-
-def _screen(tmux: list[str]) -> str:
-    return subprocess.run(
-        [*tmux, "capture-pane", "-p", "-t", "pi"], capture_output=True, text=True, check=False
-    ).stdout
-
-
-def _wait_screen(tmux: list[str], needle: str) -> str:
-    deadline = time.monotonic() + WAIT
-    screen = ""
-    while time.monotonic() < deadline:
-        screen = _screen(tmux)
-        if needle in screen:
-            return screen
-        time.sleep(0.05)
-    raise AssertionError(f"{needle!r} never appeared; screen:\n{screen}")
 
 
 def test_tui_shows_the_extension_loaded_and_runs_its_command(pienv: PiEnv, tmux: list[str]) -> None:
@@ -56,14 +39,14 @@ def test_tui_shows_the_extension_loaded_and_runs_its_command(pienv: PiEnv, tmux:
         ],
         check=True,
     )
-    screen = _wait_screen(tmux, "persona-mind ready (4 tools)")
+    screen = wait_pane(tmux, "persona-mind ready (4 tools)")
     listing = screen.split("[Extensions]", 1)[1].strip().splitlines()
     assert listing[0].strip() == "persona-mind"  # Pi's startup listing names our extension
     subprocess.run([*tmux, "send-keys", "-t", "pi", "-l", "/stub-note from tui"], check=True)
     subprocess.run([*tmux, "send-keys", "-t", "pi", "Enter"], check=True)
-    screen = _wait_screen(tmux, "saved note 'from tui'")
+    screen = wait_pane(tmux, "saved note 'from tui'")
     assert "notes=1" in screen  # the runtime's set_status reached the footer
-    screen = _wait_screen(tmux, "card body: from tui")  # display(): a card, not a message
+    screen = wait_pane(tmux, "card body: from tui")  # display(): a card, not a message
     assert "Stub card" in screen
     assert "second line  after a tab no colour" in screen  # sanitized: no tab, no ANSI
     # the runtime's own history entry (a note with a text body) is rendered as a card too
@@ -106,15 +89,15 @@ def test_tui_card_with_wide_text_in_a_narrow_terminal_does_not_break_pi(
         ],
         check=True,
     )
-    _wait_screen(tmux, "persona-mind ready")
+    wait_pane(tmux, "persona-mind ready")
     wide = "記憶" * 40 + " end"
     subprocess.run([*tmux, "send-keys", "-t", "pi", "-l", f"/stub-note {wide}"], check=True)
     subprocess.run([*tmux, "send-keys", "-t", "pi", "Enter"], check=True)
-    screen = _wait_screen(tmux, "Stub card")
+    screen = wait_pane(tmux, "Stub card")
     assert "card body: 記憶" in screen
     assert "…" in screen  # clipped, not wrapped past the edge
     time.sleep(0.05)
-    assert "exceeds terminal width" not in _screen(tmux)
+    assert "exceeds terminal width" not in capture_pane(tmux)
     subprocess.run([*tmux, "send-keys", "-t", "pi", "C-d"], check=True)
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline and not pienv.stub_records("exit"):
@@ -136,7 +119,7 @@ def _start_real_tui(pienv: PiEnv, tmux: list[str]) -> None:
          str(pienv.cwd), command],
         check=True,
     )  # fmt: skip
-    _wait_screen(tmux, "persona-mind ready")
+    wait_pane(tmux, "persona-mind ready")
 
 
 def _type(tmux: list[str], line: str) -> None:
@@ -169,9 +152,9 @@ def test_mind_status_is_shown_once(pienv: PiEnv, tmux: list[str]) -> None:
     """`/mind status`: one card with the report, not a collapsed card and the report again."""
     _start_real_tui(pienv, tmux)
     _type(tmux, "/mind status")
-    screen = _wait_screen(tmux, "backlog: 0 active items")
+    screen = wait_pane(tmux, "backlog: 0 active items")
     time.sleep(0.5)  # a second copy (the old notice) would be drawn by now
-    screen = _screen(tmux)
+    screen = capture_pane(tmux)
     assert screen.count("Mind status") == 1, screen
     assert screen.count("capture: auto") == 1, screen
     _quit(pienv, tmux)
@@ -182,17 +165,17 @@ def test_persona_confirmations_survive_the_reload_and_the_footer_names_the_perso
 ) -> None:
     _start_real_tui(pienv, tmux)
     _type(tmux, "/persona pack install software-team")
-    _wait_screen(tmux, "Installed official/software-team")
+    wait_pane(tmux, "Installed official/software-team")
     before = _readies(pienv)
     _type(tmux, "/persona team select software-team")
     _wait_reloaded(pienv, before)
-    _wait_screen(tmux, "persona-mind ready")
-    screen = _wait_screen(tmux, "This session's team is now official/software-team")
-    _wait_screen(tmux, "Reloaded keybindings")
+    wait_pane(tmux, "persona-mind ready")
+    screen = wait_pane(tmux, "This session's team is now official/software-team")
+    wait_pane(tmux, "Reloaded keybindings")
     time.sleep(1.0)  # Pi rebuilds its editor after a reload; keys typed before that are lost
     _type(tmux, "/persona use architect")
-    screen = _wait_screen(tmux, "persona: official/software-team/architect")  # the footer
-    screen = _wait_screen(tmux, "Persona mode: architect")
+    screen = wait_pane(tmux, "persona: official/software-team/architect")  # the footer
+    screen = wait_pane(tmux, "Persona mode: architect")
     # the team switch's confirmation is still there, after its reload and the next command
     assert "This session's team is now official/software-team" in screen
     _quit(pienv, tmux)

@@ -12,7 +12,6 @@ on screen in full (P-ROUNDTABLE-16).
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -23,8 +22,8 @@ import pytest
 from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text
 
-from .conftest import WAIT, PiEnv
-from .test_bridge_tui import _quit, _readies, _start_real_tui, _type, _wait_reloaded, _wait_screen
+from .conftest import WAIT, PiEnv, wait_pane
+from .test_bridge_tui import _quit, _readies, _start_real_tui, _type, _wait_reloaded
 
 pytestmark = pytest.mark.e2e
 
@@ -100,26 +99,9 @@ def panel(pienv: PiEnv) -> Iterator[LeadAndPanel]:
         server.gate.set()
 
 
-def _pane(tmux: list[str]) -> str:
-    """The whole pane with its scrollback (the synthesis may be taller than the screen)."""
-    return subprocess.run(
-        [*tmux, "capture-pane", "-p", "-J", "-S", "-400", "-t", "pi"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
-
-
 def _wait_pane(tmux: list[str], *needles: str) -> str:
-    deadline = time.monotonic() + WAIT * 2
-    text = ""
-    while time.monotonic() < deadline:
-        text = _pane(tmux)
-        if all(n in text for n in needles):
-            return text
-        time.sleep(0.1)
-    missing = [n for n in needles if n not in text]
-    raise AssertionError(f"{missing!r} never appeared; pane:\n{text[-4000:]}")
+    """The whole pane with its scrollback (the synthesis may be taller than the screen)."""
+    return wait_pane(tmux, *needles, timeout=WAIT * 2, scrollback=True)
 
 
 def _wait_until(pred: Any, what: str) -> None:
@@ -138,11 +120,11 @@ def test_roundtable_is_the_leads_tool_call_with_live_progress_and_the_full_synth
     in the TUI while children run, the synthesis shown in full."""
     _start_real_tui(pienv, tmux)
     _type(tmux, "/persona pack install software-team")
-    _wait_screen(tmux, "Installed official/software-team")
+    wait_pane(tmux, "Installed official/software-team")
     before = _readies(pienv)
     _type(tmux, "/persona team select software-team")
     _wait_reloaded(pienv, before)
-    _wait_screen(tmux, "Reloaded keybindings")
+    wait_pane(tmux, "Reloaded keybindings")
     time.sleep(1.0)  # Pi rebuilds its editor after a reload; keys typed before that are lost
     _type(tmux, f"/persona-roundtable {QUERY}")
 
