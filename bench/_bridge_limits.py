@@ -61,8 +61,8 @@ from bench._report import Result, emit, parse_args
 from bench.bridge import STUB, Pipe, _env, _session_start
 from persona_mind.bridge.sidecar import SWITCH_INTERVAL
 from persona_mind.mind import MindScope
-from persona_mind.mind._retrieval import FactIndex, retire
 from persona_mind.mind._scope import find_project
+from persona_mind.mind.recall._retrieval import FactIndex, retire
 from persona_mind.storage import FileStore, Layout
 
 __all__ = ("first_turn", "floods", "typed_first_turn")

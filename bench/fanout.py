@@ -40,17 +40,17 @@ from bench._report import Result, emit
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
-from persona_mind.cli._children import fake_script
-from persona_mind.clock import MonotonicClock
-from persona_mind.messages.runner import AwaitRoundtable
-from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
-from persona_mind.runners.child import (
+from persona_mind.children import (
     ChildBackend,
     ChildPersona,
     ChildRequest,
     ChildTeam,
     PiBackend,
 )
+from persona_mind.cli._children import fake_script
+from persona_mind.clock import MonotonicClock
+from persona_mind.messages.runner import AwaitRoundtable
+from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text, pi_agent_env
 from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command
 from persona_mind.testing._pi import PiInstall, find_pi

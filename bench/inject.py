@@ -58,8 +58,8 @@ from persona_mind.mind import (
     plan_injection,
 )
 from persona_mind.mind._model import fact_id
-from persona_mind.mind._retrieval import TokenCache
 from persona_mind.mind._text import lexical_tokens
+from persona_mind.mind.recall._retrieval import TokenCache
 from persona_mind.storage import FileStore, Layout
 
 WORDS = [f"w{i}" for i in range(3000)]

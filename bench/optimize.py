@@ -32,11 +32,11 @@ if __package__ in (None, ""):  # run as `python bench/optimize.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._report import Result, emit, median_of
-from persona_mind.actors._consolidator import Consolidator
+from persona_mind.actors.optimizer._consolidator import Consolidator
 from persona_mind.mind import MindScope, ProjectRef
-from persona_mind.mind._facts import row_key, validate_draft
 from persona_mind.mind._model import Fact
-from persona_mind.mind._optimize_plans import PlanRegistry
+from persona_mind.mind.facts._rules import row_key, validate_draft
+from persona_mind.mind.optimize._plans import PlanRegistry
 from persona_mind.storage import FileStore, Layout
 
 PERSONA = "official/software-team/architect"

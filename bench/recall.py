@@ -69,7 +69,7 @@ import msgspec
 
 from persona_mind.embedding import SemanticEdge
 from persona_mind.mind import Fact, FactIndex, InjectionInput, plan_injection
-from persona_mind.mind._fusion import Fusion
+from persona_mind.mind.recall._fusion import Fusion
 
 DATA = Path(__file__).parent / "data"
 DEFAULTS = (DATA / "recall_synthetic.json", DATA / "coding_memory.json")

@@ -38,8 +38,8 @@ if __package__ in (None, ""):  # run as `python bench/scanner.py`
 
 from bench._report import Result, emit
 from persona_mind.mind import scan
-from persona_mind.mind._fence import escape_memory
 from persona_mind.mind._text import collapse_ws
+from persona_mind.mind.trust._fence import escape_memory
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "mind" / "scanner_corpus"
 DETECT_TARGET = 0.98

@@ -1,11 +1,11 @@
 """Kernel background-work benchmark: deferred ask round trip and a 5-leg fan-out.
 
 What issue 10 scope 6 changed: each actor incarnation's work runs in an anyio task group
-(``actors/_work.py``) and fan-out legs in another (``actors/_fanout.py``), as ARCHITECTURE
-says ("anyio task groups and cancel scopes own every task"). Floors, measured in the same
-run, are the bare-asyncio versions of the same pattern: a queue server that answers each
-request from a task of its own (``create_task`` + ``Future``), and ``asyncio.gather`` over
-five created tasks.
+(``actors/kernel/_work.py``) and fan-out legs in another (``actors/kernel/_fanout.py``), as
+ARCHITECTURE says ("anyio task groups and cancel scopes own every task"). Floors, measured
+in the same run, are the bare-asyncio versions of the same pattern: a queue server that
+answers each request from a task of its own (``create_task`` + ``Future``), and
+``asyncio.gather`` over five created tasks.
 
 Targets: both ≤ 7× their floor — the upper end of what ARCHITECTURE's own budget measured
 for an anyio primitive against its asyncio floor on this machine type (an anyio

@@ -1,16 +1,11 @@
-"""Every ``runners`` module is on one side of the layer contracts (issue 10 scope 4), and the
-faces contract names every module that is not a face.
+"""The layer contracts' lists stay complete: the faces contract names every module that is
+not a face, the kernel contract forbids every role actor, and ``runners/`` holds only the
+child-process layer.
 
-``lint-imports`` (``scripts/check.sh``) enforces "Actors and features import from runners
-only the process layer" as a ``forbidden`` contract that lists the runners modules outside
-the process layer (now only the public ``runners.child`` facade), and "The child-process
-layer drives no actors …" with the process layer as its sources. A list goes stale
-silently: a new runners module would be importable by actors until someone adds it. These
-tests make that a decision — each module under ``src/persona_mind/runners`` is either in
-:data:`PROCESS_LAYER` or a module the contracts forbid — and keep the contracts' lists in
-step. Likewise "bridge and cli are faces: nothing imports them" lists its sources by name
-(import-linter cannot say "the package minus two subpackages"), so a new top-level module
-must be added to it.
+``lint-imports`` (``scripts/check.sh``) enforces the contracts in ``pyproject.toml``. Some
+list modules by name (import-linter cannot say "the package minus two subpackages"), and a
+list goes stale silently: a new top-level module could import a face, a new role actor
+could be imported by the kernel, until someone adds it. These tests make that a decision.
 """
 
 from __future__ import annotations
@@ -20,28 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import persona_mind
+import persona_mind.actors
 import persona_mind.runners
 
 REPO = Path(__file__).resolve().parents[1]
-CONTRACT = "Actors and features import from runners only the process layer"
 PROCESS_CONTRACT = "The child-process layer drives no actors and knows no domain, feature or face"
-
-PROCESS_LAYER = frozenset(
-    {
-        "persona_mind.runners",
-        "persona_mind.runners._child_backend",
-        "persona_mind.runners._child_events",
-        "persona_mind.runners._child_lazy",
-        "persona_mind.runners._child_pi",
-        "persona_mind.runners._child_process",
-    }
-)
-"""What an actor may name in ``runners/``: the backend interface, process launch and the
-stop ladder, the real pi and its lazy wrapper (docs/architecture.md, Layers) — every
-runners module but the ``runners.child`` facade. The consult and round-table
-rules are Persona's (``persona/_consult.py``, ``persona/_roundtable.py``), their glue the
-children feature's (``features/_consult.py``, ``features/_roundtable_call.py``), and
-``run_roundtable`` sits beside its coordinator (``actors/roundtable.py``)."""
+KERNEL_CONTRACT = "The kernel imports no role, feature, domain, runner, storage, facade or face"
+FACADE_CONTRACT = "Actors and features import no facade"
 
 UPPER_LAYERS = frozenset(
     {
@@ -53,17 +33,28 @@ UPPER_LAYERS = frozenset(
         "persona_mind.storage",
         "persona_mind.sim",
         "persona_mind.testing",
+        "persona_mind.children",
         "persona_mind.cli",
         "persona_mind.bridge",
+        "persona_mind.mcp",
     }
 )
 """What the process layer must never name: it is driven by the ChildRunner actor and
-speaks only messages, child errors and the clock; nor the faces."""
+speaks only messages, child errors and the clock; nor the facades and faces."""
 
-FACES = frozenset({"persona_mind.cli", "persona_mind.bridge"})
-FACES_CONTRACT = "bridge and cli are faces: nothing imports them"
+FACES = frozenset({"persona_mind.cli", "persona_mind.bridge", "persona_mind.mcp"})
+FACES_CONTRACT = "cli, bridge and mcp are faces: nothing imports them"
 FACE_ENTRY = frozenset({"persona_mind.__main__"})
 """The one product module that may name a face: ``python -m persona_mind`` is the CLI."""
+
+FACADES = frozenset(
+    {
+        "persona_mind.children",
+        "persona_mind._headless",
+        "persona_mind._memory",
+        "persona_mind._team",
+    }
+)
 
 
 def _contracts() -> list[dict[str, Any]]:
@@ -76,45 +67,22 @@ def _contract(name: str) -> dict[str, Any]:
     return dict(found)
 
 
-def _runners_modules() -> set[str]:
-    root = Path(persona_mind.runners.__file__).parent
-    names = {"persona_mind.runners"}
-    for path in root.glob("*.py"):
-        if path.stem != "__init__":
-            names.add(f"persona_mind.runners.{path.stem}")
-    return names
+def test_no_contract_has_an_exception() -> None:
+    for contract in _contracts():
+        assert "ignore_imports" not in contract, contract["name"]
 
 
-def test_every_runners_module_is_process_layer_or_forbidden_to_actors() -> None:
-    contract = _contract(CONTRACT)
-    assert contract["type"] == "forbidden"
-    assert contract["source_modules"] == ["persona_mind.actors", "persona_mind.features"]
-    assert "ignore_imports" not in contract
-    forbidden = set(contract["forbidden_modules"])
-    modules = _runners_modules()
-    unclassified = sorted(modules - PROCESS_LAYER - forbidden)
-    assert not unclassified, f"add to PROCESS_LAYER or to the contract: {unclassified}"
-    assert not PROCESS_LAYER & forbidden
-    assert forbidden <= modules, sorted(forbidden - modules)  # no stale names either
-
-
-def test_the_process_layer_names_no_upper_layer_and_no_face() -> None:
-    """The process-layer contract's sources are exactly :data:`PROCESS_LAYER`, and it
-    forbids every upper layer and every runners face the actors' contract forbids."""
+def test_runners_is_the_process_layer_only() -> None:
+    """The whole ``runners`` package is the process contract's source and it forbids every
+    upper layer, facade and face; no consult or round-table code lives there."""
     contract = _contract(PROCESS_CONTRACT)
     assert contract["type"] == "forbidden"
-    assert "ignore_imports" not in contract
-    assert set(contract["source_modules"]) == PROCESS_LAYER - {"persona_mind.runners"}
+    assert contract["source_modules"] == ["persona_mind.runners"]
     forbidden = set(contract["forbidden_modules"])
-    assert forbidden >= UPPER_LAYERS, sorted(UPPER_LAYERS - forbidden)
-    faces = set(_contract(CONTRACT)["forbidden_modules"])
-    assert faces <= forbidden, sorted(faces - forbidden)
-
-
-def test_consult_and_roundtable_code_is_out_of_runners() -> None:
-    """docs/architecture.md "Not yet" item 3: no consult or round-table module in runners/."""
+    assert forbidden >= UPPER_LAYERS | FACADES, sorted(UPPER_LAYERS | FACADES - forbidden)
+    root = Path(persona_mind.runners.__file__).parent
     leftovers = sorted(
-        m for m in _runners_modules() if "consult" in m or "roundtable" in m or "_team" in m
+        p.stem for p in root.glob("*.py") if any(w in p.stem for w in ("consult", "roundtable"))
     )
     assert not leftovers, leftovers
 
@@ -125,10 +93,21 @@ def test_messages_may_not_name_runners() -> None:
     assert "persona_mind.runners" in messages["forbidden_modules"]
 
 
-def test_runners_is_the_process_layer_and_the_child_facade() -> None:
-    """docs/architecture.md "Not yet" item 3: the faces moved to ``cli/`` and ``bridge/``;
-    what is left in ``runners/`` is the process layer and the ``runners.child`` facade."""
-    assert _runners_modules() - PROCESS_LAYER == {"persona_mind.runners.child"}
+def test_the_kernel_may_name_no_role_actor() -> None:
+    """Every module and package beside ``actors/kernel`` is a role the kernel may not name."""
+    contract = _contract(KERNEL_CONTRACT)
+    assert contract["source_modules"] == ["persona_mind.actors.kernel"]
+    root = Path(persona_mind.actors.__file__).parent
+    roles = {f"persona_mind.actors.{p.stem}" for p in root.glob("*.py") if p.stem != "__init__"}
+    roles |= {f"persona_mind.actors.{p.parent.name}" for p in root.glob("*/__init__.py")}
+    roles.discard("persona_mind.actors.kernel")
+    forbidden = set(contract["forbidden_modules"])
+    assert roles <= forbidden, f"add to the kernel contract: {sorted(roles - forbidden)}"
+    assert forbidden >= FACADES | FACES
+
+
+def test_actors_and_features_import_no_facade() -> None:
+    assert set(_contract(FACADE_CONTRACT)["forbidden_modules"]) == FACADES
 
 
 def _top_level_modules() -> set[str]:
@@ -140,10 +119,9 @@ def _top_level_modules() -> set[str]:
 
 def test_no_module_but_the_entry_point_may_import_a_face() -> None:
     """Every top-level module and package other than the faces and ``persona_mind.__main__``
-    is a source of the faces contract, so none of them can import ``cli`` or ``bridge``."""
+    is a source of the faces contract, so none of them can import a face."""
     contract = _contract(FACES_CONTRACT)
     assert contract["type"] == "forbidden"
-    assert "ignore_imports" not in contract
     assert set(contract["forbidden_modules"]) == FACES
     sources = set(contract["source_modules"])
     modules = _top_level_modules()

@@ -94,7 +94,7 @@ def test_child_errors_are_one_hierarchy_outside_runners() -> None:
     ``ChildError``; the ``runners.child`` facade hands out the same classes, the old
     runners module is gone, and the messages did not change."""
     from persona_mind import child_errors, errors  # noqa: PLC0415
-    from persona_mind.runners import child  # noqa: PLC0415
+    from persona_mind import children as child  # noqa: PLC0415
 
     assert importlib.util.find_spec("persona_mind.runners._child_errors") is None
     for name in child_errors.__all__:
@@ -109,8 +109,8 @@ def test_child_errors_are_one_hierarchy_outside_runners() -> None:
 def test_roundtable_rules_live_in_the_persona_domain() -> None:
     """Issue 10 scope 4: the round-table prompts, selection schema, synthesis check and the
     progress tracker are Persona rules; their old runners home is gone."""
-    from persona_mind.persona import _roundtable, _roundtable_progress  # noqa: PLC0415
+    from persona_mind.persona.children import _progress, _roundtable  # noqa: PLC0415
 
     assert _roundtable.__all__
-    assert _roundtable_progress.__all__
+    assert _progress.__all__
     assert importlib.util.find_spec("persona_mind.runners._roundtable_logic") is None

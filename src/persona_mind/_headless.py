@@ -40,8 +40,8 @@ from persona_mind.messages.host import (
 from persona_mind.runtime import Runtime
 
 if TYPE_CHECKING:
+    from persona_mind.children import ChildBackend
     from persona_mind.clock import Clock
-    from persona_mind.runners.child import ChildBackend
 
 __all__ = ("HeadlessHost", "HeadlessSession", "SessionSetupError", "log")
 

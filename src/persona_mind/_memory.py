@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING
 
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
-from persona_mind.mind._exchange import ImportOutcome, export_lines, import_lines
 from persona_mind.mind._model import Fact, Kind, Tier
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Recalled
+from persona_mind.mind.migrate._exchange import ImportOutcome, export_lines, import_lines
 from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:

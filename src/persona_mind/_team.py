@@ -31,9 +31,9 @@ from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:
     from persona_mind._headless import HeadlessSession
+    from persona_mind.children import ChildBackend
     from persona_mind.clock import Clock
     from persona_mind.persona import ConsultResult, TeamMember, TeamSnapshot
-    from persona_mind.runners.child import ChildBackend
 
 __all__ = ("ConsultRefused", "Team", "TeamUnavailable")
 

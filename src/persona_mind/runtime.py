@@ -38,11 +38,11 @@ from persona_mind.messages.host import (
 from persona_mind.messages.owner import GetOwner, OwnerMsg, OwnerState, Subscribe
 
 if TYPE_CHECKING:
-    from persona_mind.actors.host_bridge import HostClient
+    from persona_mind.actors.host_proxy import HostClient
+    from persona_mind.children import ChildBackend
     from persona_mind.feature import Feature
     from persona_mind.host import HostPort
-    from persona_mind.persona._fsio import PackFiles
-    from persona_mind.runners.child import ChildBackend
+    from persona_mind.persona.packs._fsio import PackFiles
     from persona_mind.storage.port import StorePort
 
 __all__ = ("FeatureFactory", "Runtime", "default_agent_dir")
@@ -105,7 +105,7 @@ class Runtime:
     async def __aenter__(self) -> Runtime:
         await self.system.__aenter__()
         try:
-            from persona_mind.actors.host_bridge import (  # noqa: PLC0415 - light
+            from persona_mind.actors.host_proxy import (  # noqa: PLC0415 - light
                 HostBridgeActor,
                 HostClient,
             )
@@ -220,7 +220,7 @@ class Runtime:
         children can run (a child backend is given)."""
         if self._scheduler is None and self._factories is None and self.child_backend:
             from persona_mind.actors.scheduler import spawn_scheduler  # noqa: PLC0415
-            from persona_mind.mind._schedule import auto_default  # noqa: PLC0415
+            from persona_mind.mind.optimize._schedule import auto_default  # noqa: PLC0415
 
             host = self.host
 

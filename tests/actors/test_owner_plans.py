@@ -21,7 +21,7 @@ from persona_mind.messages.owner import (
     TakePlan,
 )
 from persona_mind.persona import Plan, PlanRefused
-from persona_mind.persona._plans import MAX_PLANS_PER_SESSION, new_plan
+from persona_mind.persona.plans._chat import MAX_PLANS_PER_SESSION, new_plan
 from persona_mind.testing import ManualClock, restarted
 from tests.actors.test_restart_contracts import crash_once
 

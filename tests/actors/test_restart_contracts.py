@@ -17,7 +17,7 @@ import pytest
 
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner, run_child
-from persona_mind.actors.host_bridge import HostBridgeActor, HostClient
+from persona_mind.actors.host_proxy import HostBridgeActor, HostClient
 from persona_mind.actors.reminder import ReminderActor
 from persona_mind.actors.store import StoreActor, spawn_store
 from persona_mind.errors import ActorStopped, ChildError, PersonaMindError
@@ -131,7 +131,7 @@ async def test_host_bridge_crash_fails_its_pending_asks_and_serves_again(
     from tests.runtime.test_host_bridge import Recording  # noqa: PLC0415
 
     port = Recording()
-    from persona_mind.messages.host_bridge import Notify  # noqa: PLC0415
+    from persona_mind.messages.host_proxy import Notify  # noqa: PLC0415
 
     crash_once(monkeypatch, HostBridgeActor, lambda m: isinstance(m, Notify) and m.text == "boom")
     async with ActorSystem(clock=ManualClock()) as system:

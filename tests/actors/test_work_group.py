@@ -14,7 +14,8 @@ from typing import assert_never
 
 import pytest
 
-from persona_mind.actors import Actor, ActorSystem, Outcome, _cell
+from persona_mind.actors import Actor, ActorSystem, Outcome
+from persona_mind.actors.kernel import _cell
 from persona_mind.errors import ActorError, ActorStopped
 from persona_mind.messages._base import Ask, Msg
 from persona_mind.testing import ManualClock, restarted, wait_all_tasks_blocked

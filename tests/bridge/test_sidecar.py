@@ -14,6 +14,7 @@ import pytest_asyncio
 
 from persona_mind.bridge import sidecar
 from persona_mind.bridge.sidecar import Sidecar
+from persona_mind.children import PiBackend
 from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import (
@@ -25,7 +26,6 @@ from persona_mind.messages.host import (
     SessionStart,
     ToolCall,
 )
-from persona_mind.runners.child import PiBackend
 from persona_mind.testing import wait_all_tasks_blocked
 from tests.bridge.stub_runtime import StubRuntime
 

@@ -19,17 +19,17 @@ from typing import Any
 
 import pytest
 
+from persona_mind import children as child
 from persona_mind.features import _child_specs
 from persona_mind.features._mind import UNBOUND_COMMANDS
 from persona_mind.mind._commands import command_specs
-from persona_mind.runners import child
 
 #: Imported only once a session, a pack or a child needs them.
 HEAVY = (
     "persona_mind.persona",
     "persona_mind.mind",
     "persona_mind.storage._engine",
-    "persona_mind.runners.child",
+    "persona_mind.children",
     "persona_mind.actors.child_runner",
     "persona_mind.actors.reminder",
     "portalocker",
@@ -129,7 +129,7 @@ def test_a_started_session_has_its_tools_and_still_no_child_runner(
     # the session needed Persona, Mind and the Store; children load at the first consult
     assert "persona_mind.persona" in session["loaded"]
     assert "persona_mind.mind" in session["loaded"]
-    assert "persona_mind.runners.child" not in session["loaded"]
+    assert "persona_mind.children" not in session["loaded"]
     assert "persona_mind.actors.child_runner" not in session["loaded"]
 
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from persona_mind.runners.child import ChildPersona, ChildRequest, ChildTeam
+from persona_mind.children import ChildPersona, ChildRequest, ChildTeam
 
 LEAD_PROMPT = "You are LEAD-G, the editorial room's generalist."
 

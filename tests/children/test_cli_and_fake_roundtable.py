@@ -12,11 +12,11 @@ import pytest
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
+from persona_mind.children import PiBackend, group_members
 from persona_mind.cli import main
 from persona_mind.cli._children import configured_model, fake_script, load_team
 from persona_mind.clock import MonotonicClock
 from persona_mind.messages.runner import AwaitRoundtable
-from persona_mind.runners.child import PiBackend, group_members
 from tests.children._helpers import fake_env, fake_log, team
 
 

@@ -8,8 +8,7 @@ import pytest
 
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
-from persona_mind.persona._consult import resolve_consultant
-from persona_mind.runners.child import (
+from persona_mind.children import (
     ChildModelError,
     ConsultResult,
     PersonaNotInTeam,
@@ -19,6 +18,7 @@ from persona_mind.runners.child import (
     consult_many,
     render_consult,
 )
+from persona_mind.persona.children._consult import resolve_consultant
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import team

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from persona_mind.children import ChildModelError, ChildProtocolError
 from persona_mind.runners._child_events import EventState
 from persona_mind.runners._child_process import FrameReader
-from persona_mind.runners.child import ChildModelError, ChildProtocolError
 from tests.children._helpers import request
 
 

@@ -11,10 +11,10 @@ import pytest
 import pytest_asyncio
 
 from persona_mind.child_errors import ChildUnavailable
+from persona_mind.children import ChildRequest
 from persona_mind.messages.host import HostEvent, PromptInjection, SessionStart
 from persona_mind.persona import HostState
 from persona_mind.runners._child_pi import PiBackend, pi_argv
-from persona_mind.runners.child import ChildRequest
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost

@@ -7,11 +7,11 @@ import pytest
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.roundtable import run_roundtable
 from persona_mind.child_errors import RoundtableQueryEmpty
+from persona_mind.children import ChildUsage, RequesterNotActive
 from persona_mind.cli import build_parser
 from persona_mind.persona import PersonaNotFound, Resolver, Workspace
-from persona_mind.persona._consult import resolve_consultant
-from persona_mind.persona._roundtable_progress import RoundtableTracker, render_progress
-from persona_mind.runners.child import ChildUsage, RequesterNotActive
+from persona_mind.persona.children._consult import resolve_consultant
+from persona_mind.persona.children._progress import RoundtableTracker, render_progress
 from tests.children._helpers import team
 from tests.persona._wiring import pack_store
 

@@ -10,8 +10,7 @@ import anyio
 import msgspec
 import pytest
 
-from persona_mind.clock import MonotonicClock
-from persona_mind.runners.child import (
+from persona_mind.children import (
     CancelLadder,
     ChildCancelled,
     ChildDeadlineExceeded,
@@ -25,6 +24,7 @@ from persona_mind.runners.child import (
     group_members,
     pi_argv,
 )
+from persona_mind.clock import MonotonicClock
 from persona_mind.testing import ManualClock
 from tests.children._helpers import fake_env, fake_log, pid_alive, request
 from tests.children.test_process import ticking
@@ -357,8 +357,8 @@ async def test_a_prompt_over_the_child_limit_is_refused_before_spawn(
     fake_pi: tuple[str, ...], tmp_path: Path
 ) -> None:
     """A typed refusal naming the limit, no file written and no child started."""
+    from persona_mind.children import ChildSpawnFailed  # noqa: PLC0415
     from persona_mind.runners._child_pi import MAX_SYSTEM_PROMPT_BYTES  # noqa: PLC0415
-    from persona_mind.runners.child import ChildSpawnFailed  # noqa: PLC0415
 
     b = backend(fake_pi, tmp_path)
     req = msgspec.structs.replace(request(), injection="y" * (MAX_SYSTEM_PROMPT_BYTES + 1))
@@ -372,7 +372,7 @@ async def test_a_tool_name_that_would_widen_the_tool_list_is_refused(
     fake_pi: tuple[str, ...], tmp_path: Path
 ) -> None:
     """``--tools read,bash`` from one entry "read,bash": refused before spawn."""
-    from persona_mind.runners.child import ChildSpawnFailed  # noqa: PLC0415
+    from persona_mind.children import ChildSpawnFailed  # noqa: PLC0415
 
     b = backend(fake_pi, tmp_path)
     base = request()

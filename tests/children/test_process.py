@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 import anyio
 import pytest
 
-from persona_mind.runners.child import (
+from persona_mind.children import (
     CancelLadder,
     ChildProtocolError,
     ChildSpawnFailed,

@@ -13,9 +13,7 @@ import pytest
 from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
-from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
-from persona_mind.persona._roundtable import SECTIONS
-from persona_mind.runners.child import (
+from persona_mind.children import (
     ChildCancelled,
     ChildTeam,
     RoundtableFailed,
@@ -24,6 +22,8 @@ from persona_mind.runners.child import (
     SelectionInvalid,
     render_progress,
 )
+from persona_mind.messages.runner import AwaitRoundtable, CancelRoundtable, GetRoundtableProgress
+from persona_mind.persona.children._roundtable import SECTIONS
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import persona, team

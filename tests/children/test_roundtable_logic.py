@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from persona_mind.persona._roundtable import (
+from persona_mind.children import SelectionInvalid, SynthesisIncomplete, parse_selection
+from persona_mind.persona.children._roundtable import (
     MAX_REASON_CHARS,
     SECTIONS,
     check_synthesis,
@@ -14,7 +15,6 @@ from persona_mind.persona._roundtable import (
     selection_prompt,
     synthesis_prompt,
 )
-from persona_mind.runners.child import SelectionInvalid, SynthesisIncomplete, parse_selection
 from tests.children._helpers import persona, team
 
 TEAM = team("a", "b", "c", "d", "e", "f")

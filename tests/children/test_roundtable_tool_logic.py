@@ -12,11 +12,13 @@ from typing import Any
 import jsonschema
 import pytest
 
+from persona_mind.children import SelectionInvalid, SynthesisIncomplete
 from persona_mind.features._child_specs import ROUNDTABLE_TOOL_NAME, roundtable_tool
 from persona_mind.features._roundtable_call import PRESENT_IN_FULL, result_text
 from persona_mind.messages.child import ChildUsage
 from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
-from persona_mind.persona._roundtable import (
+from persona_mind.persona.children._progress import RoundtableTracker, render_live
+from persona_mind.persona.children._roundtable import (
     MAX_QUERY_CHARS,
     REQUEST_MARKER,
     SECTIONS,
@@ -25,8 +27,6 @@ from persona_mind.persona._roundtable import (
     picks_by_name,
     validate_selection,
 )
-from persona_mind.persona._roundtable_progress import RoundtableTracker, render_live
-from persona_mind.runners.child import SelectionInvalid, SynthesisIncomplete
 from tests.children._helpers import team
 
 TEAM = team("a", "b", "c", "d", "e", "f")

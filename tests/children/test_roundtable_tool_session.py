@@ -18,7 +18,7 @@ import pytest
 import pytest_asyncio
 
 from persona_mind.features._children import MAX_INVALID_SELECTIONS
-from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS
+from persona_mind.persona.children._roundtable import REQUEST_MARKER, SECTIONS
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost
@@ -204,7 +204,7 @@ async def test_the_cli_path_still_selects_by_child(tmp_path: Path) -> None:
     """Item 8 scope 4: ``run_roundtable`` without a selection keeps the child lead's JSON."""
     from persona_mind.actors import ActorSystem  # noqa: PLC0415
     from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
-    from persona_mind.runners.child import run_roundtable  # noqa: PLC0415
+    from persona_mind.children import run_roundtable  # noqa: PLC0415
     from tests.children._helpers import team  # noqa: PLC0415
 
     clock = ManualClock()

@@ -11,15 +11,7 @@ import pytest
 
 from persona_mind.actors import Actor, ActorSystem
 from persona_mind.actors.child_runner import ChildRunner, run_child
-from persona_mind.clock import MonotonicClock
-from persona_mind.errors import ChildError
-from persona_mind.messages.runner import (
-    CancelChild,
-    ChildActivity,
-    ListChildren,
-    RunChild,
-)
-from persona_mind.runners.child import (
+from persona_mind.children import (
     CancelLadder,
     ChildCancelled,
     ChildDeadlineExceeded,
@@ -27,6 +19,14 @@ from persona_mind.runners.child import (
     ChildReply,
     PiBackend,
     group_members,
+)
+from persona_mind.clock import MonotonicClock
+from persona_mind.errors import ChildError
+from persona_mind.messages.runner import (
+    CancelChild,
+    ChildActivity,
+    ListChildren,
+    RunChild,
 )
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel

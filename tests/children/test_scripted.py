@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from persona_mind.runners.child import ChildDeadlineExceeded, ChildModelError, ChildUsage
+from persona_mind.children import ChildDeadlineExceeded, ChildModelError, ChildUsage
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import request

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from persona_mind.children import DEFAULT_CHILD_TOOLS, team_from_snapshot
 from persona_mind.persona import TeamMember, TeamSnapshot
-from persona_mind.runners.child import DEFAULT_CHILD_TOOLS, team_from_snapshot
 
 
 def member(name: str, role: str, tools: tuple[str, ...] = ()) -> TeamMember:

@@ -9,14 +9,14 @@ import pytest
 
 from persona_mind.actors import ActorRef, ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
-from persona_mind.messages.runner import ListChildren, RunnerMessage
-from persona_mind.runners.child import (
+from persona_mind.children import (
     CONSULT_TOOL,
     ROUNDTABLE_COMMAND,
     RoundtableProgress,
     handle_consult_tool,
     run_roundtable,
 )
+from persona_mind.messages.runner import ListChildren, RunnerMessage
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.children._helpers import team

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
+from persona_mind.children import CancelLadder, PiBackend
 from persona_mind.clock import MonotonicClock
-from persona_mind.runners.child import CancelLadder, PiBackend
 from persona_mind.testing._fake_openai import FakeOpenAI, pi_agent_env
 from persona_mind.testing._pi import PiInstall, pi_required, require_pi
 

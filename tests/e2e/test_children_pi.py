@@ -21,15 +21,7 @@ import pytest
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
-from persona_mind.clock import MonotonicClock
-from persona_mind.messages.runner import (
-    AwaitRoundtable,
-    CancelRoundtable,
-    GetRoundtableProgress,
-    ListChildren,
-)
-from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
-from persona_mind.runners.child import (
+from persona_mind.children import (
     CancelLadder,
     ChildCancelled,
     ChildPersona,
@@ -38,6 +30,14 @@ from persona_mind.runners.child import (
     consult,
     group_members,
 )
+from persona_mind.clock import MonotonicClock
+from persona_mind.messages.runner import (
+    AwaitRoundtable,
+    CancelRoundtable,
+    GetRoundtableProgress,
+    ListChildren,
+)
+from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text, pi_agent_env
 from persona_mind.testing._pi import PiInstall, require_pi
 

@@ -15,8 +15,8 @@ from tests.e2e.test_children_pi import TEAM, backend
 
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
+from persona_mind.children import consult
 from persona_mind.clock import MonotonicClock
-from persona_mind.runners.child import consult
 from persona_mind.testing._fake_openai import FakeOpenAI
 from persona_mind.testing._pi import PiInstall
 

@@ -21,11 +21,11 @@ from tests.optimize._helpers import rows, scope_for, seed
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import spawn_optimizer
+from persona_mind.children import group_members
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import StaleGeneration
 from persona_mind.messages.optimizer import OptimizeReview, OptimizeUndo
 from persona_mind.messages.runner import ListChildren
-from persona_mind.runners.child import group_members
 from persona_mind.testing import ManualClock
 from persona_mind.testing._fake_openai import FakeOpenAI
 from persona_mind.testing._pi import PiInstall

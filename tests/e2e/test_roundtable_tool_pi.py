@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS, SYNTHESIS_MARKER
+from persona_mind.persona.children._roundtable import REQUEST_MARKER, SECTIONS, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text
 
 from .conftest import WAIT, PiEnv, wait_pane

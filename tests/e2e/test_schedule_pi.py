@@ -21,10 +21,10 @@ from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import spawn_optimizer
 from persona_mind.actors.scheduler import spawn_scheduler
+from persona_mind.children import group_members
 from persona_mind.clock import MonotonicClock
 from persona_mind.messages.runner import ListChildren
 from persona_mind.messages.scheduler import Activate, AutoSetting, Busy, Saved, Settled
-from persona_mind.runners.child import group_members
 from persona_mind.testing import ManualClock
 from persona_mind.testing._fake_openai import FakeOpenAI
 from persona_mind.testing._pi import PiInstall

@@ -13,7 +13,7 @@ import pytest
 
 from persona_mind.messages.host import Usage
 from persona_mind.messages.reminder import GetReminderState
-from persona_mind.mind._reminder import ACK_ENTRY_TYPE
+from persona_mind.mind.backlog._reminder import ACK_ENTRY_TYPE
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost

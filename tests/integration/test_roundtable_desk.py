@@ -13,7 +13,7 @@ import asyncio
 
 import pytest
 
-from persona_mind.persona._roundtable import REQUEST_MARKER, SECTIONS
+from persona_mind.persona.children._roundtable import REQUEST_MARKER, SECTIONS
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost

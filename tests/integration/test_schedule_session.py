@@ -17,7 +17,7 @@ import pytest_asyncio
 
 from persona_mind.messages.host import DisplayMessage, Input, Usage
 from persona_mind.messages.runner import ListChildren
-from persona_mind.mind._schedule import RECEIPT_ENTRY_TYPE
+from persona_mind.mind.optimize._schedule import RECEIPT_ENTRY_TYPE
 from persona_mind.testing import ManualClock
 from persona_mind.testing._simhost import SimHost
 from tests.integration.conftest import bind_team

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.messages.host import Usage
-from persona_mind.persona._roundtable import SECTIONS
+from persona_mind.persona.children._roundtable import SECTIONS
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from persona_mind.testing._simhost import SimHost

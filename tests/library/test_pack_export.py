@@ -10,7 +10,7 @@ import yaml
 
 from persona_mind.cli import main
 from persona_mind.persona import load_pack
-from persona_mind.persona._export import export_claude_code
+from persona_mind.persona.packs._export import export_claude_code
 from persona_mind.storage import DurablePackFiles
 from persona_mind.testing import write_pack
 

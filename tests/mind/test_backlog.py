@@ -15,7 +15,7 @@ from persona_mind.mind import (
     MemoryService,
     MindScope,
 )
-from persona_mind.mind._backlog import cleanup
+from persona_mind.mind.backlog._rules import cleanup
 from persona_mind.testing import ManualClock
 from tests.mind._fakestore import FakeStore
 

@@ -18,7 +18,7 @@ from persona_mind.embedding import SemanticEdge
 from persona_mind.embedding._edge import ENCODE_BATCH
 from persona_mind.embedding._encoder import Matrix
 from persona_mind.mind import Fact
-from persona_mind.mind._retrieval import FactIndex
+from persona_mind.mind.recall._retrieval import FactIndex
 from tests.mind.test_hybrid import BagEncoder
 
 

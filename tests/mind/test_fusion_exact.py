@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from persona_mind.mind import FactIndex
-from persona_mind.mind._fusion import LEX_WEIGHT, SEM_FLOOR, SEM_WEIGHT, fuse
-from persona_mind.mind._ranker import SIM_DECIMALS
+from persona_mind.mind.recall._fusion import LEX_WEIGHT, SEM_FLOOR, SEM_WEIGHT, fuse
+from persona_mind.mind.recall._ranker import SIM_DECIMALS
 from tests.mind.test_hybrid import FACTS, BagEncoder, fact, ready_edge
 
 

@@ -18,9 +18,9 @@ from persona_mind.embedding._encoder import Matrix, fact_text, unit_rows
 from persona_mind.embedding._vectors import MAGIC, VectorFile, content_key, vectors_path
 from persona_mind.mind import Fact, FactIndex, InjectionInput, MindSettings, plan_injection
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
-from persona_mind.mind._fusion import SEM_FLOOR, Fusion, fuse
-from persona_mind.mind._ranker import LEXICAL, RankerStatus
 from persona_mind.mind._text import index_terms
+from persona_mind.mind.recall._fusion import SEM_FLOOR, Fusion, fuse
+from persona_mind.mind.recall._ranker import LEXICAL, RankerStatus
 from tests.mind.test_real_store import real
 
 HAS_MODEL = importlib.util.find_spec("wordllama") is not None

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from persona_mind.mind import Fact, _retrieval
-from persona_mind.mind._retrieval import FactIndex, TokenCache
+from persona_mind.mind import Fact
+from persona_mind.mind.recall import _retrieval
+from persona_mind.mind.recall._retrieval import FactIndex, TokenCache
 
 
 @pytest.fixture(autouse=True)

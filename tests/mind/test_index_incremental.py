@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from persona_mind.mind import Fact, FactIndex, InjectionInput, Kind, plan_injection
-from persona_mind.mind._retrieval import MAX_INCREMENTAL, TokenCache
+from persona_mind.mind.recall._retrieval import MAX_INCREMENTAL, TokenCache
 
 WORDS = ["alpha", "beta", "gamma", "delta", "parser", "cache", "docker", "ruff"]
 KINDS: list[Kind] = ["note", "objective", "invariant", "gotcha"]

@@ -20,8 +20,8 @@ from persona_mind.mind import (
     plan_injection,
     with_deadline,
 )
-from persona_mind.mind._inject import CAPS, EXCERPT_CHARS, NOTES_TOKENS, TOTAL_TOKENS
-from persona_mind.mind._injection_lines import CLOSE, OPEN, omission_notice
+from persona_mind.mind.inject._lines import CLOSE, OPEN, omission_notice
+from persona_mind.mind.inject._planner import CAPS, EXCERPT_CHARS, NOTES_TOKENS, TOTAL_TOKENS
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.mind._fakestore import FakeStore
 

@@ -7,9 +7,9 @@ import random
 from collections.abc import Sequence
 
 from persona_mind.mind import Fact, FactIndex
-from persona_mind.mind import _injection_budget as budgeting
-from persona_mind.mind._injection_lines import fixed
-from persona_mind.mind._retrieval import Ranked
+from persona_mind.mind.inject import _budget as budgeting
+from persona_mind.mind.inject._lines import fixed
+from persona_mind.mind.recall._retrieval import Ranked
 
 
 def every_section_every_round(

@@ -17,9 +17,9 @@ from persona_mind.mind import (
     NotFound,
     plan_injection,
 )
-from persona_mind.mind._inject import EXCERPT_CHARS, ID_CHARS, shown_id
-from persona_mind.mind._injection_lines import omission_notice
 from persona_mind.mind._text import STOP_WORDS, index_terms
+from persona_mind.mind.inject._lines import omission_notice
+from persona_mind.mind.inject._planner import EXCERPT_CHARS, ID_CHARS, shown_id
 from tests.mind._fakestore import FakeStore
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.mind import MemoryService, MindScope
-from persona_mind.mind._migrate import LegacyImport, legacy_persona_file
+from persona_mind.mind.migrate._legacy import LegacyImport, legacy_persona_file
 from persona_mind.testing import ManualClock
 from tests.mind._fakestore import FakeStore
 from tests.mind.conftest import ARCHITECT

@@ -11,7 +11,7 @@ from persona_mind.actors.reminder import ReminderActor
 from persona_mind.messages.host import CustomEntry, DisplayMessage
 from persona_mind.messages.reminder import ArmReminders, GetReminderState
 from persona_mind.mind import BacklogItem
-from persona_mind.mind._reminder import ACK_ENTRY_TYPE, ack_entry_data, acknowledged_keys
+from persona_mind.mind.backlog._reminder import ACK_ENTRY_TYPE, ack_entry_data, acknowledged_keys
 from persona_mind.testing import ManualClock
 
 

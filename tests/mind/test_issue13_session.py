@@ -106,7 +106,7 @@ async def test_lifetime_budget_counts_every_branch_after_resume_M_SESSION_NOTES_
     import json  # noqa: PLC0415
 
     from persona_mind.features import MindFeature  # noqa: PLC0415
-    from persona_mind.mind._notes import NOTE_ENTRY_TYPE  # noqa: PLC0415
+    from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE  # noqa: PLC0415
 
     agent = tmp_path / "agent"
     async with SimHost(agent_dir=agent, cwd=workspace, clock=ManualClock()) as first:
@@ -146,7 +146,7 @@ async def test_damaged_session_file_closes_notes_M_SESSION_NOTES_14(
     host: SimHost,
 ) -> None:
     """A note line that is not JSON (not the torn last line) fails closed, never counts 0."""
-    from persona_mind.mind._notes import NOTE_ENTRY_TYPE  # noqa: PLC0415
+    from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE  # noqa: PLC0415
 
     path = Path(host.session.session_file)
     path.parent.mkdir(parents=True, exist_ok=True)

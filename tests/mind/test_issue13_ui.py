@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from persona_mind.messages.host import BeforeAgentStart, Input
-from persona_mind.mind._inject import TOTAL_TOKENS, InjectionPlan
+from persona_mind.mind.inject._planner import TOTAL_TOKENS, InjectionPlan
 from persona_mind.testing import ManualClock
 from tests.mind._fakestore import FakeStore
 from tests.mind.conftest import ARCHITECT

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from persona_mind.mind import MemoryService
-from persona_mind.mind._migrate import (
+from persona_mind.mind.migrate._legacy import (
     MAX_SOURCE_BYTES,
     LegacyImport,
     _read_bounded,

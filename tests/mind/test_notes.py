@@ -17,7 +17,7 @@ from persona_mind.mind import (
     OwnerKey,
     UnsafeContent,
 )
-from persona_mind.mind._notes import (
+from persona_mind.mind.notes._ledger import (
     MAX_EVENT_BYTES,
     MAX_EVENTS,
     MAX_NOTE_CHARS,

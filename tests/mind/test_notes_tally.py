@@ -4,7 +4,7 @@ out as an immutable tally and absorbs it back after a Companion restart."""
 from __future__ import annotations
 
 from persona_mind.mind import NotesLedger, NotesTally, OwnerKey
-from persona_mind.mind._notes import MAX_EVENTS
+from persona_mind.mind.notes._ledger import MAX_EVENTS
 
 
 def ledger(session: str = "s1") -> NotesLedger:

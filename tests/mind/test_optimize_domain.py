@@ -17,15 +17,15 @@ from persona_mind.mind._errors import (
     NotFound,
     UnsafeContent,
 )
-from persona_mind.mind._facts import MAX_DERIVED, MAX_TAGS
 from persona_mind.mind._model import STM_TTL, Fact, Tier
-from persona_mind.mind._optimize_errors import (
+from persona_mind.mind.facts._rules import MAX_DERIVED, MAX_TAGS
+from persona_mind.mind.optimize._errors import (
     MalformedStore,
     PlanConflict,
     PlanExpired,
     StaleSnapshot,
 )
-from persona_mind.mind._optimize_inspect import (
+from persona_mind.mind.optimize._inspect import (
     DEFAULT_INSPECT_LIMIT,
     MAX_CANDIDATE_PAIRS,
     MAX_INSPECT_LIMIT,
@@ -33,14 +33,14 @@ from persona_mind.mind._optimize_inspect import (
     inspect_rows,
     safe_row,
 )
-from persona_mind.mind._optimize_plans import (
+from persona_mind.mind.optimize._plans import (
     MAX_PLANS_PER_OWNER,
     PLAN_LIFETIME,
     Plan,
     PlanRegistry,
     preview,
 )
-from persona_mind.mind._optimize_stage import (
+from persona_mind.mind.optimize._stage import (
     MAX_OPERATIONS,
     MAX_SOURCES_PER_OPERATION,
     apply_rows,

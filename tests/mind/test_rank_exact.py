@@ -14,10 +14,10 @@ import random
 import pytest
 
 from persona_mind.mind import Fact, FactIndex
-from persona_mind.mind import _inject as inject
-from persona_mind.mind._excerpts import EXCERPT_CHARS, excerpt, excerpts_of
-from persona_mind.mind._injection_lines import entry_line
-from persona_mind.mind._retrieval import query_terms
+from persona_mind.mind.inject import _planner as inject
+from persona_mind.mind.inject._lines import entry_line
+from persona_mind.mind.recall._excerpts import EXCERPT_CHARS, excerpt, excerpts_of
+from persona_mind.mind.recall._retrieval import query_terms
 
 _WORDS = ["parser", "cache", "retry", "schema", "token", "fence", "probe", "ledger"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from persona_mind.mind._capture import MAX_RELAY_HINTS, relay_hint
-from persona_mind.mind._relay import (
+from persona_mind.mind.capture._cues import MAX_RELAY_HINTS, relay_hint
+from persona_mind.mind.capture._relay import (
     MAX_RELAYS,
     MAX_REPORTS,
     MAX_SUGGESTION_CHARS,

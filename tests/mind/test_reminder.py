@@ -14,7 +14,7 @@ from persona_mind.messages.reminder import (
     ReminderState,
 )
 from persona_mind.mind import BacklogItem, ReminderBook, reminder_card
-from persona_mind.mind._reminder import CARD_ITEM_CHARS, CARD_ITEMS
+from persona_mind.mind.backlog._reminder import CARD_ITEM_CHARS, CARD_ITEMS
 from persona_mind.testing import ManualClock
 
 

@@ -19,7 +19,8 @@ import pytest
 from bench import scanner as bench_scanner
 from bench.scanner import CORPUS, load, neutralised, rates
 
-from persona_mind.mind import _scanner, scan
+from persona_mind.mind import scan
+from persona_mind.mind.trust import _scanner
 
 ATTACK_CLASSES = {
     "secret-assignment",

@@ -27,8 +27,8 @@ from persona_mind.embedding._encoder import Matrix
 from persona_mind.embedding._vectors import vectors_path
 from persona_mind.mind import Fact, MemoryService, MindScope, MindSettings
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
-from persona_mind.mind._retrieval import FactIndex, retire
 from persona_mind.mind._scope import find_project
+from persona_mind.mind.recall._retrieval import FactIndex, retire
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from tests.mind.test_hybrid import BagEncoder

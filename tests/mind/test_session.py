@@ -20,13 +20,13 @@ from persona_mind.messages.host import (
     SessionTree,
     ToolCall,
 )
-from persona_mind.mind._migrate import legacy_project_slug
 from persona_mind.mind._session import (
     CompanionAnswer,
     MindSession,
     companion_refusal,
     is_leg,
 )
+from persona_mind.mind.migrate._legacy import legacy_project_slug
 from persona_mind.testing import ManualClock
 from tests.mind._fakestore import FakeStore
 from tests.mind.conftest import ARCHITECT

@@ -148,7 +148,7 @@ async def test_stored_text_cannot_close_the_fence_or_forge_a_heading(tmp_path: P
 def test_a_description_of_silent_behaviour_is_not_an_order() -> None:
     """Engineering prose ("lints that silently change behaviour") is benign; the same adverb
     said as an instruction is deception (found on the public coding-memory set, issue 16)."""
-    from persona_mind.mind._scanner import is_safe  # noqa: PLC0415
+    from persona_mind.mind.trust._scanner import is_safe  # noqa: PLC0415
 
     assert is_safe("Triage first the suggestions that silently change behaviour.")
     assert is_safe("Lint rules that silently remove code are bugs.")

@@ -13,9 +13,9 @@ import signal
 import sys
 from pathlib import Path
 
-from persona_mind.actors._consolidator import Consolidator
+from persona_mind.actors.optimizer._consolidator import Consolidator
 from persona_mind.mind import MindScope, find_project
-from persona_mind.mind._optimize_plans import PlanRegistry
+from persona_mind.mind.optimize._plans import PlanRegistry
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing._faultfs import FaultyFileSystem
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from persona_mind.actors._consolidator import Consolidator
+from persona_mind.actors.optimizer._consolidator import Consolidator
 from persona_mind.mind import MindScope, find_project
-from persona_mind.mind import _facts as fx
 from persona_mind.mind._model import Fact, Tier
+from persona_mind.mind.facts import _rules as fx
 from persona_mind.storage import FileStore, Layout
 from persona_mind.testing import ManualClock
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from persona_mind.mind._activity import MAX_FINISHED_ROWS, Activity, ActivityBoard, Phase, State
+from persona_mind.mind.optimize._activity import (
+    MAX_FINISHED_ROWS,
+    Activity,
+    ActivityBoard,
+    Phase,
+    State,
+)
 
 
 def ev(n: int | str, state: State = "done", phase: Phase = "inspect") -> Activity:

@@ -13,8 +13,8 @@ from persona_mind.actors.optimizer import OptimizerClient, spawn_optimizer
 from persona_mind.cli._memory import DirectStore
 from persona_mind.mind import MemoryService, MindSettings
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
-from persona_mind.mind._optimize_port import OptimizeBinding
 from persona_mind.mind._tools import MindTools
+from persona_mind.mind.optimize._port import OptimizeBinding
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
 from tests.optimize._helpers import engine_for, rows, scope_for, seed

@@ -8,9 +8,9 @@ import pytest
 
 from persona_mind.errors import StaleGeneration
 from persona_mind.mind._errors import AccessRefused, ForeignOwner, NotFound
-from persona_mind.mind._optimize_commands import history_card
-from persona_mind.mind._optimize_errors import PlanConflict, PlanExpired, StaleSnapshot
-from persona_mind.mind._optimize_plans import PLAN_LIFETIME, Plan, PlanRegistry
+from persona_mind.mind.optimize._commands import history_card
+from persona_mind.mind.optimize._errors import PlanConflict, PlanExpired, StaleSnapshot
+from persona_mind.mind.optimize._plans import PLAN_LIFETIME, Plan, PlanRegistry
 from persona_mind.storage import MAX_RECEIPTS, HistoryBlocked, Layout, Receipt
 from persona_mind.testing import ManualClock
 from tests.optimize._helpers import REVIEWER, consolidator, rows, scope_for, seed

@@ -17,8 +17,8 @@ from persona_mind.messages.optimizer import (
     OptimizeUndo,
 )
 from persona_mind.mind._errors import LimitExceeded, NotFound
-from persona_mind.mind._optimize_errors import PlanExpired
-from persona_mind.mind._optimize_plans import MAX_PLANS_PER_OWNER, PLAN_LIFETIME
+from persona_mind.mind.optimize._errors import PlanExpired
+from persona_mind.mind.optimize._plans import MAX_PLANS_PER_OWNER, PLAN_LIFETIME
 from persona_mind.testing import ManualClock
 from tests.optimize._helpers import rows, scope_for, seed
 

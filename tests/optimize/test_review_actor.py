@@ -18,7 +18,7 @@ from persona_mind.actors.optimizer import spawn_optimizer
 from persona_mind.errors import StaleGeneration, StorageError
 from persona_mind.messages.optimizer import OptimizeHistoryList, OptimizeReview
 from persona_mind.mind._errors import InvalidArgument
-from persona_mind.mind._optimize_review import REVIEW_DEADLINE, ReviewReport
+from persona_mind.mind.optimize._review import REVIEW_DEADLINE, ReviewReport
 from persona_mind.testing import ManualClock, wait_all_tasks_blocked
 from persona_mind.testing._scripted import ScriptedModel
 from tests.optimize._helpers import rows, scope_for, seed

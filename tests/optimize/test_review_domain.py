@@ -10,8 +10,8 @@ import pytest
 from persona_mind.mind import MindScope, ProjectRef
 from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.mind._model import Fact
-from persona_mind.mind._optimize_inspect import inspect_rows
-from persona_mind.mind._optimize_review import (
+from persona_mind.mind.optimize._inspect import inspect_rows
+from persona_mind.mind.optimize._review import (
     MAX_INPUT_CHARS,
     MAX_INPUT_RECORDS,
     NoInput,
@@ -56,7 +56,7 @@ def test_payload_budget_at_n_minus_1_n_n_plus_1(
     both = window(2, text_len=300)
     assert isinstance(both, ReviewInput)
     exact = len(both.payload)
-    monkeypatch.setattr("persona_mind.mind._optimize_review.MAX_INPUT_CHARS", exact + delta)
+    monkeypatch.setattr("persona_mind.mind.optimize._review.MAX_INPUT_CHARS", exact + delta)
     got = window(2, text_len=300)
     assert isinstance(got, ReviewInput)
     assert len(got.records) == records

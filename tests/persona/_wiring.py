@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from persona_mind.clock import Clock
 from persona_mind.persona import PackStore, PersonaService
-from persona_mind.persona._fsio import PackFiles
+from persona_mind.persona.packs._fsio import PackFiles
 from persona_mind.storage import DurablePackFiles
 from persona_mind.testing import ManualClock
 

@@ -18,7 +18,7 @@ from persona_mind.persona import (
     run_command,
     run_tool,
 )
-from persona_mind.persona._lifecycle import prepare_install
+from persona_mind.persona.packs._lifecycle import prepare_install
 from tests.persona._wiring import persona_service
 from tests.persona.conftest import write_pack
 

@@ -10,8 +10,8 @@ import msgspec
 
 from persona_mind.messages.host import CommandCall
 from persona_mind.persona import PersonaService, SessionContext, run_command
-from persona_mind.persona._drafts import prepare_apply, prepare_edit
-from persona_mind.persona._lifecycle import prepare_install, prepare_uninstall
+from persona_mind.persona.packs._drafts import prepare_apply, prepare_edit
+from persona_mind.persona.packs._lifecycle import prepare_install, prepare_uninstall
 from persona_mind.storage import DurablePackFiles
 
 Ctx = Callable[..., SessionContext]

@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from persona_mind.persona._lifecycle import prepare_install
-from persona_mind.persona._names import check_relative
+from persona_mind.persona.packs._lifecycle import prepare_install
+from persona_mind.persona.packs._names import check_relative
 from tests.persona._wiring import pack_store
 
 _WORKER = """
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from persona_mind.clock import MonotonicClock
 from persona_mind.persona import PackStore
-from persona_mind.persona._lifecycle import prepare_fork
+from persona_mind.persona.packs._lifecycle import prepare_fork
 from persona_mind.storage import DurablePackFiles
 store = PackStore(
     Path(sys.argv[1]),

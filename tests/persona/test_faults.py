@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from persona_mind.errors import PersonaMindError
-from persona_mind.persona._drafts import prepare_apply, prepare_edit
-from persona_mind.persona._lifecycle import prepare_fork, prepare_install
+from persona_mind.persona.packs._drafts import prepare_apply, prepare_edit
+from persona_mind.persona.packs._lifecycle import prepare_fork, prepare_install
 from persona_mind.storage import DurablePackFiles
 from persona_mind.testing._faultfs import FaultyFileSystem
 from tests.persona._wiring import pack_store

@@ -26,10 +26,10 @@ from persona_mind.persona import (
     load_pack,
     run_command,
 )
-from persona_mind.persona._frontmatter import split_frontmatter
-from persona_mind.persona._lifecycle import prepare_fork, prepare_install
-from persona_mind.persona._render import code, frontmatter, one_line
 from persona_mind.persona._views import pack_status
+from persona_mind.persona.packs._frontmatter import split_frontmatter
+from persona_mind.persona.packs._lifecycle import prepare_fork, prepare_install
+from persona_mind.persona.packs._render import code, frontmatter, one_line
 from tests.persona.conftest import write_pack
 
 Ctx = Callable[..., SessionContext]

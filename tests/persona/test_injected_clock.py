@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from persona_mind.persona import SessionContext
-from persona_mind.persona._binding import KEEP_SECONDS, KEEP_SESSIONS, session_key
-from persona_mind.persona._drafts import prepare_edit
-from persona_mind.persona._lifecycle import prepare_install
+from persona_mind.persona.binding._team_binding import KEEP_SECONDS, KEEP_SESSIONS, session_key
+from persona_mind.persona.packs._drafts import prepare_edit
+from persona_mind.persona.packs._lifecycle import prepare_install
 from persona_mind.testing import ManualClock
 from tests.persona._wiring import persona_service
 

@@ -73,13 +73,13 @@ def test_roundtable_team_refuses_an_ambiguous_bare_name_P_PACK_5(tmp_path: Path)
 def test_official_and_custom_drafts_of_one_name_coexist(agent_dir: Path, catalog: Path) -> None:
     """Drafts are keyed by source/name: official/demo and custom/demo are edited at once."""
     from persona_mind.persona import AmbiguousPackName  # noqa: PLC0415
-    from persona_mind.persona._drafts import (  # noqa: PLC0415
+    from persona_mind.persona.packs._drafts import (  # noqa: PLC0415
         prepare_apply,
         prepare_create,
         prepare_edit,
         preview_draft,
     )
-    from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
+    from persona_mind.persona.packs._lifecycle import prepare_install  # noqa: PLC0415
 
     store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
@@ -103,7 +103,7 @@ def test_a_draft_staged_under_the_older_bare_key_still_works(
     """store.json written before source/name keys: drafts/<name> keeps working."""
     import json  # noqa: PLC0415
 
-    from persona_mind.persona._drafts import prepare_cancel, preview_draft  # noqa: PLC0415
+    from persona_mind.persona.packs._drafts import prepare_cancel, preview_draft  # noqa: PLC0415
     from persona_mind.testing._packs import write_pack  # noqa: PLC0415
 
     store = pack_store(agent_dir, catalog_dir=catalog)
@@ -122,13 +122,13 @@ def test_ended_sessions_snapshots_are_collected_within_the_bound(
     """Every session copies its team; ended ones beyond 32 and older than 7 days go."""
     import os  # noqa: PLC0415
 
-    from persona_mind.persona._binding import (  # noqa: PLC0415
+    from persona_mind.persona.binding._team_binding import (  # noqa: PLC0415
         KEEP_SECONDS,
         KEEP_SESSIONS,
         Bindings,
         session_key,
     )
-    from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
+    from persona_mind.persona.packs._lifecycle import prepare_install  # noqa: PLC0415
 
     store = pack_store(agent_dir, catalog_dir=catalog)
     prepare_install(store, "demo").execute()
@@ -160,10 +160,10 @@ def test_a_session_start_collects_stale_snapshots(agent_dir: Path, catalog: Path
     import os  # noqa: PLC0415
 
     from persona_mind.persona import SessionContext  # noqa: PLC0415
-    from persona_mind.persona._binding import KEEP_SESSIONS, session_key  # noqa: PLC0415
+    from persona_mind.persona.binding._team_binding import KEEP_SESSIONS, session_key  # noqa: PLC0415
 
     service = persona_service(agent_dir, catalog_dir=catalog)
-    from persona_mind.persona._lifecycle import prepare_install  # noqa: PLC0415
+    from persona_mind.persona.packs._lifecycle import prepare_install  # noqa: PLC0415
 
     prepare_install(service.store, "demo").execute()
     stale = [f"old{i}" for i in range(KEEP_SESSIONS + 2)]

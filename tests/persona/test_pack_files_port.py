@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from persona_mind.persona import PackStoreBusy
-from persona_mind.persona._drafts import prepare_apply, prepare_edit
-from persona_mind.persona._lifecycle import prepare_install
+from persona_mind.persona.packs._drafts import prepare_apply, prepare_edit
+from persona_mind.persona.packs._lifecycle import prepare_install
 from persona_mind.storage import DurablePackFiles
 from tests.persona._wiring import pack_store
 from tests.storage.test_locks import holder

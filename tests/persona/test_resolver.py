@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.persona import PersonaNotFound, Resolver, Workspace, load_pack, resolve_team
-from persona_mind.persona._model import Pack
+from persona_mind.persona.packs._model import Pack
 from tests.persona.conftest import write_pack
 
 

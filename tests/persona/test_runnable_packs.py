@@ -27,10 +27,10 @@ from persona_mind.persona import (
     load_pack,
     run_command,
 )
-from persona_mind.persona._drafts import prepare_create
-from persona_mind.persona._fsio import copy_tree
-from persona_mind.persona._lifecycle import prepare_fork, prepare_install
-from persona_mind.persona._scan import Limits
+from persona_mind.persona.packs._drafts import prepare_create
+from persona_mind.persona.packs._fsio import copy_tree
+from persona_mind.persona.packs._lifecycle import prepare_fork, prepare_install
+from persona_mind.persona.packs._scan import Limits
 from persona_mind.storage import DurablePackFiles
 from tests.persona._wiring import pack_store
 from tests.persona.conftest import write_pack

@@ -17,14 +17,15 @@ from persona_mind.persona import (
     StoreStateCorrupt,
     UpdateRefused,
 )
-from persona_mind.persona._drafts import (
+from persona_mind.persona._views import pack_list
+from persona_mind.persona.packs._drafts import (
     prepare_apply,
     prepare_cancel,
     prepare_create,
     prepare_edit,
     preview_draft,
 )
-from persona_mind.persona._lifecycle import (
+from persona_mind.persona.packs._lifecycle import (
     compare_versions,
     prepare_delete,
     prepare_fork,
@@ -32,8 +33,7 @@ from persona_mind.persona._lifecycle import (
     prepare_uninstall,
     prepare_update,
 )
-from persona_mind.persona._store import CATALOG_DIR
-from persona_mind.persona._views import pack_list
+from persona_mind.persona.packs._store import CATALOG_DIR
 from tests.persona._wiring import pack_store
 from tests.persona.conftest import write_pack
 

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from persona_mind.errors import PersonaError
-from persona_mind.persona._drafts import (
+from persona_mind.persona.packs._drafts import (
     prepare_apply,
     prepare_cancel,
     prepare_create,
     prepare_edit,
 )
-from persona_mind.persona._lifecycle import (
+from persona_mind.persona.packs._lifecycle import (
     prepare_delete,
     prepare_fork,
     prepare_install,

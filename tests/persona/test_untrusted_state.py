@@ -27,11 +27,11 @@ from persona_mind.persona import (
     migration_status,
     run_command,
 )
-from persona_mind.persona._drafts import prepare_cancel
 from persona_mind.persona._errors import MigrationRequired, PackNotFound
-from persona_mind.persona._lifecycle import prepare_delete, prepare_install
-from persona_mind.persona._migrate import preview as migrate_preview
-from persona_mind.persona._migrate import read_receipt
+from persona_mind.persona.packs._drafts import prepare_cancel
+from persona_mind.persona.packs._lifecycle import prepare_delete, prepare_install
+from persona_mind.persona.workspace._migrate import preview as migrate_preview
+from persona_mind.persona.workspace._migrate import read_receipt
 from tests.persona._wiring import pack_store
 
 Ctx = Callable[..., SessionContext]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.persona import load_pack
-from persona_mind.persona._names import check_relative, check_segment
+from persona_mind.persona.packs._names import check_relative, check_segment
 from tests.persona.conftest import write_pack
 
 

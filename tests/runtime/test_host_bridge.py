@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.actors import ActorSystem
-from persona_mind.actors.host_bridge import HostBridgeActor, HostClient
+from persona_mind.actors.host_proxy import HostBridgeActor, HostClient
 from persona_mind.messages.companion import Describe
 from persona_mind.messages.host import CustomEntry, ToolSpec
 from persona_mind.testing import ManualClock

@@ -15,7 +15,7 @@ from persona_mind.actors.optimizer import spawn_optimizer
 from persona_mind.actors.scheduler import spawn_scheduler
 from persona_mind.messages.child import ChildReply, ChildRequest
 from persona_mind.messages.scheduler import Activate, AutoSetting, SchedulerMsg
-from persona_mind.mind import _schedule as rules
+from persona_mind.mind.optimize import _schedule as rules
 from persona_mind.runners._child_backend import ProgressFn
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel

@@ -12,7 +12,7 @@ from pathlib import Path
 import persona_mind
 
 SRC = Path(persona_mind.__file__).parent
-MODULES = ("actors/scheduler.py", "mind/_schedule.py", "messages/scheduler.py")
+MODULES = ("actors/scheduler.py", "mind/optimize/_schedule.py", "messages/scheduler.py")
 FORBIDDEN = {"Lock", "RLock", "Semaphore", "BoundedSemaphore", "Condition", "Event", "Barrier"}
 
 

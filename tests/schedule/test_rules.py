@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from persona_mind.messages.host import CustomEntry
-from persona_mind.mind import _schedule as r
+from persona_mind.mind.optimize import _schedule as r
 
 NOW = 1000.0
 

@@ -22,7 +22,7 @@ from persona_mind.messages.scheduler import (
     Settled,
 )
 from persona_mind.mind._errors import InvalidArgument
-from persona_mind.mind._schedule import RECEIPT_ENTRY_TYPE
+from persona_mind.mind.optimize._schedule import RECEIPT_ENTRY_TYPE
 from persona_mind.trace import read_trace
 from tests.schedule._harness import MODEL, rig
 

@@ -1,26 +1,31 @@
-"""The actor kernel: typed mailboxes, supervision, generations, work, fan-out, thread bridge.
+"""The actor system: the kernel (``actors.kernel``) and the role actors beside it.
 
-See docs/actors.md for the rules (mailbox order replaces locks; every ask is answered;
-stale generations are dropped; blocking IO runs on a :class:`ThreadBridge`).
+One module per role (``companion``, ``owner``, ``store``, ``host_proxy``, ``reminder``,
+``scheduler``, ``child_runner``, ``roundtable``, ``roundtable_desk``; ``optimizer`` is a
+package with its review batch and consolidator). This package re-exports the kernel's
+public names, so ``from persona_mind.actors import Actor, ActorRef`` is the one import
+a role or a test needs; importing it loads no role (they import Mind, Persona, storage).
 """
 
 from __future__ import annotations
 
-from persona_mind.actors._actor import Actor as Actor
-from persona_mind.actors._actor import ActorStatistics as ActorStatistics
-from persona_mind.actors._actor import Deferred as Deferred
-from persona_mind.actors._bridge import ThreadBridge as ThreadBridge
-from persona_mind.actors._fanout import fan_out as fan_out
-from persona_mind.actors._ref import ActorRef as ActorRef
-from persona_mind.actors._supervisor import RestartPolicy as RestartPolicy
-from persona_mind.actors._supervisor import Supervisor as Supervisor
-from persona_mind.actors._system import ActorSystem as ActorSystem
-from persona_mind.actors._tracer import TRACE_ENV as TRACE_ENV
-from persona_mind.actors._tracer import Tracer as Tracer
-from persona_mind.actors._work import Cancelled as Cancelled
-from persona_mind.actors._work import Failed as Failed
-from persona_mind.actors._work import Ok as Ok
-from persona_mind.actors._work import Outcome as Outcome
+from persona_mind.actors.kernel import (
+    TRACE_ENV,
+    Actor,
+    ActorRef,
+    ActorStatistics,
+    ActorSystem,
+    Cancelled,
+    Deferred,
+    Failed,
+    Ok,
+    Outcome,
+    RestartPolicy,
+    Supervisor,
+    ThreadBridge,
+    Tracer,
+    fan_out,
+)
 
 __all__ = (
     "TRACE_ENV",

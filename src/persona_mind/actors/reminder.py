@@ -42,7 +42,7 @@ from persona_mind.messages.reminder import (
     ReminderState,
 )
 from persona_mind.mind import BacklogItem, ReminderBook, reminder_card
-from persona_mind.mind._reminder import ACK_ENTRY_TYPE, ack_entry_data
+from persona_mind.mind.backlog._reminder import ACK_ENTRY_TYPE, ack_entry_data
 
 __all__ = ("ReminderActor",)
 

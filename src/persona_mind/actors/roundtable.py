@@ -71,7 +71,8 @@ from persona_mind.messages.runner import (
     RoundtableStep,
     RoundtableWorkDone,
 )
-from persona_mind.persona._roundtable import (
+from persona_mind.persona.children._progress import RoundtableTracker
+from persona_mind.persona.children._roundtable import (
     check_synthesis,
     parse_selection,
     picks_by_name,
@@ -80,7 +81,6 @@ from persona_mind.persona._roundtable import (
     selection_prompt,
     synthesis_prompt,
 )
-from persona_mind.persona._roundtable_progress import RoundtableTracker
 
 __all__ = ("PHASE_DEADLINE", "RoundtableCoordinator", "run_roundtable")
 

@@ -1,7 +1,8 @@
 """The Scheduler actor: automatic reviews admitted by mailbox order (M-OPTIMIZE-AUTO).
 
-All of its state is one immutable :class:`~persona_mind.mind._schedule.Schedule`, replaced
-only while handling its own messages; the rules are pure functions in ``mind/_schedule.py``.
+All of its state is one immutable :class:`~persona_mind.mind.optimize._schedule.Schedule`, replaced
+only while handling its own messages; the rules are pure functions in
+``mind/optimize/_schedule.py``.
 Single flight is that state's ``in_flight`` attempt: a trigger arriving while one runs is
 coalesced (counted) by the handler, and an explicit ``/mind optimize`` while one runs is
 refused — no lock, semaphore or flag read from another task (AUTO-20). Timers are messages
@@ -45,16 +46,16 @@ from persona_mind.messages.scheduler import (
     Settled,
     WindowElapsed,
 )
-from persona_mind.mind import _schedule as rules
 from persona_mind.mind._errors import AccessRefused, InvalidArgument
-from persona_mind.mind._optimize_review import REVIEW_DEADLINE
+from persona_mind.mind.optimize import _schedule as rules
+from persona_mind.mind.optimize._review import REVIEW_DEADLINE
 
 if TYPE_CHECKING:
-    from persona_mind.actors._work import Outcome
+    from persona_mind.actors.kernel._work import Outcome
     from persona_mind.clock import TimerHandle
     from persona_mind.mind import MindScope
     from persona_mind.mind._model import Tier
-    from persona_mind.mind._optimize_review import ReviewReport
+    from persona_mind.mind.optimize._review import ReviewReport
 
 __all__ = ("Append", "SchedulerActor", "spawn_scheduler")
 

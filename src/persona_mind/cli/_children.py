@@ -28,8 +28,8 @@ from persona_mind.clock import MonotonicClock
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.child import ChildTeam
 from persona_mind.messages.roundtable_progress import RoundtableProgress
-from persona_mind.persona._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
-from persona_mind.persona._roundtable_progress import render_progress
+from persona_mind.persona.children._progress import render_progress
+from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.runners._child_pi import PiBackend
 from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 

@@ -154,13 +154,13 @@ async def _run_demo(
     (workspace / ".git").mkdir(exist_ok=True)
     say("== persona-mind demo (offline, simulated session) ==")
     say(f"agent dir: {agent_dir}{' (kept afterwards)' if kept else ' (temporary)'}")
+    from persona_mind.children import PiBackend  # noqa: PLC0415
     from persona_mind.cli._demo_product import (  # noqa: PLC0415
         children_section,
         fake_children_env,
         memory_section,
         persona_section,
     )
-    from persona_mind.runners.child import PiBackend  # noqa: PLC0415
 
     clock = MonotonicClock()
     backend = PiBackend(fake_pi_command(), clock=clock, env=fake_children_env(scratch))

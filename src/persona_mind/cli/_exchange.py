@@ -1,9 +1,9 @@
 """``persona-mind memory export|import`` and ``persona-mind pack export``: moving things out.
 
-Memory goes out and in as JSON Lines (:mod:`persona_mind.mind._exchange` has the format and
+Memory goes out and in as JSON Lines (:mod:`persona_mind.mind.migrate._exchange` has the format and
 rules); ``memory import`` without a file keeps its earlier meaning, the import of the older
 pi-persona-mind layout.  ``pack export --format claude-code`` writes a pack's personas as
-Claude Code agent files (:mod:`persona_mind.persona._export`).  Exit codes: 0 done,
+Claude Code agent files (:mod:`persona_mind.persona.packs._export`).  Exit codes: 0 done,
 1 refused (every refused line is printed with its number and reason), 2 usage.
 """
 
@@ -72,7 +72,7 @@ def wants_exchange(args: argparse.Namespace) -> bool:
 
 async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> int:
     """Run ``memory export`` or ``memory import FILE`` on ``svc``."""
-    from persona_mind.mind._exchange import export_lines, import_lines  # noqa: PLC0415
+    from persona_mind.mind.migrate._exchange import export_lines, import_lines  # noqa: PLC0415
     from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
     if args.memory_cmd == "export":
@@ -121,7 +121,7 @@ def _run_pack_export(args: argparse.Namespace) -> int:
     from persona_mind.clock import MonotonicClock  # noqa: PLC0415
     from persona_mind.errors import PersonaMindError  # noqa: PLC0415
     from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415
-    from persona_mind.persona._export import export_claude_code  # noqa: PLC0415
+    from persona_mind.persona.packs._export import export_claude_code  # noqa: PLC0415
     from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
     files = DurablePackFiles()

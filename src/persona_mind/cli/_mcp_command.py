@@ -51,12 +51,12 @@ def _pi_command(raw: str | None) -> tuple[str, ...] | None:
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from persona_mind.cli._mcp_sdk import require_sdk  # noqa: PLC0415
+    from persona_mind.mcp._sdk import require_sdk  # noqa: PLC0415
 
     require_sdk()  # a missing extra is one clear line before anything starts
     from persona_mind._headless import HeadlessSession, log  # noqa: PLC0415
-    from persona_mind.cli._mcp_server import serve_stdio  # noqa: PLC0415
     from persona_mind.clock import MonotonicClock  # noqa: PLC0415
+    from persona_mind.mcp._server import serve_stdio  # noqa: PLC0415
     from persona_mind.runtime import default_agent_dir  # noqa: PLC0415
 
     clock = MonotonicClock()

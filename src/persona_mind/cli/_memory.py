@@ -35,8 +35,8 @@ from persona_mind.errors import PersonaMindError
 from persona_mind.mind import MemoryService, MindScope, find_project
 from persona_mind.mind._cards import backlog_line, fact_line
 from persona_mind.mind._errors import MindRefusal
-from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import KINDS, BacklogItem, Fact, Kind
+from persona_mind.mind.migrate._legacy import LegacyImport
 from persona_mind.storage import FileStore, Layout, agent_dir
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 

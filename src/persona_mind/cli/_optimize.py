@@ -17,21 +17,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from persona_mind.actors._consolidator import Consolidator, parse_tier
+from persona_mind.actors.optimizer._consolidator import Consolidator, parse_tier
 from persona_mind.cli._output import emit, fail
 from persona_mind.cli._schema import OptimizeAnswer
 from persona_mind.clock import MonotonicClock
 from persona_mind.mind import MindScope, find_project
 from persona_mind.mind._cards import Card
 from persona_mind.mind._errors import InvalidArgument, MindRefusal
-from persona_mind.mind._optimize_commands import (
+from persona_mind.mind.optimize._commands import (
     applied_card,
     history_card,
     inspection_card,
     plan_card,
 )
-from persona_mind.mind._optimize_errors import StaleSnapshot
-from persona_mind.mind._optimize_plans import PlanRegistry
+from persona_mind.mind.optimize._errors import StaleSnapshot
+from persona_mind.mind.optimize._plans import PlanRegistry
 from persona_mind.storage import FileStore, Layout, agent_dir
 
 __all__ = ("add_optimize_parser", "run_optimize_cli")

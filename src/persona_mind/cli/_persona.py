@@ -227,7 +227,8 @@ def _pack_out(store: Any) -> out.PackList:
 
 
 def _run_pack(args: argparse.Namespace) -> int:
-    from persona_mind.persona import _drafts, _lifecycle, _views  # noqa: PLC0415
+    from persona_mind.persona import _views  # noqa: PLC0415
+    from persona_mind.persona.packs import _drafts, _lifecycle  # noqa: PLC0415
 
     store = _store(args)
     verb = args.verb
@@ -343,7 +344,8 @@ def _run_default(args: argparse.Namespace) -> int:
 
 
 def _run_migrate(args: argparse.Namespace) -> int:
-    from persona_mind.persona import Workspace, _migrate  # noqa: PLC0415
+    from persona_mind.persona import Workspace  # noqa: PLC0415
+    from persona_mind.persona.workspace import _migrate  # noqa: PLC0415
 
     store, ws = _store(args), Workspace(args.cwd)
 
@@ -362,8 +364,9 @@ def _run_migrate(args: argparse.Namespace) -> int:
 
 
 def _run_onboard(args: argparse.Namespace) -> int:
-    from persona_mind.persona import Resolver, Workspace, _onboard, doctor  # noqa: PLC0415
+    from persona_mind.persona import Resolver, Workspace, doctor  # noqa: PLC0415
     from persona_mind.persona._doctor import render  # noqa: PLC0415
+    from persona_mind.persona.workspace import _onboard  # noqa: PLC0415
 
     store, ws = _store(args), Workspace(args.cwd)
 

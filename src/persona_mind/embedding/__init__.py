@@ -1,6 +1,6 @@
 """The model edge of persona-mind: a static embedding model and its derived-vector caches.
 
-Mind's planner knows only the :class:`~persona_mind.mind._ranker.Semantic` port; this
+Mind's planner knows only the :class:`~persona_mind.mind.recall._ranker.Semantic` port; this
 package implements it with WordLlama (an optional extra: ``pip install
 'persona-mind[semantic]'``).  Nothing here is imported eagerly with numpy: the facade is
 cheap, and the model loads in a background thread after :meth:`SemanticEdge.start`.

@@ -41,8 +41,8 @@ from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
 from persona_mind.embedding._gate import TurnGate, yield_gil
 from persona_mind.embedding._worker import BindWorker
-from persona_mind.mind._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
-from persona_mind.mind._retrieval import FactIndex
+from persona_mind.mind.recall._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
+from persona_mind.mind.recall._retrieval import FactIndex
 
 if TYPE_CHECKING:
     import numpy as np

@@ -188,8 +188,8 @@ class ChildrenFeature:
             RoundtableStatus,
         )
         from persona_mind.persona import team_from_snapshot  # noqa: PLC0415
-        from persona_mind.persona._roundtable import lead_request  # noqa: PLC0415
-        from persona_mind.persona._roundtable_progress import render_progress  # noqa: PLC0415
+        from persona_mind.persona.children._progress import render_progress  # noqa: PLC0415
+        from persona_mind.persona.children._roundtable import lead_request  # noqa: PLC0415
 
         desk = self._desk() if self._desk is not None else None
         if desk is None:
@@ -258,7 +258,7 @@ class ChildrenFeature:
         from persona_mind.child_errors import SelectionInvalid  # noqa: PLC0415
         from persona_mind.features._roundtable_call import run_roundtable_call  # noqa: PLC0415
         from persona_mind.messages.roundtable_desk import StartRoundtable  # noqa: PLC0415
-        from persona_mind.persona._roundtable import validate_selection  # noqa: PLC0415
+        from persona_mind.persona.children._roundtable import validate_selection  # noqa: PLC0415
 
         asked = self.asked
         if asked is None:

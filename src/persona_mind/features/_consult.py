@@ -1,6 +1,6 @@
 """Running ``persona_consult``: the children feature's consult glue on the ChildRunner actor.
 
-:func:`consult` validates the ask with the Persona consult rules (``persona/_consult.py``:
+:func:`consult` validates the ask with the Persona consult rules (``persona/children/_consult.py``:
 requester, team, self-consult, launch problems; all refused before any child starts), runs
 one leaf child through the ChildRunner and returns compact provenance (P-CONSULT-2).
 Sibling consults are independent: :func:`consult_many` starts them together and returns
@@ -28,7 +28,7 @@ from persona_mind.errors import ChildError
 from persona_mind.features._child_specs import CONSULT_TOOL
 from persona_mind.messages.child import ChildTeam
 from persona_mind.messages.host import ToolResult
-from persona_mind.persona._consult import (
+from persona_mind.persona.children._consult import (
     CONSULT_DEADLINE,
     ConsultResult,
     build_consult_request,

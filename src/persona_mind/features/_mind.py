@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.messages.reminder import ReminderMsg
     from persona_mind.mind import MindSession
-    from persona_mind.mind._optimize_port import OptimizerPort
-    from persona_mind.mind._relay import RelayTracker
     from persona_mind.mind._session import CompanionAnswer
+    from persona_mind.mind.capture._relay import RelayTracker
+    from persona_mind.mind.optimize._port import OptimizerPort
     from persona_mind.runtime import Runtime
     from persona_mind.storage.port import StorePort
 
@@ -280,7 +280,7 @@ class MindFeature:
         import functools  # noqa: PLC0415
 
         from persona_mind.errors import MindError  # noqa: PLC0415
-        from persona_mind.mind._sessionfile import session_note_entries  # noqa: PLC0415
+        from persona_mind.mind.notes._sessionfile import session_note_entries  # noqa: PLC0415
 
         try:
             entries = await self.runtime.offload(functools.partial(session_note_entries, path))
@@ -293,7 +293,7 @@ class MindFeature:
         """Re-arm; on (re)bind ``entries`` is the branch, whose ack entries are replayed so a
         wake shown before a restart and ``/resume`` is never shown again (M-REMINDER-3)."""
         from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind
-        from persona_mind.mind._reminder import acknowledged_keys  # noqa: PLC0415
+        from persona_mind.mind.backlog._reminder import acknowledged_keys  # noqa: PLC0415
 
         reminders = self._reminder_ref(spawn=True)
         if reminders is None:
@@ -417,8 +417,8 @@ class MindFeature:
         session = self._session
         if session is None or not session.active or session.leg:
             return
-        from persona_mind.mind._capture import relay_hint  # noqa: PLC0415 - bound session
-        from persona_mind.mind._relay import RelayTracker  # noqa: PLC0415
+        from persona_mind.mind.capture._cues import relay_hint  # noqa: PLC0415 - bound session
+        from persona_mind.mind.capture._relay import RelayTracker  # noqa: PLC0415
 
         if self._relays is None:
             self._relays = RelayTracker()
@@ -460,7 +460,7 @@ class MindFeature:
         runs as the Companion's detached work: its report arrives later as a report card
         and session entry. An owner change cancels it (and its worker): no stale report.
         """
-        from persona_mind.mind._optimize_commands import is_review  # noqa: PLC0415 - lazy
+        from persona_mind.mind.optimize._commands import is_review  # noqa: PLC0415 - lazy
 
         words = call.args.split()
         if words[:1] == ["optimize"] and is_review(words[1:]):

@@ -24,7 +24,7 @@ from persona_mind.errors import ChildError
 from persona_mind.messages.host import ToolResult
 from persona_mind.messages.roundtable_desk import StartRoundtable, WatchRoundtable
 from persona_mind.messages.roundtable_progress import RoundtableResult
-from persona_mind.persona._roundtable_progress import render_live
+from persona_mind.persona.children._progress import render_live
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef

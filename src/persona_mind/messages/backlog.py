@@ -3,7 +3,7 @@
 It lives here, in ``messages/``, because the Reminder actor's protocol carries whole items
 (:class:`~persona_mind.messages.reminder.ArmReminders`) and messages import only values —
 never the ``mind`` package, whose import would load the domain's rules with it. ``mind``
-defines the backlog *rules* (``mind/_backlog.py``) and re-exports :class:`BacklogItem` from
+defines the backlog *rules* (``mind/backlog/_rules.py``) and re-exports :class:`BacklogItem` from
 here, so ``from persona_mind.mind import BacklogItem`` keeps working. The on-disk form is the
 struct's fields (seed 000 "Durable files"): renaming one is a store migration.
 """

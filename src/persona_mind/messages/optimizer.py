@@ -2,7 +2,7 @@
 
 Every request names its *owner* (the session/scope key plans are bound to) and the
 :class:`~persona_mind.mind.MindScope` it acts in. Plans never travel in messages: staging
-answers a :class:`~persona_mind.mind._optimize_plans.Plan` that stays in the Optimizer's
+answers a :class:`~persona_mind.mind.optimize._plans.Plan` that stays in the Optimizer's
 registry, and apply names it by id. :class:`DiscardPlans` (a session or scope change) and
 every ``OwnerChanged`` drop plans (M-OPTIMIZE-MANUAL-39). These messages stay in-process.
 
@@ -19,9 +19,9 @@ from persona_mind.messages.owner import OwnerChanged
 
 if TYPE_CHECKING:
     from persona_mind.mind import MindScope
-    from persona_mind.mind._optimize_inspect import Inspection  # noqa: F401 - Ask["…"]
-    from persona_mind.mind._optimize_plans import Applied, Plan  # noqa: F401 - Ask["…"]
-    from persona_mind.mind._optimize_review import ReviewReport  # noqa: F401 - Ask["…"]
+    from persona_mind.mind.optimize._inspect import Inspection  # noqa: F401 - Ask["…"]
+    from persona_mind.mind.optimize._plans import Applied, Plan  # noqa: F401 - Ask["…"]
+    from persona_mind.mind.optimize._review import ReviewReport  # noqa: F401 - Ask["…"]
 
 __all__ = (
     "DiscardPlans",

@@ -10,8 +10,8 @@ from persona_mind.messages._base import Ask, Msg
 from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
 
 if TYPE_CHECKING:  # value types of the domain, held opaquely here
-    from persona_mind.mind._notes import NotesTally
-    from persona_mind.persona._session import PersonaSession
+    from persona_mind.mind.notes._ledger import NotesTally
+    from persona_mind.persona.binding._session import PersonaSession
 
 __all__ = (
     "DropPlans",

@@ -17,7 +17,7 @@ from persona_mind.messages.owner import OwnerChanged
 
 if TYPE_CHECKING:
     from persona_mind.mind import MindScope
-    from persona_mind.mind._optimize_review import ReviewReport  # noqa: F401 - Ask["…"]
+    from persona_mind.mind.optimize._review import ReviewReport  # noqa: F401 - Ask["…"]
 
 __all__ = (
     "Activate",

@@ -7,14 +7,6 @@ See ``docs/mind.md`` for every choice and departure.
 
 from __future__ import annotations
 
-from persona_mind.mind._backlog import MAX_BACKLOG_TEXT as MAX_BACKLOG_TEXT
-from persona_mind.mind._backlog import MAX_TERMINAL as MAX_TERMINAL
-from persona_mind.mind._capture import CASUAL_CUES as CASUAL_CUES
-from persona_mind.mind._capture import STRONG_CUES as STRONG_CUES
-from persona_mind.mind._capture import CaptureDecision as CaptureDecision
-from persona_mind.mind._capture import CaptureMode as CaptureMode
-from persona_mind.mind._capture import decide_capture as decide_capture
-from persona_mind.mind._capture import direct_user_text as direct_user_text
 from persona_mind.mind._cards import Card as Card
 from persona_mind.mind._cards import sanitize as sanitize
 from persona_mind.mind._commands import COMMAND_NAMES as COMMAND_NAMES
@@ -30,15 +22,6 @@ from persona_mind.mind._errors import MindRefusal as MindRefusal
 from persona_mind.mind._errors import NotFound as NotFound
 from persona_mind.mind._errors import UnknownVersion as UnknownVersion
 from persona_mind.mind._errors import UnsafeContent as UnsafeContent
-from persona_mind.mind._facts import MAX_TEXT_CHARS as MAX_TEXT_CHARS
-from persona_mind.mind._facts import Draft as Draft
-from persona_mind.mind._facts import validate_draft as validate_draft
-from persona_mind.mind._inject import InjectionInput as InjectionInput
-from persona_mind.mind._inject import InjectionPlan as InjectionPlan
-from persona_mind.mind._inject import NoteView as NoteView
-from persona_mind.mind._inject import plan_injection as plan_injection
-from persona_mind.mind._migrate import ImportReport as ImportReport
-from persona_mind.mind._migrate import LegacyImport as LegacyImport
 from persona_mind.mind._model import KINDS as KINDS
 from persona_mind.mind._model import STM_TTL as STM_TTL
 from persona_mind.mind._model import BacklogItem as BacklogItem
@@ -46,18 +29,6 @@ from persona_mind.mind._model import Fact as Fact
 from persona_mind.mind._model import Kind as Kind
 from persona_mind.mind._model import Tier as Tier
 from persona_mind.mind._model import content_identity as content_identity
-from persona_mind.mind._notes import NOTE_ENTRY_TYPE as NOTE_ENTRY_TYPE
-from persona_mind.mind._notes import NoteRecord as NoteRecord
-from persona_mind.mind._notes import NotesLedger as NotesLedger
-from persona_mind.mind._notes import NotesTally as NotesTally
-from persona_mind.mind._notes import OwnerKey as OwnerKey
-from persona_mind.mind._relay import RelayTracker as RelayTracker
-from persona_mind.mind._relay import Suggestion as Suggestion
-from persona_mind.mind._reminder import ReminderBook as ReminderBook
-from persona_mind.mind._reminder import reminder_card as reminder_card
-from persona_mind.mind._retrieval import FactIndex as FactIndex
-from persona_mind.mind._scanner import Finding as Finding
-from persona_mind.mind._scanner import scan as scan
 from persona_mind.mind._scope import MindScope as MindScope
 from persona_mind.mind._scope import ProjectRef as ProjectRef
 from persona_mind.mind._scope import find_project as find_project
@@ -77,6 +48,35 @@ from persona_mind.mind._tools import BACKLOG_TOOL as BACKLOG_TOOL
 from persona_mind.mind._tools import MEMORY_TOOL as MEMORY_TOOL
 from persona_mind.mind._tools import MindTools as MindTools
 from persona_mind.mind._tools import tool_specs as tool_specs
+from persona_mind.mind.backlog._reminder import ReminderBook as ReminderBook
+from persona_mind.mind.backlog._reminder import reminder_card as reminder_card
+from persona_mind.mind.backlog._rules import MAX_BACKLOG_TEXT as MAX_BACKLOG_TEXT
+from persona_mind.mind.backlog._rules import MAX_TERMINAL as MAX_TERMINAL
+from persona_mind.mind.capture._cues import CASUAL_CUES as CASUAL_CUES
+from persona_mind.mind.capture._cues import STRONG_CUES as STRONG_CUES
+from persona_mind.mind.capture._cues import CaptureDecision as CaptureDecision
+from persona_mind.mind.capture._cues import CaptureMode as CaptureMode
+from persona_mind.mind.capture._cues import decide_capture as decide_capture
+from persona_mind.mind.capture._cues import direct_user_text as direct_user_text
+from persona_mind.mind.capture._relay import RelayTracker as RelayTracker
+from persona_mind.mind.capture._relay import Suggestion as Suggestion
+from persona_mind.mind.facts._rules import MAX_TEXT_CHARS as MAX_TEXT_CHARS
+from persona_mind.mind.facts._rules import Draft as Draft
+from persona_mind.mind.facts._rules import validate_draft as validate_draft
+from persona_mind.mind.inject._planner import InjectionInput as InjectionInput
+from persona_mind.mind.inject._planner import InjectionPlan as InjectionPlan
+from persona_mind.mind.inject._planner import NoteView as NoteView
+from persona_mind.mind.inject._planner import plan_injection as plan_injection
+from persona_mind.mind.migrate._legacy import ImportReport as ImportReport
+from persona_mind.mind.migrate._legacy import LegacyImport as LegacyImport
+from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE as NOTE_ENTRY_TYPE
+from persona_mind.mind.notes._ledger import NoteRecord as NoteRecord
+from persona_mind.mind.notes._ledger import NotesLedger as NotesLedger
+from persona_mind.mind.notes._ledger import NotesTally as NotesTally
+from persona_mind.mind.notes._ledger import OwnerKey as OwnerKey
+from persona_mind.mind.recall._retrieval import FactIndex as FactIndex
+from persona_mind.mind.trust._scanner import Finding as Finding
+from persona_mind.mind.trust._scanner import scan as scan
 
 __all__ = (
     "BACKLOG_TOOL",

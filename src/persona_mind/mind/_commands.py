@@ -18,12 +18,12 @@ from persona_mind.messages.host import CommandResult, CommandSpec
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._model import Tier
-from persona_mind.mind._notes import NotesLedger
-from persona_mind.mind._optimize_commands import run_optimize
-from persona_mind.mind._optimize_port import OptimizeBinding
-from persona_mind.mind._scanner import scan
 from persona_mind.mind._service import MemoryService
 from persona_mind.mind._settings import MindSettings
+from persona_mind.mind.notes._ledger import NotesLedger
+from persona_mind.mind.optimize._commands import run_optimize
+from persona_mind.mind.optimize._port import OptimizeBinding
+from persona_mind.mind.trust._scanner import scan
 from persona_mind.storage.port import StoreTarget
 
 __all__ = ("COMMAND_NAMES", "MindCommandContext", "command_specs", "handle_mind_command")

@@ -22,25 +22,25 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from persona_mind.mind import _backlog as bl
-from persona_mind.mind import _facts as fx
-from persona_mind.mind._backlog_ops import BacklogOps
 from persona_mind.mind._errors import AccessRefused, InvalidArgument
-from persona_mind.mind._fact_lookup import FoundFact
-from persona_mind.mind._fusion import explain, task_scores
-from persona_mind.mind._index_cache import Offload
-from persona_mind.mind._inject import (
+from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
+from persona_mind.mind.backlog import _rules as bl
+from persona_mind.mind.backlog._ops import BacklogOps
+from persona_mind.mind.facts import _rules as fx
+from persona_mind.mind.facts._lookup import FoundFact
+from persona_mind.mind.facts._promote import promote_in_store
+from persona_mind.mind.inject._planner import (
     TOTAL_TOKENS,
     InjectionInput,
     InjectionPlan,
     NoteView,
     plan_injection,
 )
-from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
-from persona_mind.mind._promote import promote_in_store
-from persona_mind.mind._ranker import RankerStatus, Semantic, ranker_for
-from persona_mind.mind._retrieval import FactIndex, Ranked
-from persona_mind.mind._scanner import assert_safe, is_safe
+from persona_mind.mind.recall._fusion import explain, task_scores
+from persona_mind.mind.recall._index_cache import Offload
+from persona_mind.mind.recall._ranker import RankerStatus, Semantic, ranker_for
+from persona_mind.mind.recall._retrieval import FactIndex, Ranked
+from persona_mind.mind.trust._scanner import assert_safe, is_safe
 from persona_mind.storage.port import Snapshot, StoreTarget, read_all
 
 __all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
@@ -189,7 +189,7 @@ class MemoryService(BacklogOps):
     async def promote(self, fact_id: str, *, to: Tier = "project") -> FoundFact:
         """Copy an owned live STM row to ``to`` (LTM first), then remove exactly that row.
 
-        One Store transaction; see :mod:`persona_mind.mind._promote`."""
+        One Store transaction; see :mod:`persona_mind.mind.facts._promote`."""
         if to not in ("project", "persona", "shared"):
             raise InvalidArgument(
                 "promote.destination", "promote to 'project', 'persona' or 'shared'"
@@ -227,7 +227,7 @@ class MemoryService(BacklogOps):
         self, tier: Tier, now: float, snap: Snapshot[Fact] | _Unread | None = _UNREAD
     ) -> FactIndex:
         """The tier's live-fact index, rebuilt only when the snapshot or an expiry changes
-        (:class:`~persona_mind.mind._index_cache.IndexCache`)."""
+        (:class:`~persona_mind.mind.recall._index_cache.IndexCache`)."""
         target = self.scope.fact_target(tier)
         if isinstance(snap, _Unread):
             snap = await self.store.read(target)

@@ -48,21 +48,21 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
-from persona_mind.mind._activity import Activity, ActivityBoard
-from persona_mind.mind._capture import decide_capture
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
 from persona_mind.mind._deadline import with_deadline
 from persona_mind.mind._errors import AccessRefused, MindRefusal
-from persona_mind.mind._migrate import LegacyImport
 from persona_mind.mind._model import BacklogItem, Tier
-from persona_mind.mind._notes import NotesLedger, OwnerKey
-from persona_mind.mind._optimize_commands import review_acceptance
-from persona_mind.mind._optimize_port import OptimizeBinding, OptimizerPort
-from persona_mind.mind._ranker import SemanticSource
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Offload
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
+from persona_mind.mind.capture._cues import decide_capture
+from persona_mind.mind.migrate._legacy import LegacyImport
+from persona_mind.mind.notes._ledger import NotesLedger, OwnerKey
+from persona_mind.mind.optimize._activity import Activity, ActivityBoard
+from persona_mind.mind.optimize._commands import review_acceptance
+from persona_mind.mind.optimize._port import OptimizeBinding, OptimizerPort
+from persona_mind.mind.recall._ranker import SemanticSource
 from persona_mind.storage.port import StorePort
 
 __all__ = (

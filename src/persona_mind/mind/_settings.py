@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-from persona_mind.mind._capture import CaptureMode
+from persona_mind.mind.capture._cues import CaptureMode
 
 __all__ = ("MAX_SETTINGS_BYTES", "MindSettings", "load_persona_settings")
 

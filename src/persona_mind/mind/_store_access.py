@@ -4,7 +4,7 @@ Why a module of its own: the memory tool's and the backlog tool's operations sha
 plumbing — rows read without writing, mutations as pure steps the store runs under its
 lock with the service's generation (M-CAPTURE-5/6), the default tier, id resolution — and
 :class:`~persona_mind.mind.MemoryService` is built on it in layers
-(:class:`StoreAccess` → :class:`~persona_mind.mind._backlog_ops.BacklogOps` →
+(:class:`StoreAccess` → :class:`~persona_mind.mind.backlog._ops.BacklogOps` →
 ``MemoryService``), each in a module of its own size.
 """
 
@@ -15,11 +15,11 @@ from typing import TypeVar
 
 from persona_mind.clock import Clock
 from persona_mind.mind._errors import InvalidArgument
-from persona_mind.mind._fact_lookup import FoundFact, find_fact
-from persona_mind.mind._index_cache import IndexCache, Offload
 from persona_mind.mind._model import BacklogItem, Fact, Tier
-from persona_mind.mind._ranker import SemanticSource
 from persona_mind.mind._scope import MindScope
+from persona_mind.mind.facts._lookup import FoundFact, find_fact
+from persona_mind.mind.recall._index_cache import IndexCache, Offload
+from persona_mind.mind.recall._ranker import SemanticSource
 from persona_mind.storage.port import StorePort, StoreTarget
 
 __all__ = ("StoreAccess",)

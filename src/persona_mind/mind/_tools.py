@@ -21,10 +21,10 @@ from persona_mind.messages.host import ToolResult, ToolSpec
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
-from persona_mind.mind._notes import NOTE_ENTRY_TYPE, NotesLedger
-from persona_mind.mind._optimize_commands import inspection_card, plan_card, tracked
-from persona_mind.mind._optimize_port import OptimizeBinding
 from persona_mind.mind._service import MemoryService
+from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE, NotesLedger
+from persona_mind.mind.optimize._commands import inspection_card, plan_card, tracked
+from persona_mind.mind.optimize._port import OptimizeBinding
 
 __all__ = ("BACKLOG_TOOL", "MEMORY_TOOL", "AppendEntry", "MindTools", "tool_specs")
 

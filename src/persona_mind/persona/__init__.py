@@ -11,11 +11,7 @@ See ``docs/persona.md``.
 
 from __future__ import annotations
 
-from persona_mind.persona._binding import BindingRecord, Bindings, session_key
-from persona_mind.persona._change import Change
-from persona_mind.persona._child_team import team_from_snapshot
 from persona_mind.persona._commands import HELP, PACK_VERBS, command_plan_needs, run_command
-from persona_mind.persona._consult import CONSULT_DEADLINE, ConsultResult, render_consult
 from persona_mind.persona._doctor import Finding, backend_problem, doctor
 from persona_mind.persona._errors import (
     AmbiguousPackName,
@@ -32,23 +28,10 @@ from persona_mind.persona._errors import (
     UnsafeWorkspacePath,
     UpdateRefused,
 )
-from persona_mind.persona._launch import HostState
-from persona_mind.persona._migrate import MigrationStatus, migration_status
-from persona_mind.persona._model import Pack, PackManifest, PersonaDef
-from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
-from persona_mind.persona._outcome import CommandOutcome, Effects, ToolOutcome
-from persona_mind.persona._plans import (
-    LocalPlans,
-    OwnerPlans,
-    Plan,
-    PlanBook,
-    PlanDesk,
-    PlanNeed,
-)
 from persona_mind.persona._resolver import ResolvedPersona, Resolver, identity_of
-from persona_mind.persona._scan import Limits
 from persona_mind.persona._service import PersonaService
-from persona_mind.persona._session import (
+from persona_mind.persona._tour import persona_tour
+from persona_mind.persona.binding._session import (
     ACTIVE_ENTRY,
     RESERVED_COMMANDS,
     ActivePersona,
@@ -57,13 +40,35 @@ from persona_mind.persona._session import (
     SessionState,
     TeamScope,
 )
-from persona_mind.persona._state import StoreStateCorrupt
-from persona_mind.persona._store import CATALOG_DIR, PackStore, default_agent_dir
-from persona_mind.persona._team import TeamMember, TeamSnapshot, resolve_team
-from persona_mind.persona._tool import PERSONA_PACK_TOOL, run_handoff, run_tool, tool_plan_needs
-from persona_mind.persona._tour import persona_tour
-from persona_mind.persona._validate import load_pack
-from persona_mind.persona._workspace import Workspace
+from persona_mind.persona.binding._team import TeamMember, TeamSnapshot, resolve_team
+from persona_mind.persona.binding._team_binding import BindingRecord, Bindings, session_key
+from persona_mind.persona.children._consult import CONSULT_DEADLINE, ConsultResult, render_consult
+from persona_mind.persona.children._launch import HostState
+from persona_mind.persona.children._team import team_from_snapshot
+from persona_mind.persona.packs._model import Pack, PackManifest, PersonaDef
+from persona_mind.persona.packs._scan import Limits
+from persona_mind.persona.packs._state import StoreStateCorrupt
+from persona_mind.persona.packs._store import CATALOG_DIR, PackStore, default_agent_dir
+from persona_mind.persona.packs._validate import load_pack
+from persona_mind.persona.plans._change import Change
+from persona_mind.persona.plans._chat import (
+    LocalPlans,
+    OwnerPlans,
+    Plan,
+    PlanBook,
+    PlanDesk,
+    PlanNeed,
+)
+from persona_mind.persona.plans._ops import CHANGES, READ_ONLY, prepare, read
+from persona_mind.persona.plans._outcome import CommandOutcome, Effects, ToolOutcome
+from persona_mind.persona.plans._tool import (
+    PERSONA_PACK_TOOL,
+    run_handoff,
+    run_tool,
+    tool_plan_needs,
+)
+from persona_mind.persona.workspace._files import Workspace
+from persona_mind.persona.workspace._migrate import MigrationStatus, migration_status
 
 __all__ = (
     "ACTIVE_ENTRY",

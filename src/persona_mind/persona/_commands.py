@@ -19,13 +19,13 @@ from persona_mind.persona._errors import (
     PersonaUnavailable,
     StaleCommand,
 )
-from persona_mind.persona._ops import CHANGES, READ_ONLY, prepare, read
-from persona_mind.persona._outcome import CommandOutcome, Effects
-from persona_mind.persona._plans import PlanNeed
 from persona_mind.persona._service import PersonaService
-from persona_mind.persona._session import ACTIVE_ENTRY, ActivePersona, SessionContext
 from persona_mind.persona._views import persona_list, persona_status
-from persona_mind.persona._workspace import Workspace
+from persona_mind.persona.binding._session import ACTIVE_ENTRY, ActivePersona, SessionContext
+from persona_mind.persona.plans._chat import PlanNeed
+from persona_mind.persona.plans._ops import CHANGES, READ_ONLY, prepare, read
+from persona_mind.persona.plans._outcome import CommandOutcome, Effects
+from persona_mind.persona.workspace._files import Workspace
 
 __all__ = ("HELP", "PACK_VERBS", "command_plan_needs", "run_command")
 
@@ -174,7 +174,7 @@ def _persona(svc: PersonaService, ctx: SessionContext, args: str) -> CommandOutc
     if head == "clear":
         return _clear(svc, ctx)
     if head == "handoff":
-        from persona_mind.persona._tool import run_handoff  # noqa: PLC0415 - cycle
+        from persona_mind.persona.plans._tool import run_handoff  # noqa: PLC0415 - cycle
 
         return run_handoff(svc, ctx, tail.strip())
     if head == "migrate" and tail.strip().startswith("cancel"):

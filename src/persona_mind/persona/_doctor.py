@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.persona._errors import PackInvalid
-from persona_mind.persona._migrate import GATED, migration_status
 from persona_mind.persona._resolver import Resolver
-from persona_mind.persona._scan import is_inside
-from persona_mind.persona._session import TeamScope
-from persona_mind.persona._state import draft_dir
-from persona_mind.persona._store import PackStore
-from persona_mind.persona._validate import load_pack
-from persona_mind.persona._workspace import Workspace
+from persona_mind.persona.binding._session import TeamScope
+from persona_mind.persona.packs._scan import is_inside
+from persona_mind.persona.packs._state import draft_dir
+from persona_mind.persona.packs._store import PackStore
+from persona_mind.persona.packs._validate import load_pack
+from persona_mind.persona.workspace._files import Workspace
+from persona_mind.persona.workspace._migrate import GATED, migration_status
 
 __all__ = ("PI_BUILTIN_TOOLS", "Finding", "backend_problem", "doctor", "render")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from persona_mind.errors import PersonaError
-from persona_mind.persona._render import one_line
+from persona_mind.persona.packs._render import one_line
 
 __all__ = (
     "AmbiguousPackName",

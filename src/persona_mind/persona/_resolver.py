@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from persona_mind.persona._errors import PersonaNotFound, UnsafeWorkspacePath
-from persona_mind.persona._model import Pack, PersonaDef
-from persona_mind.persona._render import code, one_line
-from persona_mind.persona._scan import Limits
-from persona_mind.persona._workspace import BASELINE, INDEX_CAP, Workspace
+from persona_mind.persona.packs._model import Pack, PersonaDef
+from persona_mind.persona.packs._render import code, one_line
+from persona_mind.persona.packs._scan import Limits
+from persona_mind.persona.workspace._files import BASELINE, INDEX_CAP, Workspace
 
 __all__ = ("MAX_LISTED", "ResolvedPersona", "Resolver", "identity_of")
 

@@ -26,14 +26,8 @@ from persona_mind.messages.host import (
     ToolCall,
     ToolSpec,
 )
-from persona_mind.persona._binding import Bindings
-from persona_mind.persona._migrate import GATED, migration_status
-from persona_mind.persona._model import Pack, PackManifest
-from persona_mind.persona._outcome import CommandOutcome, ToolOutcome
-from persona_mind.persona._plans import LocalPlans, PlanDesk
 from persona_mind.persona._resolver import Resolver
-from persona_mind.persona._scan import Limits
-from persona_mind.persona._session import (
+from persona_mind.persona.binding._session import (
     ActivePersona,
     SessionContext,
     SessionState,
@@ -41,13 +35,19 @@ from persona_mind.persona._session import (
     alias_names,
     restore_active,
 )
-from persona_mind.persona._store import PackStore
-from persona_mind.persona._team import TeamSnapshot, resolve_team
-from persona_mind.persona._workspace import Workspace
+from persona_mind.persona.binding._team import TeamSnapshot, resolve_team
+from persona_mind.persona.binding._team_binding import Bindings
+from persona_mind.persona.packs._model import Pack, PackManifest
+from persona_mind.persona.packs._scan import Limits
+from persona_mind.persona.packs._store import PackStore
+from persona_mind.persona.plans._chat import LocalPlans, PlanDesk
+from persona_mind.persona.plans._outcome import CommandOutcome, ToolOutcome
+from persona_mind.persona.workspace._files import Workspace
+from persona_mind.persona.workspace._migrate import GATED, migration_status
 
 if TYPE_CHECKING:
     from persona_mind.clock import Clock
-    from persona_mind.persona._fsio import PackFiles
+    from persona_mind.persona.packs._fsio import PackFiles
 
 __all__ = ("NEW_SESSION_REASONS", "Offload", "PersonaService")
 
@@ -302,7 +302,7 @@ class PersonaService:
 
     def tool_specs(self) -> tuple[ToolSpec, ...]:
         """The `persona_pack` tool."""
-        from persona_mind.persona._tool import PERSONA_PACK_TOOL  # noqa: PLC0415 - cycle
+        from persona_mind.persona.plans._tool import PERSONA_PACK_TOOL  # noqa: PLC0415 - cycle
 
         return (PERSONA_PACK_TOOL,)
 
@@ -325,7 +325,7 @@ class PersonaService:
         self, ctx: SessionContext, call: ToolCall, *, plans: PlanDesk | None = None
     ) -> ToolOutcome:
         """A `persona_pack` call → :class:`~persona_mind.persona.ToolOutcome`."""
-        from persona_mind.persona._tool import run_tool  # noqa: PLC0415 - cycle
+        from persona_mind.persona.plans._tool import run_tool  # noqa: PLC0415 - cycle
 
         return await self.run(functools.partial(self._call, plans, run_tool, ctx, call))
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from persona_mind.messages.host import CommandCall, ToolCall
 from persona_mind.persona._commands import run_command
 from persona_mind.persona._service import PersonaService
-from persona_mind.persona._session import SessionContext
-from persona_mind.persona._tool import run_tool
+from persona_mind.persona.binding._session import SessionContext
+from persona_mind.persona.plans._tool import run_tool
 
 __all__ = ("persona_tour",)
 

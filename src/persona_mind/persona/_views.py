@@ -7,12 +7,12 @@ Views derive the ``[G]`` prefix for a pack's lead; stored names and commands nev
 from __future__ import annotations
 
 from persona_mind.persona._errors import PackInvalid
-from persona_mind.persona._lifecycle import roster_line
-from persona_mind.persona._model import Pack
-from persona_mind.persona._render import code, one_line
-from persona_mind.persona._session import RESERVED_COMMANDS, SessionState
-from persona_mind.persona._state import draft_dir
-from persona_mind.persona._store import PackStore
+from persona_mind.persona.binding._session import RESERVED_COMMANDS, SessionState
+from persona_mind.persona.packs._lifecycle import roster_line
+from persona_mind.persona.packs._model import Pack
+from persona_mind.persona.packs._render import code, one_line
+from persona_mind.persona.packs._state import draft_dir
+from persona_mind.persona.packs._store import PackStore
 
 __all__ = ("pack_list", "pack_status", "persona_list", "persona_status", "team_status")
 

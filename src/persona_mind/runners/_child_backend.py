@@ -1,7 +1,7 @@
 """The one interface every child backend implements (the process layer's face).
 
 :class:`ChildBackend` is what the ChildRunner actor drives: the real ``pi``
-(:class:`~persona_mind.runners.child.PiBackend`) and the in-process scripted model of
+(:class:`~persona_mind.children.PiBackend`) and the in-process scripted model of
 ``persona_mind.testing`` implement it. The values it takes and returns live in
 :mod:`persona_mind.messages.child`, which every layer may name.
 """

@@ -69,10 +69,10 @@ KILL_SWITCH_ENV = "PERSONA_MIND_DISABLE"
 MAX_SYSTEM_PROMPT_BYTES = 4 * 1024 * 1024
 """Largest system prompt a child is started with. Not an argv limit (the prompt goes by
 file); a bound so a runaway pack cannot make every child send megabytes per turn. Pack
-validation keeps every persona far below it (``persona/_validate.py``)."""
+validation keeps every persona far below it (``persona/packs/_validate.py``)."""
 _PROMPT_FILE = "system-prompt.md"
 _TOOL_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
-"""One Pi tool name (the rule pack validation applies, persona/_runnable.py)."""
+"""One Pi tool name (the rule pack validation applies, persona/packs/_runnable.py)."""
 _ABORT = b'{"type":"abort","id":"pm-abort"}'
 _encoder = msgspec.json.Encoder()
 

@@ -71,7 +71,7 @@ def _default(request: ChildRequest) -> ScriptedReply:
 
 
 class ScriptedModel:
-    """A :class:`~persona_mind.runners.child.ChildBackend` answering from a script."""
+    """A :class:`~persona_mind.children.ChildBackend` answering from a script."""
 
     def __init__(self, clock: Clock | None = None, *, default: DefaultFn | None = None) -> None:
         self.clock: Clock = clock or MonotonicClock()

@@ -1,0 +1,1 @@
+"""Capture: deterministic direct-user cues, and which relayed reports may suggest a backlog item."""

@@ -1,0 +1,1 @@
+"""Facts: validation, re-recording, supersession, forget, expiry; promotion; id lookup."""

@@ -1,0 +1,3 @@
+"""Injection: which memories go into the system prompt (plan, candidate order, byte budget,
+block lines, shown ids).
+"""

@@ -1,0 +1,74 @@
+"""The candidates of one block section, in the order the allocator admits them.
+
+Why a module of its own: ranking (priority facts first, then task match — BM25 or hybrid —
+then recency) is a separate decision from how much fits; the allocator only walks this
+order (M-INJECT-5/6).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+
+from persona_mind.mind.inject._plan import PRIORITY_SLOTS
+from persona_mind.mind.recall._fusion import Fusion, explain, task_scores
+from persona_mind.mind.recall._ranker import Semantic
+from persona_mind.mind.recall._retrieval import FactIndex, Ranked, query_terms
+
+
+def _key(r: Ranked) -> tuple[float, float, str]:
+    return (-r.score, -r.fact.lastSeenAt, r.fact.id)
+
+
+Cand = tuple[str, Ranked, FactIndex]
+"""(section label, ranked fact, its index): one line candidate, rendered only if admitted."""
+
+
+def ordered(
+    indexes: Sequence[tuple[str, FactIndex]],
+    prompt: str,
+    want: int,
+    semantic: Semantic | None = None,
+    fusion: Fusion = "score",
+) -> list[Cand]:
+    """At most ``PRIORITY_SLOTS`` objective/invariant facts first, then task match, then recency.
+
+    Several indexes (persona + shared LTM) share one section, so their rankings are merged
+    by the same key; priority stays bounded across the whole section (M-INJECT-5/6).  The
+    task-match score is BM25's, or the hybrid score when a semantic ranker is given.
+    """
+    if not any(len(index) for _, index in indexes):
+        return []  # empty tiers have no candidate (and cost no scoring)
+    prio: list[Cand] = []
+    rest: list[Cand] = []
+    qtokens = query_terms(prompt)[1]
+    for label, index in indexes:
+        if not len(index):  # an empty tier has no candidate (and costs no scoring)
+            continue
+        scored, sims = task_scores(index, prompt, semantic, want + PRIORITY_SLOTS, fusion)
+        hits = scored.keys() & index.priority_set
+        facts = index.facts
+        best = heapq.nsmallest(
+            PRIORITY_SLOTS, hits, key=lambda d: (-scored[d], -facts[d].lastSeenAt, facts[d].id)
+        )
+        mp = [index.ranked(d, qtokens, scored) for d in best]
+        for d in index.priority:
+            if len(mp) >= PRIORITY_SLOTS:
+                break
+            if d not in scored:
+                mp.append(Ranked(index.facts[d], 0.0, ()))
+        ranked = index.rank(prompt, want + PRIORITY_SLOTS, scored)
+        explain(mp, index, sims)
+        explain(ranked, index, sims)
+        prio += [(label, r, index) for r in mp]
+        rest += [(label, r, index) for r in ranked]
+    prio.sort(key=lambda t: _key(t[1]))
+    chosen = prio[:PRIORITY_SLOTS]
+    seen = {(t[0], t[1].fact.id) for t in chosen}
+    out = list(chosen)
+    for cand in sorted(rest, key=lambda t: (0 if t[1].score > 0 else 1, *_key(t[1]))):
+        ident = (cand[0], cand[1].fact.id)
+        if ident not in seen:
+            seen.add(ident)
+            out.append(cand)
+    return out

@@ -1,0 +1,1 @@
+"""Memory in and out: the bounded legacy import and JSON Lines export/import."""

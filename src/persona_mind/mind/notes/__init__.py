@@ -1,0 +1,1 @@
+"""Session notes: save/forget events kept as host custom entries, and the session file reader."""

@@ -1,0 +1,258 @@
+"""The unsafe-content scanner: secrets, prompt injection, deception, hidden characters.
+
+It runs on admission (remember, capture, note save, backlog, CLI, import), on resurfacing
+(injection, replay of session notes) and on explicit full reads (including source and
+tags).  Text is matched in normal forms (:mod:`persona_mind.mind.trust._normalize`): NFKD with
+marks and invisible characters removed, case-folded, whitespace collapsed; then, only when
+the text shows signs of them, with Latin lookalikes mapped to Latin, leetspeak undone,
+spaced/hyphenated letters joined, and nested base64/rot13 layers decoded (at most
+``MAX_DEPTH`` layers).  Rules live in :mod:`~persona_mind.mind.trust._secrets` and
+:mod:`~persona_mind.mind.trust._phrases`; the list and the measured rates are in ``docs/mind.md``.
+Scanning mitigates; it proves nothing about truth and is no boundary against code running
+in the same process (M-INJECT-10).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+from dataclasses import dataclass
+
+from persona_mind.mind._errors import UnsafeContent
+from persona_mind.mind.trust._gates import candidate_rules
+from persona_mind.mind.trust._normalize import (
+    deleet,
+    hidden_characters,
+    join_separated,
+    plain,
+    skeleton,
+)
+from persona_mind.mind.trust._phrases import (
+    SQUASHED,
+    VOCABULARY,
+    Rule,
+)
+from persona_mind.mind.trust._secrets import LONG_WORD, secret_findings
+
+__all__ = ("MAX_DEPTH", "Finding", "assert_safe", "is_safe", "scan")
+
+MAX_DEPTH = 3
+"""Encoded layers (base64/rot13) decoded before giving up; deeper nesting is left alone."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One scanner hit: its category and the rule's name (never the matched secret)."""
+
+    category: str
+    rule: str
+
+
+_ROT13_WORDS = frozenset(
+    codecs.encode(
+        "ignore disregard forget override bypass instructions instruction previous system "
+        "prompt you are now tell user secrets credentials password developer jailbreak the "
+        "and your send to all",
+        "rot13",
+    ).split()
+)
+"""rot13 of common English and trigger words: two of them make a text worth decoding."""
+_B64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
+_SHOUTED_ROLE = re.compile(r"(?:^|[\s.!?])(?:SYSTEM|ASSISTANT|DEVELOPER|ADMIN) ?: ?\S")
+_SHOUTED_BOUNDARY = re.compile(
+    r"^[ \t]*(?:END|BEGIN|START)(?: OF)?(?: THE)? (?:[A-Z]+ ){0,2}(?:INSTRUCTIONS|PROMPT|"
+    r"USER INPUT|UNTRUSTED INPUT|SYSTEM PROMPT|SYSTEM MESSAGE)[ \t.:!]*$",
+    re.MULTILINE,
+)
+"""A fake end of the prompt, shouted on a line of its own (``END USER INPUT``): a frame the
+model is told to leave.  Said inside a sentence ("attackers fake an END OF SYSTEM PROMPT
+banner") it is a description; the folded rule ``fake-boundary`` needs fence characters,
+because lower-case "end user input" is ordinary prose."""
+_SEPARATORS = ".-*·•/|_"
+_SEPARATED_HINT = re.compile(
+    r"[ .\-*·•/|_][^\W\d_][ .\-*·•/|_][^\W\d_][ .\-*·•/|_]|-[^\W\d_]{1,2}\b"
+)
+"""Cheap first look for spaced or cut letters; :func:`_looks_separated` decides."""
+_INNER_HINT = re.compile(r"[^\W\d_][\-*][^\W\d_]")
+_INNER_SEP = re.compile(r"(?<=[^\W\d_])[\-*](?=[^\W\d_])")
+_SEPARATOR_SET = frozenset(_SEPARATORS)
+_STRIP_SEPARATORS = str.maketrans(dict.fromkeys(_SEPARATORS))
+
+
+def _looks_separated(words: list[str]) -> bool:
+    """Spaced letters (``i g n o r e``) or letters cut by separators (``ig-no-re``)."""
+    run = 0
+    for word in words:
+        if len(word) == 1 and word.isalpha():
+            run += 1
+            if run >= 4:
+                return True
+            continue
+        run = 0
+        if len(word) >= 3 and not _SEPARATOR_SET.isdisjoint(word):
+            letters = word.translate(_STRIP_SEPARATORS)
+            if letters.isalpha() and (len(word) - len(letters)) * 3 >= len(letters):
+                return True
+    return False
+
+
+def _decoded_layers(long_words: list[str]) -> list[str]:
+    """Printable text hidden in base64 runs of the 16+ character words (one layer)."""
+    out: list[str] = []
+    for word in long_words:
+        m = _B64_TOKEN.search(word)
+        if m is None:
+            continue
+        run = m.group()
+        if len(out) >= 8:
+            break
+        raw = run.rstrip("=")
+        raw = raw[: len(raw) - len(raw) % 4] if len(raw) % 4 == 1 else raw
+        try:
+            data = base64.b64decode(
+                raw + "=" * (-len(raw) % 4), altchars=b"-_" if ("-" in raw or "_" in raw) else None
+            )
+            decoded = data.decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            continue
+        printable = sum(ch.isprintable() or ch in "\n\t" for ch in decoded)
+        letters = sum(ch.isalpha() for ch in decoded)
+        if len(decoded) >= 8 and printable == len(decoded) and letters * 2 >= len(decoded):
+            out.append(decoded)
+    return out
+
+
+def _phrase_hits(variant: str, found: dict[Finding, None]) -> None:
+    """The first family that matches ``variant``; only families whose stems occur in it run
+    their full pattern."""
+    for category, name, pattern in candidate_rules(variant):
+        if pattern.search(variant):
+            found[_finding(category, name)] = None
+            return
+
+
+_SPLIT_KEYS = tuple(
+    (k.replace(" ", ""), k)
+    for k in ("ignore", "disregard", "forget", "bypass", "override", "you are now", "jailbreak")
+)
+
+
+_SPLIT_RE = re.compile("|".join(key for key, _ in _SPLIT_KEYS))
+
+
+def _split_word_hits(folded: str, found: dict[Finding, None]) -> None:
+    """Trigger words cut by spaces (``ig nore prev ious``): squashed matching, but only when
+    a trigger word appears squashed and not as a word (so ordinary text is never squashed)."""
+    squashed = folded.replace(" ", "")
+    hit = _SPLIT_RE.search(squashed)
+    if hit and any(key in squashed and word not in folded for key, word in _SPLIT_KEYS):
+        _squashed_hits(folded, found)
+
+
+_NOT_LETTERS = re.compile(r"[^a-z]+")
+
+
+def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
+    squashed = _NOT_LETTERS.sub("", text)
+    rules: tuple[Rule, ...] = SQUASHED
+    for name, pattern in rules:
+        if pattern.search(squashed):
+            category = (
+                "deception" if name in ("hide-from-user", "exfiltrate") else ("prompt-injection")
+            )
+            found[_finding(category, name)] = None
+
+
+def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
+    """Secrets and phrases on the folded form; only when that finds nothing, the costlier
+    variants (lookalikes, leetspeak, separated letters) and the decoded layers."""
+    kept = plain(text)
+    folded = kept.casefold()
+    long_words = LONG_WORD.findall(kept)
+    for rule in secret_findings(kept, folded, long_words):
+        found[_finding("secret", rule)] = None
+    if not found and not kept.isascii():  # lookalike letters in a secret's name (``pаssword=``)
+        kept_look = skeleton(kept)
+        if kept_look != kept:
+            for rule in secret_findings(kept_look, kept_look.casefold(), long_words):
+                found[_finding("secret", rule)] = None
+    if not found and ":" in kept and _SHOUTED_ROLE.search(kept):
+        found[_finding("prompt-injection", "chat-template")] = None
+    if not found and ("END" in text or "BEGIN" in text) and _SHOUTED_BOUNDARY.search(text):
+        found[_finding("prompt-injection", "fake-boundary")] = None
+    if not found:
+        _phrase_hits(folded, found)
+    if found:
+        return
+    look = folded if folded.isascii() else skeleton(folded)
+    if look != folded:
+        _phrase_hits(look, found)
+    leet = deleet(look, VOCABULARY)
+    if leet != look and not found:
+        _phrase_hits(leet, found)
+    words = leet.split()
+    if not found and _SEPARATED_HINT.search(leet) and _looks_separated(words):
+        joined = join_separated(leet)
+        if joined != leet:
+            _phrase_hits(joined, found)
+            _squashed_hits(joined, found)
+    if not found and ("-" in leet or "*" in leet) and _INNER_HINT.search(leet):  # ign-ore
+        _phrase_hits(_INNER_SEP.sub("", leet), found)
+    if not found and leet.count("_") >= 2:  # snake_case_sentences
+        _phrase_hits(leet.replace("_", " "), found)
+    if not found:
+        _split_word_hits(leet, found)
+    if found or depth >= MAX_DEPTH:
+        return
+    rot13_words = len(_ROT13_WORDS.intersection(words))
+    if rot13_words >= 2 or (rot13_words and len(words) < 4):
+        _scan_layer(codecs.encode(look, "rot13"), depth + 1, found)
+    for layer in _decoded_layers(long_words):
+        _scan_layer(layer, depth + 1, found)
+
+
+_FINDINGS: dict[tuple[str, str], Finding] = {}
+
+
+def _finding(category: str, rule: str) -> Finding:
+    hit = _FINDINGS.get((category, rule))
+    if hit is None:
+        hit = _FINDINGS[(category, rule)] = Finding(category, rule)
+    return hit
+
+
+def scan(text: str) -> tuple[Finding, ...]:
+    """Why ``text`` is unsafe (empty when it is safe); deterministic.
+
+    The scan stops at the first rule group that fires — hidden characters, then token
+    formats, then generic secrets, then phrases on the folded text, then its lookalike,
+    leetspeak and separated-letter variants, then decoded layers — because a refusal needs
+    one reason and every caller only asks *whether* text is safe.  A text with a secret
+    *and* an injected instruction therefore reports the secret.
+    """
+    found: dict[Finding, None] = {}
+    if hidden_characters(text):
+        found[_finding("invisible-unicode", "format-or-control-character")] = None
+        return tuple(found)
+    _scan_layer(text, 0, found)
+    return tuple(found)
+
+
+def is_safe(*texts: str) -> bool:
+    """True when none of ``texts`` has a finding."""
+    return not any(scan(t) for t in texts)
+
+
+def assert_safe(field: str, *texts: str) -> None:
+    """Raise :class:`UnsafeContent` naming the first finding of any of ``texts``."""
+    for text in texts:
+        hits = scan(text)
+        if hits:
+            names = ", ".join(f"{h.category}/{h.rule}" for h in hits)
+            raise UnsafeContent(
+                "content.unsafe",
+                f"{field} was refused by the content scanner ({names}); remove the secret, "
+                "instruction-like or invisible content and try again",
+            )
