@@ -22,7 +22,7 @@ if __package__ in (None, ""):  # run as `python bench/actors.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._report import Result, emit, parse_args
-from persona_mind.actors import Actor, ActorSystem, ThreadBridge
+from persona_mind.actors import Actor, ActorSystem, IOThread
 from persona_mind.messages._base import Msg
 
 
@@ -109,7 +109,7 @@ def _noop() -> None:
 
 
 async def _bridge(n: int) -> float:
-    bridge = ThreadBridge("bench")
+    bridge = IOThread("bench")
     await bridge.call(_noop)
     start = time.perf_counter()
     for _ in range(n):

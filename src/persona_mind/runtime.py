@@ -1,12 +1,12 @@
 """The runtime facade: one object a host adapter drives.
 
 ``Runtime`` is the composition root. It starts the actors in dependency order — the
-HostBridge (the one actor that waits on the host), Store (every durable file), Owner
+HostProxy (the one actor that waits on the host), Store (every durable file), Owner
 (identity, generations), Reminder, ChildRunner (when a child backend is given), then the
 Companion with the features — so that stopping in reverse start order stops the front
 door first and the host pipe last. Host events, tool calls and commands all go to the
 Companion; every host adapter (the Pi sidecar, the simulated host, the MCP server) uses
-exactly this API. Before answering the host, the facade flushes the HostBridge, so the
+exactly this API. Before answering the host, the facade flushes the HostProxy, so the
 requests a call made (notifications, entries, cards) reach the host before its answer.
 """
 
@@ -81,7 +81,7 @@ class Runtime:
         child_backend: ChildBackend | None = None,
     ) -> None:
         self.host_port = host
-        """The adapter's own port; the runtime talks to it only through the HostBridge."""
+        """The adapter's own port; the runtime talks to it only through the HostProxy."""
         self._host: HostClient | None = None
         self.agent_dir = agent_dir or default_agent_dir()
         self.clock: Clock = clock or MonotonicClock()
@@ -106,14 +106,12 @@ class Runtime:
         await self.system.__aenter__()
         try:
             from persona_mind.actors.host_proxy import (  # noqa: PLC0415 - light
-                HostBridgeActor,
                 HostClient,
+                HostProxy,
             )
 
             port = self.host_port
-            bridge = self.system.spawn(
-                lambda: HostBridgeActor(port), name="host-bridge", restart=POLICY
-            )
+            bridge = self.system.spawn(lambda: HostProxy(port), name="host-proxy", restart=POLICY)
             self._host = HostClient(bridge)
             self._start_actors()
             self._companion = self.system.spawn(
@@ -292,7 +290,7 @@ class Runtime:
     # -- handles -----------------------------------------------------------------------
     @property
     def host(self) -> HostClient:
-        """The host, through the HostBridge actor (requests queued in order, never awaited
+        """The host, through the HostProxy actor (requests queued in order, never awaited
         inside another actor's ``receive``)."""
         if self._host is None:
             raise HostError("the runtime is not started; use `async with Runtime(...)`")

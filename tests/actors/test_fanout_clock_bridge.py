@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from persona_mind.actors import Actor, ActorRef, ActorSystem, ThreadBridge, fan_out
+from persona_mind.actors import Actor, ActorRef, ActorSystem, IOThread, fan_out
 from persona_mind.errors import ActorStopped, FanOutFailed
 from persona_mind.messages._base import Msg
 from persona_mind.testing import ManualClock, TestProbe, wait_all_tasks_blocked
@@ -142,7 +142,7 @@ async def test_manual_clock_sleep_resolves_when_advanced() -> None:
 @pytest.mark.asyncio
 async def test_thread_bridge_runs_blocking_calls_off_the_loop_in_order() -> None:
     """Blocking calls run on one bridge thread, in submission order, while the loop stays free."""
-    bridge = ThreadBridge("io")
+    bridge = IOThread("io")
     release = threading.Event()
     order: list[int] = []
     threads: set[str] = set()

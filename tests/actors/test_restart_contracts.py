@@ -17,7 +17,7 @@ import pytest
 
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner, run_child
-from persona_mind.actors.host_proxy import HostBridgeActor, HostClient
+from persona_mind.actors.host_proxy import HostClient, HostProxy
 from persona_mind.actors.reminder import ReminderActor
 from persona_mind.actors.store import StoreActor, spawn_store
 from persona_mind.errors import ActorStopped, ChildError, PersonaMindError
@@ -125,17 +125,17 @@ async def test_store_crash_loses_nothing_on_disk(
 
 
 @pytest.mark.asyncio
-async def test_host_bridge_crash_fails_its_pending_asks_and_serves_again(
+async def test_host_proxy_crash_fails_its_pending_asks_and_serves_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from tests.runtime.test_host_bridge import Recording  # noqa: PLC0415
+    from tests.runtime.test_host_proxy import Recording  # noqa: PLC0415
 
     port = Recording()
     from persona_mind.messages.host_proxy import Notify  # noqa: PLC0415
 
-    crash_once(monkeypatch, HostBridgeActor, lambda m: isinstance(m, Notify) and m.text == "boom")
+    crash_once(monkeypatch, HostProxy, lambda m: isinstance(m, Notify) and m.text == "boom")
     async with ActorSystem(clock=ManualClock()) as system:
-        ref = system.spawn(lambda: HostBridgeActor(port), name="host-bridge")
+        ref = system.spawn(lambda: HostProxy(port), name="host-proxy")
         host = HostClient(ref)
         await host.notify("before")
         await host.flush()

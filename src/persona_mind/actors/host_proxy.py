@@ -1,4 +1,4 @@
-"""The HostBridge actor: the one place the runtime waits on its host.
+"""The HostProxy actor: the one place the runtime waits on its host.
 
 No other actor awaits host IO inside ``receive`` (ARCHITECTURE "State lives with its
 owner"): the Companion and the features hand their requests to this actor — told, so the
@@ -38,8 +38,8 @@ from persona_mind.messages.host_proxy import (
     BranchEntries,
     Display,
     Flush,
-    HostBridgeMsg,
     HostDone,
+    HostProxyMsg,
     HostRequest,
     Notify,
     RegisterCommands,
@@ -60,12 +60,12 @@ if TYPE_CHECKING:
         ToolSpec,
     )
 
-__all__ = ("HostBridgeActor", "HostClient")
+__all__ = ("HostClient", "HostProxy")
 
 _log = logging.getLogger("persona_mind.host")
 
 
-class HostBridgeActor(Actor[HostBridgeMsg]):
+class HostProxy(Actor[HostProxyMsg]):
     """Performs host requests one at a time, in order (see the module doc)."""
 
     generation_bound: ClassVar[bool] = False
@@ -78,7 +78,7 @@ class HostBridgeActor(Actor[HostBridgeMsg]):
         self.failures = 0
         self._keys = itertools.count(1)
 
-    async def receive(self, message: HostBridgeMsg) -> object:
+    async def receive(self, message: HostProxyMsg) -> object:
         match message:
             case BranchEntries():
                 answer = self.promise(f"answer-{next(self._keys)}")
@@ -176,18 +176,18 @@ class HostBridgeActor(Actor[HostBridgeMsg]):
 
 
 class HostClient:
-    """The :class:`~persona_mind.host.HostPort` in front of a :class:`HostBridgeActor`.
+    """The :class:`~persona_mind.host.HostPort` in front of a :class:`HostProxy`.
 
     Every method but :meth:`branch_entries` returns once the request is queued; the
     bridge performs the requests in the order they were made.
     """
 
-    def __init__(self, ref: ActorRef[HostBridgeMsg]) -> None:
+    def __init__(self, ref: ActorRef[HostProxyMsg]) -> None:
         self.ref = ref
         self._sent = 0  # requests told through this client
         self._flushed = 0  # of which a completed flush has seen performed
 
-    def _tell(self, message: HostBridgeMsg) -> None:
+    def _tell(self, message: HostProxyMsg) -> None:
         self._sent += 1
         self.ref.tell(message)
 

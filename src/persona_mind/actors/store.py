@@ -2,7 +2,7 @@
 
 Why an actor around :class:`~persona_mind.storage.FileStore`: in-process mutations are
 ordered by the mailbox (no in-process locks), and blocking IO (lock waits, fsync, rename)
-runs on one :class:`~persona_mind.actors.ThreadBridge` thread — the process's one serial
+runs on one :class:`~persona_mind.actors.IOThread` thread — the process's one serial
 executor for blocking IO. ``RunIO`` brings the rest of the process's blocking work onto
 that thread (``Runtime.offload``): the pack store's writes and reads (Persona), Mind index
 builds. A job running there must never wait on the Store (it would wait on itself): an ask
@@ -34,7 +34,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never, cast
 
-from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy, ThreadBridge
+from persona_mind.actors import Actor, ActorRef, ActorSystem, IOThread, RestartPolicy
 from persona_mind.errors import PersonaMindError, StorageError
 from persona_mind.messages.store import (
     Mutate,
@@ -108,7 +108,7 @@ to the loop, since ``run_coroutine_threadsafe`` copies the submitting thread's c
 
 
 class StoreActor(Actor[StoreMsg]):
-    """Owns a FileStore and a ThreadBridge; see the module doc.
+    """Owns a FileStore and a IOThread; see the module doc.
 
     Both are built when the first IO message arrives, not at spawn: a runtime starts (and a
     Pi session gets its tools) without importing the storage engine (portalocker and its
@@ -127,7 +127,7 @@ class StoreActor(Actor[StoreMsg]):
         self._fs = fs
         self._lock_timeout = lock_timeout
         self._engine: FileStore | None = None
-        self.bridge: ThreadBridge | None = None
+        self.bridge: IOThread | None = None
         self._fresh: FreshReads | None = None
 
     @property
@@ -152,9 +152,9 @@ class StoreActor(Actor[StoreMsg]):
                 self._fresh = FreshReads(layout.agent_dir if layout is not None else None)
         return self._engine
 
-    def _io(self) -> ThreadBridge:
+    def _io(self) -> IOThread:
         if self.bridge is None:
-            self.bridge = ThreadBridge(f"{self.name}-io")
+            self.bridge = IOThread(f"{self.name}-io")
         return self.bridge
 
     async def on_stop(self) -> None:
@@ -205,7 +205,7 @@ class StoreActor(Actor[StoreMsg]):
             raise IOJobFailed(message.purpose, exc) from exc
 
     async def _read(
-        self, engine: FileStore, bridge: ThreadBridge, targets: Sequence[StoreTarget[Any]]
+        self, engine: FileStore, bridge: IOThread, targets: Sequence[StoreTarget[Any]]
     ) -> tuple[Snapshot[Any] | None, ...]:
         """The snapshots, from memory while inotify vouches nothing changed (issue 10: a
         turn's injection then costs no hop to the IO thread), else read on the IO thread."""

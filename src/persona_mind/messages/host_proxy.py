@@ -1,7 +1,7 @@
-"""The HostBridge actor's protocol: what the runtime asks of its host, as messages.
+"""The HostProxy actor's protocol: what the runtime asks of its host, as messages.
 
 Every request the runtime makes of its host (Pi through the sidecar, or the simulated
-host) is a message to the HostBridge, which performs them one at a time, in the order
+host) is a message to the HostProxy, which performs them one at a time, in the order
 they were sent. Requests whose answer nobody needs are told (the sender moves on at once);
 :class:`BranchEntries` and :class:`Flush` are asked.
 """
@@ -24,8 +24,8 @@ __all__ = (
     "BranchEntries",
     "Display",
     "Flush",
-    "HostBridgeMsg",
     "HostDone",
+    "HostProxyMsg",
     "HostRequest",
     "Notify",
     "RegisterCommands",
@@ -106,4 +106,4 @@ HostRequest = (
     | RequestReload
     | BranchEntries
 )
-HostBridgeMsg = HostRequest | Flush | HostDone
+HostProxyMsg = HostRequest | Flush | HostDone

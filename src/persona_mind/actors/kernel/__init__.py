@@ -2,7 +2,7 @@
 
 It knows no role, domain, runner or storage (an import contract). See docs/actors.md for
 the rules (mailbox order replaces locks; every ask is answered; stale generations are
-dropped; blocking IO runs on a :class:`ThreadBridge`).
+dropped; blocking IO runs on a :class:`IOThread`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from persona_mind.actors.kernel._actor import Actor as Actor
 from persona_mind.actors.kernel._actor import ActorStatistics as ActorStatistics
 from persona_mind.actors.kernel._actor import Deferred as Deferred
 from persona_mind.actors.kernel._fanout import fan_out as fan_out
-from persona_mind.actors.kernel._io_thread import ThreadBridge as ThreadBridge
+from persona_mind.actors.kernel._io_thread import IOThread as IOThread
 from persona_mind.actors.kernel._ref import ActorRef as ActorRef
 from persona_mind.actors.kernel._supervisor import RestartPolicy as RestartPolicy
 from persona_mind.actors.kernel._supervisor import Supervisor as Supervisor
@@ -32,11 +32,11 @@ __all__ = (
     "Cancelled",
     "Deferred",
     "Failed",
+    "IOThread",
     "Ok",
     "Outcome",
     "RestartPolicy",
     "Supervisor",
-    "ThreadBridge",
     "Tracer",
     "fan_out",
 )

@@ -90,7 +90,7 @@ class Actor(Generic[M]):
     generation_bound: ClassVar[bool] = True
     """Whether stale envelopes are dropped and older work is cancelled for this actor.
 
-    Every role actor is bound; only a pure transport (the HostBridge, which carries the
+    Every role actor is bound; only a pure transport (the HostProxy, which carries the
     requests a session made before it changed) sets ``False``."""
     ref: ActorRef[M]
     system: ActorSystem

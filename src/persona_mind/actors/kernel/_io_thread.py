@@ -1,7 +1,7 @@
-"""The thread bridge: blocking IO for async actors without blocking the event loop.
+"""The IO thread: blocking IO for async actors without blocking the event loop.
 
 The Store must fsync, rename and wait on file locks; doing that on the loop would stall
-every actor. A :class:`ThreadBridge` owns one pykka ``ThreadingActor`` (one thread), so
+every actor. A :class:`IOThread` owns one pykka ``ThreadingActor`` (one thread), so
 the blocking calls of a process are serialised in submission order. The caller awaits a
 plain asyncio future that the thread completes with ``loop.call_soon_threadsafe`` —
 never a pykka future, whose ``get()`` would block the loop.
@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from persona_mind.errors import ActorStopped
 
-__all__ = ("ThreadBridge",)
+__all__ = ("IOThread",)
 
 T = TypeVar("T")
 
@@ -61,7 +61,7 @@ def _start_worker() -> Any:
     return _Worker.start()
 
 
-class ThreadBridge:
+class IOThread:
     """A single worker thread that runs blocking calls for async code, in order."""
 
     def __init__(self, name: str = "bridge") -> None:

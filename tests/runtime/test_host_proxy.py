@@ -1,7 +1,7 @@
-"""The HostBridge: no actor awaits host IO inside ``receive`` (issue 10, ownership).
+"""The HostProxy: no actor awaits host IO inside ``receive`` (issue 10, ownership).
 
 A host that takes its time answering (Pi redrawing its TUI, a slow pipe) holds only the
-HostBridge; the Companion keeps answering, and the host still sees every request in the
+HostProxy; the Companion keeps answering, and the host still sees every request in the
 order the runtime made it, before the call that made them returns.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from persona_mind.actors import ActorSystem
-from persona_mind.actors.host_proxy import HostBridgeActor, HostClient
+from persona_mind.actors.host_proxy import HostClient, HostProxy
 from persona_mind.messages.companion import Describe
 from persona_mind.messages.host import CustomEntry, ToolSpec
 from persona_mind.testing import ManualClock
@@ -97,7 +97,7 @@ class Recording:
 async def test_requests_reach_the_host_in_order_and_a_failure_is_not_a_crash() -> None:
     port = Recording()
     async with ActorSystem(clock=ManualClock()) as system:
-        ref = system.spawn(lambda: HostBridgeActor(port), name="host-bridge")
+        ref = system.spawn(lambda: HostProxy(port), name="host-proxy")
         host = HostClient(ref)
         await host.append_entry("a", 1)
         await host.notify("fails")
@@ -116,7 +116,7 @@ async def test_flush_asks_only_when_something_was_told_since_the_last_flush() ->
     costs no ask, and one that did still waits until the host has performed it."""
     port = Recording()
     async with ActorSystem(clock=ManualClock()) as system:
-        ref = system.spawn(lambda: HostBridgeActor(port), name="host-bridge")
+        ref = system.spawn(lambda: HostProxy(port), name="host-proxy")
         host = HostClient(ref)
         await host.flush()
         await host.flush()
