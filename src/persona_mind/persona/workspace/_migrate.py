@@ -17,6 +17,7 @@ from typing import Literal
 import msgspec
 
 from persona_mind.persona._errors import DraftConflict, MigrationRequired, PackInvalid, Problem
+from persona_mind.persona.packs._fsio import read_capped
 from persona_mind.persona.packs._lifecycle import install_tree, roster_line
 from persona_mind.persona.packs._model import Pack
 from persona_mind.persona.packs._names import check_segment, is_valid_slug
@@ -36,6 +37,7 @@ __all__ = (
     "migration_status",
     "prepare_migrate",
     "prepare_rollback",
+    "receipt_problem",
 )
 
 MigrationStatus = Literal[
@@ -60,25 +62,51 @@ def _receipt_path(store: PackStore, ws: Workspace) -> Path:
     return store.root / ".migrations" / f"{ws.key}.json"
 
 
+_MAX_RECEIPT = 64 * 1024
+
+
 def read_receipt(store: PackStore, ws: Workspace) -> MigrationReceipt | None:
-    """The workspace's receipt, if it was ever migrated."""
+    """The workspace's receipt, if it was ever migrated (read without following a symlink
+    or blocking; anything but a small regular file is refused)."""
+    path = _receipt_path(store, ws)
     try:
-        receipt = msgspec.json.decode(_receipt_path(store, ws).read_bytes(), type=MigrationReceipt)
+        data = read_capped(path, _MAX_RECEIPT)
     except FileNotFoundError:
         return None
-    except msgspec.DecodeError as exc:
+    except IsADirectoryError as exc:
         raise MigrationRequired(
-            f"{_receipt_path(store, ws)} is unreadable ({exc}); move it aside and migrate again"
+            f"{path} is not a regular file ({exc.strerror}); move it aside and migrate again"
         ) from exc
+    problem = "it is larger than 64 KiB" if data is None else None
+    receipt = None
+    if data is not None:
+        receipt, problem = _decode_receipt(data)
+    if receipt is None:
+        raise MigrationRequired(
+            f"{path} is unreadable ({problem}); move the receipt aside and migrate again"
+        )
+    return receipt
+
+
+def _decode_receipt(data: bytes) -> tuple[MigrationReceipt | None, str]:
+    try:
+        receipt = msgspec.json.decode(data, type=MigrationReceipt)
+    except msgspec.DecodeError as exc:
+        return None, str(exc)
     # Read back from disk, so untrusted (issue 15 item 4): its pack is shown in commands
     # the user is told to run and compared with installed packs; only a custom/<name> that a
     # migration can have written is accepted.
     if not (is_store_ref(receipt.pack) and receipt.pack.startswith("custom/")):
-        raise MigrationRequired(
-            f"{_receipt_path(store, ws)} names the pack {receipt.pack!r}, which no migration "
-            "writes (custom/<name>); move the receipt aside and migrate again"
+        return None, (
+            f"it names the pack {receipt.pack!r}, which no migration writes (custom/<name>)"
         )
-    return receipt
+    return receipt, ""
+
+
+def receipt_problem(data: bytes) -> str | None:
+    """Why a migration receipt's bytes would not load, or ``None`` (``store check``)."""
+    receipt, problem = _decode_receipt(data)
+    return None if receipt is not None else f"{problem}; move the receipt aside and migrate again"
 
 
 def migration_status(store: PackStore, ws: Workspace) -> MigrationStatus:
