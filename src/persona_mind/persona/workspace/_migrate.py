@@ -168,9 +168,24 @@ def inspect(store: PackStore, ws: Workspace) -> str:
     return "\n".join(lines)
 
 
+def _pack_name(ws: Workspace, name: object) -> str:
+    """The migration's pack name, validated *before* any path is built from it (issue 24
+    H3: ``preview`` once joined it into a temporary path first, and ``../x`` wrote the
+    copied setup and a ``pack.yaml`` outside the store)."""
+    if name is None or name == "":
+        return default_pack_name(ws)
+    if not isinstance(name, str) or not is_valid_slug(name):
+        shown = repr(name)[:80] + ("…" if len(repr(name)) > 80 else "")
+        raise DraftConflict(
+            f"{shown} is not a valid pack name (lowercase letters, digits, '.-_', at most "
+            "64 characters, no path); nothing was read or written"
+        )
+    return name
+
+
 def preview(store: PackStore, ws: Workspace, name: str | None) -> tuple[str, Pack | None]:
     """Read-only: the pack a migration would create (or why it would be refused)."""
-    name = name or default_pack_name(ws)
+    name = _pack_name(ws, name)
     with tempfile.TemporaryDirectory() as tmp:
         try:
             pack = _build(ws, name, Path(tmp) / name)
@@ -186,9 +201,7 @@ def preview(store: PackStore, ws: Workspace, name: str | None) -> tuple[str, Pac
 
 def prepare_migrate(store: PackStore, ws: Workspace, name: str | None) -> Change:
     """Plan copying the older setup into ``custom/<name>``."""
-    name = name or default_pack_name(ws)
-    if not is_valid_slug(name):
-        raise DraftConflict(f"{name!r} is not a valid pack name (lowercase, digits, '.-_')")
+    name = _pack_name(ws, name)
     status = migration_status(store, ws)
     if status == "not-legacy":
         raise MigrationRequired(f"{ws.root} has no older setup to migrate")
