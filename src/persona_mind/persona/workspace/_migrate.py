@@ -26,7 +26,7 @@ from persona_mind.persona.packs._state import PackRecord, is_store_ref
 from persona_mind.persona.packs._store import PackStore
 from persona_mind.persona.packs._validate import load_pack
 from persona_mind.persona.plans._change import Change, digest_of
-from persona_mind.persona.workspace._files import Workspace
+from persona_mind.persona.workspace._files import TooLarge, Workspace
 
 __all__ = (
     "GATED",
@@ -136,10 +136,15 @@ def _build(ws: Workspace, name: str, dest: Path) -> Pack:
         # A migration source's file name is untrusted like any input (issue 15 item 4):
         # checked before it becomes a path in the new pack, not only after.
         why = check_segment(path.name)
+        rel = f".pi/agents/{path.name}"
         if why is not None:
-            rel = f".pi/agents/{path.name!r}"
-            raise PackInvalid(name, (Problem("unsafe-name", rel, f"name {why}; rename it"),))
-        (dest / "agents" / path.name).write_bytes(Workspace.read_capped(path))
+            problem = Problem("unsafe-name", f".pi/agents/{path.name!r}", f"name {why}; rename it")
+            raise PackInvalid(name, (problem,))
+        try:
+            data = Workspace.read_agent(path)
+        except TooLarge as exc:
+            raise PackInvalid(name, (Problem("too-large", rel, str(exc)),)) from exc
+        (dest / "agents" / path.name).write_bytes(data)
     # A YAML emitter, never string joining: the folder name is user text (issue 15 item 5).
     manifest = dump_yaml(
         {
@@ -196,6 +201,9 @@ def preview(store: PackStore, ws: Workspace, name: str | None) -> tuple[str, Pac
             f"{ws.root}/.pi/agents into custom/{name} ({roster_line(pack)}). The originals "
             "stay untouched; the new pack is not selected or made the default."
         )
+        skipped = ws.skipped_agent_files()
+        if skipped:
+            text += "\nNot copied:\n" + "\n".join(f"! {p.render()}" for p in skipped)
         return text, pack
 
 
