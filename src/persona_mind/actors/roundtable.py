@@ -61,7 +61,11 @@ from persona_mind.messages.child import (
     ChildTeam,
     ChildUsage,
 )
-from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.messages.roundtable_progress import (
+    Position,
+    RoundtableProgress,
+    RoundtableResult,
+)
 from persona_mind.messages.runner import (
     AwaitRoundtable,
     CancelRoundtable,
@@ -73,7 +77,6 @@ from persona_mind.messages.runner import (
 )
 from persona_mind.persona.children._progress import RoundtableTracker
 from persona_mind.persona.children._roundtable import (
-    check_synthesis,
     parse_selection,
     picks_by_name,
     round1_prompt,
@@ -81,6 +84,8 @@ from persona_mind.persona.children._roundtable import (
     selection_prompt,
     synthesis_prompt,
 )
+from persona_mind.persona.children._sections import check_synthesis, synthesis_sections
+from persona_mind.persona.children._verdict import clip, one_model, split_verdict, stance_of
 
 __all__ = ("PHASE_DEADLINE", "RoundtableCoordinator", "run_roundtable")
 
@@ -185,7 +190,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             case "selected":
                 self.tracker.selected(step.picks)
             case "child":
-                self.tracker.child_done(step.persona, step.usage or ChildUsage(), step.ok)
+                self.tracker.child_done(step.persona, step.usage, step.ok)
+            case "models":
+                self.tracker.same_model = step.phase or None
 
     def _done(self, outcome: object) -> None:
         now = self.clock.monotonic()
@@ -267,6 +274,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             picks = parse_selection(selection.text, self.team)
         roster = tuple((p.name, reason) for p, reason in picks)
         tell(RoundtableStep(kind="selected", picks=roster))
+        models = {p.name: self._model_of(p) for p, _ in picks}
+        same = one_model([self._model_of(lead), *models.values()])
+        tell(RoundtableStep(kind="models", phase=same or ""))
         tell(RoundtableStep(kind="phase", phase="independent"))
         first = await self._phase(
             "round1", {p.name: (p, round1_prompt(self.query, p, r)) for p, r in picks}
@@ -281,18 +291,44 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         synthesis = await self._child(
             "synthesis", lead, synthesis_prompt(self.query, roster, finals)
         )
-        check_synthesis(synthesis.text)
+        shown, verdict = split_verdict(synthesis.text, models)
+        check_synthesis(shown)
         for reply in (*first.values(), *second.values(), synthesis):
             usage = usage + reply.usage
+        sections = synthesis_sections(shown)
+        positions = tuple(
+            Position(
+                name=p.name,
+                reason=reason,
+                round1=stance_of(first[p.name].text),
+                final=stance_of(second[p.name].text),
+                adopted=verdict.of(p.name) if verdict is not None else None,
+                model=models[p.name],
+            )
+            for p, reason in picks
+        )
         return RoundtableResult(
             query=self.query,
             lead=lead.name,
             roster=roster,
-            synthesis=synthesis.text,
+            synthesis=shown,
             children=children + 2 * len(picks),
             usage=usage,
             elapsed=self.clock.monotonic() - self.tracker.started,
+            run_id=self.run_id,
+            positions=positions,
+            decision=(verdict.decision if verdict and verdict.decision else "")
+            or clip(sections.get("Decision", ""), 400),
+            disagreements=sections.get("Disagreements", ""),
+            uncertainty=sections.get("Uncertainty", ""),
+            lead_model=self._model_of(lead),
+            same_model=same,
+            verdict_marked=verdict is not None,
         )
+
+    def _model_of(self, persona: ChildPersona) -> str:
+        """The model this persona's children run (its declared one, else the session's)."""
+        return self._request("round1", persona, "").child_model
 
 
 _run_ids = itertools.count(1)
