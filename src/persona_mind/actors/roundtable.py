@@ -135,6 +135,11 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         if selection is not None:  # chosen already: the display starts at Round 1
             self.tracker.selected(selection)
             self.tracker.enter("independent")
+            chosen = [team.find(name) for name, _ in selection]
+            if lead is not None and all(chosen):
+                self.tracker.same_model = one_model(
+                    [self._model_of(p) for p in (lead, *chosen) if p is not None]
+                )
         self.result: asyncio.Future[RoundtableResult] | None = None
 
     async def on_start(self) -> None:

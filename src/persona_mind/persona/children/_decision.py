@@ -50,12 +50,17 @@ HEAD_CHARS = 690
 PREFIX = "Round-table decision"
 
 
+def _bare(text: str, limit: int) -> str:
+    """A stance clipped for a sentence of the record: no closing period of its own."""
+    return clip(text, limit).rstrip(".;")
+
+
 def _dissent(positions: tuple[Position, ...], room: int) -> str:
     names = [p for p in positions if p.adopted is False]
     if not names:
         return ""
     each = max(40, (room - 12 * len(names)) // len(names))
-    return "Dissent: " + "; ".join(f"{p.name} ({clip(p.final, each)})" for p in names) + "."
+    return "Dissent: " + "; ".join(f"{p.name} ({_bare(p.final, each)})" for p in names) + "."
 
 
 def _head(result: RoundtableResult, date: str) -> str:
@@ -88,8 +93,8 @@ def _panel(positions: tuple[Position, ...], each: int) -> str:
     for p in positions:
         verdict = {True: "adopted", False: "dissent", None: "not marked"}[p.adopted]
         rows.append(
-            f"{p.name} [{verdict}; {p.model}] chosen for: {clip(p.reason, each)}; "
-            f"round 1: {clip(p.round1, each)}; final: {clip(p.final, each)}"
+            f"{p.name} [{verdict}; {p.model}] chosen for: {_bare(p.reason, each)}; "
+            f"round 1: {_bare(p.round1, each)}; final: {_bare(p.final, each)}"
         )
     return "Panel: " + " | ".join(rows) + "."
 
