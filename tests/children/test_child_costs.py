@@ -9,6 +9,7 @@ keeps what it reported, and the finished totals outlive a runner crash.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -124,3 +125,56 @@ async def test_finished_totals_outlive_a_runner_crash(monkeypatch: pytest.Monkey
             ("consult", 1, ONE),
             ("worker", 1, ONE),
         ]
+
+
+@pytest.mark.asyncio
+async def test_a_review_worker_reports_what_every_attempt_spent(tmp_path: Path) -> None:
+    """The review batch's report names its workers' tokens (the JSON retry included), and
+    the runner counts them as the mind-optimizer's review-worker children."""
+    from persona_mind.actors.optimizer import spawn_optimizer  # noqa: PLC0415
+    from persona_mind.messages.optimizer import OptimizeReview  # noqa: PLC0415
+    from tests.optimize._helpers import scope_for  # noqa: PLC0415
+    from tests.optimize.test_review_actor import LONG, _setup  # noqa: PLC0415
+
+    clock = ManualClock()
+    ids = _setup(tmp_path, clock)
+    answer = {"operations": [{"sources": ids, "text": f"Always run ruff{LONG}"}]}
+    model = ScriptedModel(clock).on(phase="worker", reply="not json", usage=ONE, times=1)
+    model.on(phase="worker", reply=json.dumps(answer), usage=ONE)
+    scope = scope_for(tmp_path)
+    async with ActorSystem(clock=clock) as system:
+        runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
+        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
+        msg = OptimizeReview(owner="s", scope=scope, target="stm", model="fake/m")
+        report = await ref.ask(msg, timeout=math.inf)
+        rows = await runner.ask(ChildTotals())
+    assert report.usage == ONE + ONE
+    assert "workers 234 tokens, $0.5000" in report.lines()[0]
+    assert [(r.persona, r.kind, r.children) for r in rows] == [("mind-optimizer", "worker", 2)]
+
+
+@pytest.mark.asyncio
+async def test_the_librarys_consult_returns_its_usage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scope 6: ``Team.consult`` (the library) answers with the child's usage."""
+    from persona_mind import Team  # noqa: PLC0415
+    from persona_mind.cli import main  # noqa: PLC0415
+
+    agent, repo = tmp_path / "agent", tmp_path / "work" / "app"
+    (repo / ".git").mkdir(parents=True)
+    assert main(["pack", "install", "software-team", "--agent-dir", str(agent)]) == 0
+    assert main(["persona", "default", "set", "software-team", "--agent-dir", str(agent)]) == 0
+    capsys.readouterr()
+    clock = ManualClock()
+    model = ScriptedModel(clock).on(persona="security-reviewer", reply="Rotate it.", usage=ONE)
+    async with Team(
+        agent_dir=agent,
+        cwd=repo,
+        persona="architect",
+        model="sim/scripted-model",
+        child_backend=model,
+        clock=clock,
+    ) as team:
+        answer = await team.consult("security-reviewer", "Is the token safe?")
+    assert answer.usage == ONE
