@@ -61,11 +61,7 @@ from persona_mind.messages.child import (
     ChildTeam,
     ChildUsage,
 )
-from persona_mind.messages.roundtable_progress import (
-    Position,
-    RoundtableProgress,
-    RoundtableResult,
-)
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 from persona_mind.messages.runner import (
     AwaitRoundtable,
     CancelRoundtable,
@@ -75,6 +71,7 @@ from persona_mind.messages.runner import (
     RoundtableStep,
     RoundtableWorkDone,
 )
+from persona_mind.persona.children._outcome import Member, roundtable_result
 from persona_mind.persona.children._progress import RoundtableTracker
 from persona_mind.persona.children._roundtable import (
     parse_selection,
@@ -84,8 +81,7 @@ from persona_mind.persona.children._roundtable import (
     selection_prompt,
     synthesis_prompt,
 )
-from persona_mind.persona.children._sections import check_synthesis, synthesis_sections
-from persona_mind.persona.children._verdict import clip, one_model, split_verdict, stance_of
+from persona_mind.persona.children._verdict import one_model
 
 __all__ = ("PHASE_DEADLINE", "RoundtableCoordinator", "run_roundtable")
 
@@ -197,7 +193,7 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             case "child":
                 self.tracker.child_done(step.persona, step.usage, step.ok)
             case "models":
-                self.tracker.same_model = step.phase or None
+                self.tracker.same_model = step.model
 
     def _done(self, outcome: object) -> None:
         now = self.clock.monotonic()
@@ -279,9 +275,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             picks = parse_selection(selection.text, self.team)
         roster = tuple((p.name, reason) for p, reason in picks)
         tell(RoundtableStep(kind="selected", picks=roster))
-        models = {p.name: self._model_of(p) for p, _ in picks}
-        same = one_model([self._model_of(lead), *models.values()])
-        tell(RoundtableStep(kind="models", phase=same or ""))
+        panel = [Member(p.name, reason, self._model_of(p)) for p, reason in picks]
+        same = one_model([self._model_of(lead), *(m.model for m in panel)])
+        tell(RoundtableStep(kind="models", model=same))
         tell(RoundtableStep(kind="phase", phase="independent"))
         first = await self._phase(
             "round1", {p.name: (p, round1_prompt(self.query, p, r)) for p, r in picks}
@@ -296,39 +292,20 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         synthesis = await self._child(
             "synthesis", lead, synthesis_prompt(self.query, roster, finals)
         )
-        shown, verdict = split_verdict(synthesis.text, models)
-        check_synthesis(shown)
         for reply in (*first.values(), *second.values(), synthesis):
             usage = usage + reply.usage
-        sections = synthesis_sections(shown)
-        positions = tuple(
-            Position(
-                name=p.name,
-                reason=reason,
-                round1=stance_of(first[p.name].text),
-                final=stance_of(second[p.name].text),
-                adopted=verdict.of(p.name) if verdict is not None else None,
-                model=models[p.name],
-            )
-            for p, reason in picks
-        )
-        return RoundtableResult(
+        return roundtable_result(
             query=self.query,
             lead=lead.name,
-            roster=roster,
-            synthesis=shown,
-            children=children + 2 * len(picks),
+            lead_model=self._model_of(lead),
+            panel=panel,
+            round1={name: reply.text for name, reply in first.items()},
+            final=dict(finals),
+            synthesis=synthesis.text,
             usage=usage,
+            children=children + 2 * len(picks),
             elapsed=self.clock.monotonic() - self.tracker.started,
             run_id=self.run_id,
-            positions=positions,
-            decision=(verdict.decision if verdict and verdict.decision else "")
-            or clip(sections.get("Decision", ""), 400),
-            disagreements=sections.get("Disagreements", ""),
-            uncertainty=sections.get("Uncertainty", ""),
-            lead_model=self._model_of(lead),
-            same_model=same,
-            verdict_marked=verdict is not None,
         )
 
     def _model_of(self, persona: ChildPersona) -> str:

@@ -143,6 +143,8 @@ class RoundtableStep(Msg, frozen=True, kw_only=True):
     picks: tuple[tuple[str, str], ...] = ()
     usage: ChildUsage | None = None
     ok: bool = True
+    model: str | None = None
+    """``kind="models"``: the one model the whole panel runs, ``None`` when it differs."""
 
 
 RoundtableMessage = (
