@@ -386,3 +386,6 @@ async def test_a_consult_reports_its_usage_to_the_host_and_the_status(
     status = await host.command("/persona status")
     assert "Children this session: 1, 130 tokens" in status.text
     assert "  security-reviewer: consult 1; 130 tokens · $0.0010" in status.text
+    await host.start("new")  # another session: its own totals
+    fresh = await host.command("/persona status")
+    assert "Children this session: none yet" in fresh.text
