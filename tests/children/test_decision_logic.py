@@ -95,6 +95,17 @@ def test_no_trailing_block_is_no_verdict_and_the_text_is_kept(text: str) -> None
     assert shown == text
 
 
+def test_only_the_last_block_is_the_verdict_and_earlier_code_stays_shown() -> None:
+    code = "## Tradeoffs\n```python\nqueue.put(item)\n```\nthen prose\n"
+    text = code + _with({"decision": "adopt X", "adopted": {"a": False}})
+    shown, verdict = split_verdict(text, ["a"])
+    assert shown == (code + BODY).rstrip()
+    assert verdict is not None
+    assert verdict.of("a") is False
+    ending_in_code = code + "```python\nprint(1)\n```"
+    assert split_verdict(ending_in_code, ["a"]) == (ending_in_code, None)
+
+
 @pytest.mark.parametrize(
     "block",
     ['{"adopted": {"a": "yes"}}', "not json", '{"adopted": {"zz": false}}'],

@@ -47,7 +47,9 @@ _STANCE = re.compile(
     r"^\s*(?:[-*>]\s*)?(?:\*\*|__)?stance(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(.+)$", re.IGNORECASE
 )
 _MARKUP = re.compile(r"^\s*(?:#{1,6}\s+|[-*>]\s+|\d+[.)]\s+)")
-_FENCE = re.compile(r"```(?:json)?[ \t]*\n(?P<body>.*?)\n[ \t]*```[ \t]*\Z", re.DOTALL)
+_OPEN = re.compile(r"^\s*```(?:json)?\s*$", re.IGNORECASE)
+_CLOSE = re.compile(r"^\s*```\s*$")
+_FENCE_LINE = re.compile(r"^\s*```[\w+-]*\s*$")
 
 
 def clip(text: str, limit: int) -> str:
@@ -95,13 +97,16 @@ def split_verdict(text: str, names: Iterable[str]) -> tuple[str, Verdict | None]
     never taken for the verdict. Names outside ``names`` are ignored; a block that does
     not decode, or marks no known specialist and gives no decision, is no verdict (the
     text is still shown without it)."""
-    body = text.rstrip()
-    found = _FENCE.search(body)
-    if found is None:
+    lines = text.rstrip().splitlines()
+    if len(lines) < 2 or not _CLOSE.match(lines[-1]):
         return text, None
-    shown = body[: found.start()].rstrip()
+    start = next((i for i in range(len(lines) - 2, -1, -1) if _FENCE_LINE.match(lines[i])), None)
+    if start is None or not _OPEN.match(lines[start]):
+        return text, None  # the last fence closes a block that is not a JSON verdict
+    shown = "\n".join(lines[:start]).rstrip()
+    body = "\n".join(lines[start + 1 : -1])
     try:
-        block = msgspec.json.decode(found.group("body").encode(), type=_Block)
+        block = msgspec.json.decode(body.encode(), type=_Block)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return shown, None
     known = dict.fromkeys(names)
