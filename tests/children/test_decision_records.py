@@ -409,3 +409,39 @@ async def test_a_record_the_scanner_refuses_is_not_written_and_the_answer_says_s
     assert result.text.splitlines()[-1].startswith("Not recorded as a decision: [content.unsafe]")
     listed = await host.command("/persona decisions")
     assert listed.text.startswith("No round-table decisions")
+
+
+@pytest.mark.asyncio
+async def test_the_cli_recalls_reads_and_forgets_a_decision(
+    tmp_path: Path, model: ScriptedModel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scope 2: ``persona-mind memory recall`` lists the decision, ``read`` shows it in full
+    with its dissent, ``forget`` removes it — the CLI's memory commands, unchanged."""
+    from persona_mind.cli import main  # noqa: PLC0415
+
+    agent, workspace = tmp_path / "agent", _workspace(tmp_path)
+    async with SimHost(
+        agent_dir=agent, cwd=workspace, clock=ManualClock(), child_backend=model
+    ) as sim:
+        await _team(sim)
+        panel(model)
+        record_id = _record_id((await roundtable(sim)).text)
+
+    async def cli(argv: list[str]) -> int:  # the CLI runs its own event loop
+        return await asyncio.to_thread(main, argv)
+
+    where = ["--agent-dir", str(agent), "--cwd", str(workspace)]
+    who = ["--persona", "official/software-team/architect"]
+    capsys.readouterr()
+    assert await cli(["memory", "recall", "nightly export queue", *where]) == 0
+    recalled = capsys.readouterr().out
+    assert record_id in recalled
+    assert "Round-table decision" in recalled
+    assert await cli(["memory", "read", record_id, *where]) == 0
+    read = capsys.readouterr().out
+    assert "Dissent: security-reviewer (keep cron until the broker has TLS and auth)" in read
+    assert "security-reviewer [dissent" in read
+    assert await cli(["memory", "forget", record_id, *where, *who]) == 0
+    capsys.readouterr()
+    assert await cli(["memory", "recall", "nightly export queue", *where]) == 0
+    assert record_id not in capsys.readouterr().out
