@@ -6,6 +6,10 @@ it would on disk), the fingerprint is the SHA-256 of those bytes (equal to what
 ``FileStore`` would report), the sequence bumps per write, a stale ``generation`` raises
 ``StaleGeneration`` inside the mutation step, a stale ``expect_fingerprint`` raises
 ``CasConflict``, and a mutation that raises writes nothing. No files, no locks, no threads.
+
+It has the Store client's shape (:class:`~persona_mind.actors.store.StoreBase`): it writes
+the four primitives, and ``mutate`` and ``read_many`` are the base's, the same bodies the
+client runs.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from persona_mind.actors.store import StoreBase
 from persona_mind.errors import StaleGeneration
 from persona_mind.storage._codec import (
     ABSENT_FINGERPRINT,
@@ -31,7 +36,7 @@ __all__ = ("MemoryStore",)
 E = TypeVar("E")
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """In-memory StorePort fake (see module doc).
 
     ``generation``: the current owner generation (``None`` disables the check).
@@ -55,37 +60,6 @@ class MemoryStore:
         self._maybe_fail()
         return self._decode(target)
 
-    async def mutate(
-        self,
-        target: StoreTarget[E],
-        mutation: Mutation[E],
-        *,
-        generation: int | None = None,
-        expect_fingerprint: str | None = None,
-    ) -> Snapshot[E]:
-        self._maybe_fail()
-        current = self._decode(target)
-        actual = self.fingerprint(target)
-        if expect_fingerprint is not None and expect_fingerprint != actual:
-            raise CasConflict(target.path, expect_fingerprint, None if current is None else actual)
-        self._check_generation(generation)
-        old = () if current is None else current.entries
-        new = tuple(mutation(old))
-        self._check_generation(generation)
-        if current is not None and new == old:
-            return current
-        snapshot: Snapshot[E] = Snapshot(
-            version=target.version,
-            sequence=1 if current is None else current.sequence + 1,
-            updatedAt=time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.wall())),
-            entries=new,
-        )
-        data = encode_snapshot(snapshot)
-        decode_snapshot(target.path, data, target.entry_type, target.version)  # round-trip
-        self.files[target.path] = data
-        self.writes += 1
-        return snapshot
-
     async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """Like ``StoreClient.read_stored``: the snapshot with its raw-byte fingerprint."""
         snapshot = await self.read(target)
@@ -101,11 +75,28 @@ class MemoryStore:
         expect_fingerprint: str | None = None,
         purpose: str = "mutation",
     ) -> Stored[E]:
-        """Like ``StoreClient.mutate_stored``."""
-        snapshot = await self.mutate(
-            target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+        self._maybe_fail()
+        current = self._decode(target)
+        actual = self.fingerprint(target)
+        if expect_fingerprint is not None and expect_fingerprint != actual:
+            raise CasConflict(target.path, expect_fingerprint, None if current is None else actual)
+        self._check_generation(generation)
+        old = () if current is None else current.entries
+        new = tuple(mutation(old))
+        self._check_generation(generation)
+        if current is not None and new == old:
+            return Stored(current, self.files[target.path])
+        snapshot: Snapshot[E] = Snapshot(
+            version=target.version,
+            sequence=1 if current is None else current.sequence + 1,
+            updatedAt=time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.wall())),
+            entries=new,
         )
-        return Stored(snapshot, self.files[target.path])
+        data = encode_snapshot(snapshot)
+        decode_snapshot(target.path, data, target.entry_type, target.version)  # round-trip
+        self.files[target.path] = data
+        self.writes += 1
+        return Stored(snapshot, data)
 
     async def transact(
         self,
