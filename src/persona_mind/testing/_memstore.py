@@ -1,5 +1,9 @@
-"""``MemoryStore``: an in-memory :class:`~persona_mind.storage.port.StorePort` for unit tests.
+"""Store ports for tests: ``MemoryStore`` in memory, ``real_store`` over real files.
 
+:func:`real_store` is the Store actor every runtime and facade runs, in an actor system of
+its own, for domain tests that want real files (fsync, locks, quarantine) without a whole
+runtime.  ``MemoryStore`` is the in-memory :class:`~persona_mind.storage.port.StorePort`
+for unit tests:
 It keeps the contract of the real engine where a unit test can observe it: snapshots are
 encoded and decoded through the same canonical codec (so a wrong entry type fails here as
 it would on disk), the fingerprint is the SHA-256 of those bytes (equal to what
@@ -15,11 +19,13 @@ client runs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from persona_mind.actors.store import StoreBase
+from persona_mind.actors import ActorSystem
+from persona_mind.actors.store import StoreBase, StoreClient, spawn_store
 from persona_mind.errors import StaleGeneration
 from persona_mind.storage._codec import (
     ABSENT_FINGERPRINT,
@@ -31,7 +37,10 @@ from persona_mind.storage._errors import CasConflict
 from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
-__all__ = ("MemoryStore",)
+if TYPE_CHECKING:
+    from persona_mind.clock import Clock
+
+__all__ = ("MemoryStore", "real_store")
 
 E = TypeVar("E")
 
@@ -139,3 +148,10 @@ class MemoryStore(StoreBase):
         if data is None:
             return None
         return decode_snapshot(target.path, data, target.entry_type, target.version)
+
+
+@asynccontextmanager
+async def real_store(agent_dir: Path, *, clock: Clock | None = None) -> AsyncIterator[StoreClient]:
+    """The Store actor on ``agent_dir`` (its own actor system, stopped on exit)."""
+    async with ActorSystem(clock=clock) as system:
+        yield spawn_store(system, agent_dir)
