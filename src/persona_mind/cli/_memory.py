@@ -54,7 +54,8 @@ EXIT_OK, EXIT_REFUSED, EXIT_USAGE = 0, 1, 2
 
 class _Kinds:
     """``--kind``'s choices: Mind's ``KINDS``, read only when argparse checks or lists them
-    (a ``--kind`` given, or ``--help``), so the parser of every command stays Mind-free."""
+    (a ``--kind`` given, or ``--help``), so building the parser of every command stays
+    Mind-free (with a ``metavar``, argparse does not list them at build time)."""
 
     def __contains__(self, value: object) -> bool:
         from persona_mind.mind import KINDS  # noqa: PLC0415 - only when --kind is given
@@ -94,8 +95,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     r.add_argument(
         "--kind",
         choices=_Kinds(),
+        metavar="KIND",  # argparse would list the choices at parser build time
         default=None,
-        help="what sort of fact it is (default: note)",
+        help="what sort of fact it is: %(choices)s (default: note)",
     )
     r.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
     r.add_argument("--tier", choices=_TIERS, help="where to keep it (default: by kind and scope)")
