@@ -53,6 +53,7 @@ FACADES = frozenset(
         "persona_mind._headless",
         "persona_mind._memory",
         "persona_mind._team",
+        "persona_mind._consolidate",
     }
 )
 
@@ -129,3 +130,36 @@ def test_no_module_but_the_entry_point_may_import_a_face() -> None:
     missing = sorted(modules - FACES - FACE_ENTRY - sources)
     assert not missing, f"add to the faces contract's sources: {missing}"
     assert sources <= modules, sorted(sources - modules)  # no stale names either
+
+
+FACADES_ONLY_CONTRACT = "Faces import public facades only"
+PRIVATE_HOMES = ("mind", "persona", "actors", "storage", "features", "embedding")
+"""The packages whose private modules (a path segment starting with ``_``) no face names."""
+
+
+def _private_modules() -> set[str]:
+    root = Path(persona_mind.__file__).parent
+    found: set[str] = set()
+    for home in PRIVATE_HOMES:
+        for path in (root / home).rglob("*.py"):
+            parts = path.relative_to(root.parent).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if any(part.startswith("_") for part in parts[1:]):
+                found.add(".".join(parts))
+    return found
+
+
+def test_faces_may_name_no_private_module() -> None:
+    """Issue 22 item 6: every private module of the domain, the actors, the features, the
+    storage engine and the model edge is forbidden to the faces, so a new one is a decision
+    (its public names go through a facade or a package's ``__init__``)."""
+    contract = _contract(FACADES_ONLY_CONTRACT)
+    assert contract["type"] == "forbidden"
+    assert set(contract["source_modules"]) == FACES
+    assert contract["allow_indirect_imports"] is True  # the facades may use private modules
+    forbidden = set(contract["forbidden_modules"])
+    privates = _private_modules()
+    missing = sorted(privates - forbidden)
+    assert not missing, f"add to the '{FACADES_ONLY_CONTRACT}' contract: {missing}"
+    assert forbidden <= privates, sorted(forbidden - privates)  # no stale names either

@@ -17,12 +17,14 @@ from persona_mind.runtime import Runtime as Runtime
 from persona_mind.runtime import default_agent_dir as default_agent_dir
 
 if TYPE_CHECKING:
+    from persona_mind._consolidate import Consolidation as Consolidation
     from persona_mind._memory import Memory as Memory
     from persona_mind._team import Team as Team
 
 __version__ = "0.1.0"
 __all__ = (
     "Clock",
+    "Consolidation",
     "HostPort",
     "Memory",
     "MonotonicClock",
@@ -35,7 +37,11 @@ __all__ = (
 
 
 def __getattr__(name: str) -> Any:
-    """``Memory`` and ``Team`` are imported at first use: ``import persona_mind`` stays light."""
+    """The facades are imported at first use: ``import persona_mind`` stays light."""
+    if name == "Consolidation":
+        from persona_mind._consolidate import Consolidation  # noqa: PLC0415
+
+        return Consolidation
     if name == "Memory":
         from persona_mind._memory import Memory  # noqa: PLC0415
 

@@ -10,6 +10,12 @@ child runner a Pi session runs — and starts one host session in the given proj
 activates the chosen persona with the same ``/persona use`` command a Pi user types. Tool
 calls go through ``Runtime.tool`` unchanged, so every refusal, scan and store lock of a Pi
 session applies here too.
+
+A headless host has no person typing while the semantic model loads, and its first tool
+call may come at once: the session is ready only once the model is in (loaded on the
+Store's IO thread; nothing to wait for when ranking is lexical), so its first ``recall``
+ranks as every later one, and as ``Memory`` and ``persona-mind memory recall`` do
+(``persona_mind._memory_service``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from persona_mind._memory_service import load_model
 from persona_mind.errors import HostError
 from persona_mind.messages.host import (
     CommandCall,
@@ -138,6 +145,7 @@ class HeadlessSession:
             await self.start("startup")
             if self.persona:
                 await self.activate(self.persona)
+            await load_model(os.environ, self.runtime.offload)
         except BaseException:
             await self.runtime.__aexit__(None, None, None)
             raise

@@ -10,6 +10,13 @@ project of ``cwd`` (home is not a project) and an optional persona identity
 :mod:`persona_mind.mind` (``InvalidArgument``, ``UnsafeContent``, ``NotFound``…), each a
 ``PersonaMindError`` whose message says what to do.
 
+The service is built by :func:`persona_mind._memory_service.memory_service`, the builder
+the Pi session's ranker comes from too, so :meth:`Memory.recall` and :meth:`Memory.inject`
+rank by meaning wherever a session does (the ``semantic`` extra; ``PERSONA_MIND_RANKER=
+lexical`` opts out): the same store and prompt give the same facts in the same order here,
+in ``persona-mind memory recall|inject``, in the MCP ``memory`` tool and in a session.  The
+model loads on the Store's IO thread before the first ranking, never for a ``remember``.
+
 Example::
 
     async with Memory(cwd=".") as memory:
@@ -27,6 +34,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from persona_mind._memory_service import load_model, memory_service, start_store
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
 from persona_mind.mind._model import Fact, Kind, Tier
@@ -37,6 +45,8 @@ from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorSystem
+    from persona_mind.actors.store import StoreClient
+    from persona_mind.mind import InjectionPlan
 
 __all__ = ("Memory",)
 
@@ -57,23 +67,18 @@ class Memory:
         self.persona = persona
         self.clock: Clock = clock or MonotonicClock()
         self._system: ActorSystem | None = None
+        self._store: StoreClient | None = None
         self._service: MemoryService | None = None
 
     async def __aenter__(self) -> Memory:
-        from persona_mind.actors import ActorSystem  # noqa: PLC0415 - light top-level import
-        from persona_mind.actors.store import spawn_store  # noqa: PLC0415
-
-        system = ActorSystem(clock=self.clock)
-        await system.__aenter__()
+        system, store = await start_store(self.agent_dir, self.clock)
         try:
-            self.agent_dir.mkdir(parents=True, exist_ok=True)
-            store = spawn_store(system, self.agent_dir)
             scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
         except BaseException:
             await system.stop()
             raise
-        self._system = system
-        self._service = MemoryService(store, self.clock, scope)
+        self._system, self._store = system, store
+        self._service = memory_service(store, self.clock, scope, env=os.environ)
         return self
 
     async def __aexit__(
@@ -82,16 +87,23 @@ class Memory:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        system, self._system, self._service = self._system, None, None
+        system, self._system, self._store, self._service = self._system, None, None, None
         if system is not None:
             await system.__aexit__(exc_type, exc, tb)
 
     @property
     def service(self) -> MemoryService:
-        """The bound service (for the backlog and injection planning)."""
+        """The bound service (the backlog, the legacy import, ``remember``'s created flag)."""
         if self._service is None:
             raise HostError("Memory is not open; use `async with Memory(...) as memory:`")
         return self._service
+
+    async def _ranking(self) -> MemoryService:
+        """The service, once the semantic model is in (loaded off the loop, first time only)."""
+        service = self.service
+        assert self._store is not None  # open whenever the service is
+        await load_model(os.environ, self._store.run_io)
+        return service
 
     @property
     def scope(self) -> MindScope:
@@ -116,7 +128,11 @@ class Memory:
         self, query: str, *, tiers: Sequence[Tier] | None = None, limit: int = 10
     ) -> list[Recalled]:
         """Rank live facts for ``query``, each with its score and reason; never writes."""
-        return await self.service.recall(query, tiers=tiers, limit=limit)
+        return await (await self._ranking()).recall(query, tiers=tiers, limit=limit)
+
+    async def inject(self, prompt: str) -> InjectionPlan:
+        """The memory block a session's turn with ``prompt`` would get (no session notes)."""
+        return await (await self._ranking()).injection(prompt)
 
     async def list(self, tier: Tier | None = None) -> builtins.list[FoundFact]:
         """Live facts of one tier (or every tier of the scope), newest first."""
@@ -175,7 +191,14 @@ class Memory:
         return await export_lines(self.service, tiers)
 
     async def import_lines(
-        self, lines: Iterable[str], *, skip_refused: bool = False
+        self,
+        lines: Iterable[str],
+        *,
+        skip_refused: bool = False,
+        default_tier: Tier | None = None,
     ) -> ImportOutcome:
-        """Import JSON Lines: all lines checked and scanned first, duplicates skipped."""
-        return await import_lines(self.service, lines, skip_refused=skip_refused)
+        """Import JSON Lines: all lines checked and scanned first, duplicates skipped;
+        ``default_tier`` for lines without one (else where ``remember`` puts them)."""
+        return await import_lines(
+            self.service, lines, skip_refused=skip_refused, default_tier=default_tier
+        )

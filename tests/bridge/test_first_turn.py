@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+import pytest_asyncio
 
-from persona_mind.cli._memory import DirectStore
+from persona_mind.actors.store import StoreClient
 from persona_mind.messages.host import BeforeAgentStart, PromptInjection, SessionStart
 from persona_mind.mind import Fact, MemoryService, MindScope, with_deadline
 from persona_mind.mind._scope import find_project
 from persona_mind.runtime import Runtime
 from persona_mind.storage import FileStore, Layout
-from persona_mind.testing import ManualClock
+from persona_mind.testing import ManualClock, real_store
 from tests.bridge._null_host import NullHost
 
 T = TypeVar("T")
@@ -58,6 +59,13 @@ class GatedOffload:
         return await asyncio.to_thread(run)
 
 
+@pytest_asyncio.fixture
+async def store(tmp_path: Path) -> AsyncIterator[StoreClient]:
+    """The Store actor on the test's agent dir (real files)."""
+    async with real_store(tmp_path / "agent") as client:
+        yield client
+
+
 def _write_project_facts(agent: Path, repo: Path, n: int = 300) -> MindScope:
     scope = MindScope(agent, None, find_project(repo, agent / "home"))
     rows = tuple(
@@ -76,16 +84,14 @@ def _write_project_facts(agent: Path, repo: Path, n: int = 300) -> MindScope:
 
 @pytest.mark.asyncio
 async def test_a_build_cut_off_by_the_deadline_goes_on_and_the_next_call_uses_it(
-    tmp_path: Path,
+    tmp_path: Path, store: StoreClient
 ) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     scope = _write_project_facts(tmp_path / "agent", repo)
     clock = ManualClock()
     offload = GatedOffload()
-    service = MemoryService(
-        DirectStore(FileStore(Layout(tmp_path / "agent"))), clock, scope, offload=offload
-    )
+    service = MemoryService(store, clock, scope, offload=offload)
     now = clock.wall()
     first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))
     assert await asyncio.to_thread(offload.started.wait, 30)  # the build runs on its thread
@@ -100,14 +106,12 @@ async def test_a_build_cut_off_by_the_deadline_goes_on_and_the_next_call_uses_it
 
 
 @pytest.mark.asyncio
-async def test_concurrent_callers_share_one_build(tmp_path: Path) -> None:
+async def test_concurrent_callers_share_one_build(tmp_path: Path, store: StoreClient) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     scope = _write_project_facts(tmp_path / "agent", repo)
     offload = GatedOffload()
-    service = MemoryService(
-        DirectStore(FileStore(Layout(tmp_path / "agent"))), ManualClock(), scope, offload=offload
-    )
+    service = MemoryService(store, ManualClock(), scope, offload=offload)
     now = service.now()
     a = asyncio.ensure_future(service.index("project", now))
     b = asyncio.ensure_future(service.index("project", now))
@@ -147,7 +151,7 @@ async def test_the_runtime_answers_while_the_first_index_builds_and_fails_open_o
 
 @pytest.mark.asyncio
 async def test_a_build_that_failed_after_its_caller_left_is_retried_by_the_next_call(
-    tmp_path: Path,
+    tmp_path: Path, store: StoreClient
 ) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
@@ -168,9 +172,7 @@ async def test_a_build_that_failed_after_its_caller_left_is_retried_by_the_next_
 
         return await asyncio.to_thread(run)
 
-    service = MemoryService(
-        DirectStore(FileStore(Layout(tmp_path / "agent"))), clock, scope, offload=flaky
-    )
+    service = MemoryService(store, clock, scope, offload=flaky)
     now = clock.wall()
     first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))
     assert await asyncio.to_thread(started.wait, 30)

@@ -222,35 +222,37 @@ def test_a_model_that_cannot_load_leaves_ranking_lexical(error: Exception) -> No
 
 @pytest.mark.asyncio
 async def test_service_falls_back_and_doctor_names_the_ranker(tmp_path: Path) -> None:
-    svc = real(tmp_path)
-    await svc.remember("convention", "Deploys go out on Tuesdays", tier="project")
+    async with real(tmp_path) as svc:
+        await svc.remember("convention", "Deploys go out on Tuesdays", tier="project")
 
-    def broken() -> BagEncoder:
-        raise EmbeddingUnavailable("wordllama is not installed; pip install persona-mind[semantic]")
+        def broken() -> BagEncoder:
+            raise EmbeddingUnavailable(
+                "wordllama is not installed; pip install persona-mind[semantic]"
+            )
 
-    svc.semantic = SemanticEdge(loader=broken)
-    svc.semantic.load_now()
-    p = await svc.injection("when do we ship")
-    assert p.text  # the turn still gets its (lexical) block
-    assert any("ranking: lexical" in d and "semantic" in d for d in p.disclosures)
-    ctx = MindCommandContext(svc, MindSettings(), None)
-    doctor = await handle_mind_command("doctor", ctx)
-    assert "ranking: lexical" in doctor.text
+        svc.semantic = SemanticEdge(loader=broken)
+        svc.semantic.load_now()
+        p = await svc.injection("when do we ship")
+        assert p.text  # the turn still gets its (lexical) block
+        assert any("ranking: lexical" in d and "semantic" in d for d in p.disclosures)
+        ctx = MindCommandContext(svc, MindSettings(), None)
+        doctor = await handle_mind_command("doctor", ctx)
+        assert "ranking: lexical" in doctor.text
 
 
 @pytest.mark.asyncio
 async def test_service_ranks_hybrid_and_recall_explains(tmp_path: Path) -> None:
-    svc = real(tmp_path)
-    for f in FACTS:
-        await svc.remember("convention", f.text, tier="project")
-    svc.semantic = ready_edge()
-    p = await svc.injection("which weekday can we ship")
-    assert "Deploys go out" in p.text
-    hits = await svc.recall("which weekday can we ship", limit=1)
-    assert "Deploys" in hits[0].fact.text
-    assert "semantic" in hits[0].reason
-    doctor = await handle_mind_command("doctor", MindCommandContext(svc, MindSettings(), None))
-    assert "ranking: hybrid" in doctor.text
+    async with real(tmp_path) as svc:
+        for f in FACTS:
+            await svc.remember("convention", f.text, tier="project")
+        svc.semantic = ready_edge()
+        p = await svc.injection("which weekday can we ship")
+        assert "Deploys go out" in p.text
+        hits = await svc.recall("which weekday can we ship", limit=1)
+        assert "Deploys" in hits[0].fact.text
+        assert "semantic" in hits[0].reason
+        doctor = await handle_mind_command("doctor", MindCommandContext(svc, MindSettings(), None))
+        assert "ranking: hybrid" in doctor.text
 
 
 # -- the derived-vector cache ---------------------------------------------------------------------
@@ -375,15 +377,15 @@ class _BrokenEdge:
 async def test_an_edge_failure_at_plan_time_costs_the_semantic_signal_not_the_turn(
     tmp_path: Path,
 ) -> None:
-    svc = real(tmp_path)
-    await svc.remember("convention", "Deploys go out on Tuesdays", tier="project")
-    svc.semantic = _BrokenEdge()
-    p = await svc.injection("deploys")
-    assert "Deploys go out on Tuesdays" in p.text
-    assert any("semantic ranking failed" in d and "disk on fire" in d for d in p.disclosures)
-    hits = await svc.recall("deploys")
-    assert hits
-    assert "Deploys" in hits[0].fact.text
+    async with real(tmp_path) as svc:
+        await svc.remember("convention", "Deploys go out on Tuesdays", tier="project")
+        svc.semantic = _BrokenEdge()
+        p = await svc.injection("deploys")
+        assert "Deploys go out on Tuesdays" in p.text
+        assert any("semantic ranking failed" in d and "disk on fire" in d for d in p.disclosures)
+        hits = await svc.recall("deploys")
+        assert hits
+        assert "Deploys" in hits[0].fact.text
 
 
 def test_an_unwritable_cache_location_never_fails_ranking(tmp_path: Path) -> None:

@@ -14,13 +14,14 @@ import asyncio
 import concurrent.futures
 import threading
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import pytest
+import pytest_asyncio
 
-from persona_mind.cli._memory import DirectStore
+from persona_mind.actors.store import StoreClient
 from persona_mind.embedding import SemanticEdge
 from persona_mind.embedding._edge import ENCODE_BATCH, INLINE_CHARS, INLINE_ROWS
 from persona_mind.embedding._encoder import Matrix
@@ -30,7 +31,7 @@ from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._scope import find_project
 from persona_mind.mind.recall._retrieval import FactIndex, retire
 from persona_mind.storage import FileStore, Layout
-from persona_mind.testing import ManualClock, wait_all_tasks_blocked
+from persona_mind.testing import ManualClock, real_store, wait_all_tasks_blocked
 from tests.mind.test_hybrid import BagEncoder
 
 T = TypeVar("T")
@@ -90,15 +91,22 @@ def _facts(n: int, offset: int = 0) -> tuple[Fact, ...]:
     )
 
 
-def _service(tmp_path: Path, offload: Offload | None, rows: tuple[Fact, ...]) -> MemoryService:
+@pytest_asyncio.fixture
+async def store(tmp_path: Path) -> AsyncIterator[StoreClient]:
+    """The Store actor on the test's agent dir (real files)."""
+    async with real_store(tmp_path / "agent") as client:
+        yield client
+
+
+def _service(
+    tmp_path: Path, store: StoreClient, offload: Offload | None, rows: tuple[Fact, ...]
+) -> MemoryService:
     agent = tmp_path / "agent"
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True, exist_ok=True)
     scope = MindScope(agent, None, find_project(repo, agent / "home"))
     FileStore(Layout(agent)).mutate(scope.fact_target("project"), lambda _old: rows)
-    return MemoryService(
-        DirectStore(FileStore(Layout(agent))), ManualClock(), scope, offload=offload
-    )
+    return MemoryService(store, ManualClock(), scope, offload=offload)
 
 
 def _edge(enc: BagEncoder) -> SemanticEdge:
@@ -118,9 +126,9 @@ def _warming(disclosures: Sequence[str]) -> bool:
 
 @pytest.mark.asyncio
 async def test_a_turn_while_vectors_are_computed_is_lexical_and_says_so(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, offload, _facts(N))
+    svc = _service(tmp_path, store, offload, _facts(N))
     enc = GatedEncoder()
     enc.gate.clear()
     svc.semantic = edge = _edge(enc)
@@ -154,9 +162,9 @@ async def test_a_turn_while_vectors_are_computed_is_lexical_and_says_so(
 
 @pytest.mark.asyncio
 async def test_cached_vectors_are_used_and_nothing_is_re_embedded(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, offload, _facts(N))
+    svc = _service(tmp_path, store, offload, _facts(N))
     svc.semantic = first = _edge(GatedEncoder())
     await svc.injection(PROMPT)
     await _warmed(first)
@@ -174,9 +182,9 @@ async def test_cached_vectors_are_used_and_nothing_is_re_embedded(
 
 @pytest.mark.asyncio
 async def test_a_remember_after_warm_up_stays_hybrid_and_embeds_one_row_in_place(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, offload, _facts(N))
+    svc = _service(tmp_path, store, offload, _facts(N))
     enc = GatedEncoder()
     svc.semantic = edge = _edge(enc)
     await svc.injection(PROMPT)
@@ -191,9 +199,9 @@ async def test_a_remember_after_warm_up_stays_hybrid_and_embeds_one_row_in_place
 
 @pytest.mark.asyncio
 async def test_the_cli_without_offload_binds_in_place_and_ranks_hybrid_at_once(
-    tmp_path: Path,
+    tmp_path: Path, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, None, _facts(N))
+    svc = _service(tmp_path, store, None, _facts(N))
     enc = GatedEncoder()
     svc.semantic = edge = _edge(enc)
     plan = await svc.injection(PROMPT)
@@ -206,9 +214,9 @@ async def test_the_cli_without_offload_binds_in_place_and_ranks_hybrid_at_once(
 
 @pytest.mark.asyncio
 async def test_a_failing_background_bind_leaves_turns_lexical_and_is_retried(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, offload, _facts(N))
+    svc = _service(tmp_path, store, offload, _facts(N))
 
     class Flaky(GatedEncoder):
         fail = True
@@ -247,9 +255,9 @@ def _watch(index: FactIndex) -> threading.Event:
 
 @pytest.mark.asyncio
 async def test_a_replaced_index_is_freed_on_the_offload_thread(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, offload, _facts(200))
+    svc = _service(tmp_path, store, offload, _facts(200))
     now = svc.now()
     died = _watch(await svc.index("project", now))
     target = svc.scope.fact_target("project")
@@ -265,9 +273,9 @@ async def test_a_replaced_index_is_freed_on_the_offload_thread(
 
 @pytest.mark.asyncio
 async def test_a_session_switch_frees_the_old_service_indexes_off_the_loop(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
-    svc = _service(tmp_path, offload, _facts(200))
+    svc = _service(tmp_path, store, offload, _facts(200))
     died = _watch(await svc.index("project", svc.now()))
     svc.release()
     await offload.drain()
@@ -314,7 +322,7 @@ def test_retire_empties_the_token_caches_it_is_given() -> None:
 
 @pytest.mark.asyncio
 async def test_few_but_long_facts_are_embedded_off_the_loop_too(
-    tmp_path: Path, offload: Offload
+    tmp_path: Path, offload: Offload, store: StoreClient
 ) -> None:
     """The in-place limit is on text as well as rows: 20 facts of 1,500 characters (more
     than INLINE_CHARS) would cost the loop ~18 ms of tokenizer for words not yet seen."""
@@ -329,7 +337,7 @@ async def test_few_but_long_facts_are_embedded_off_the_loop_too(
         for i in range(20)
     )
     assert sum(len(f.text) for f in long) > INLINE_CHARS
-    svc = _service(tmp_path, offload, long)
+    svc = _service(tmp_path, store, offload, long)
     enc = GatedEncoder()
     svc.semantic = edge = _edge(enc)
     assert _warming((await svc.injection("deploy checklist")).disclosures)

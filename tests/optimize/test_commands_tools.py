@@ -10,14 +10,14 @@ import pytest
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.optimizer import OptimizerClient, spawn_optimizer
-from persona_mind.cli._memory import DirectStore
+from persona_mind.actors.store import spawn_store
 from persona_mind.mind import MemoryService, MindSettings
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._tools import MindTools
 from persona_mind.mind.optimize._port import OptimizeBinding
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
-from tests.optimize._helpers import engine_for, rows, scope_for, seed
+from tests.optimize._helpers import rows, scope_for, seed
 
 
 @pytest.mark.asyncio
@@ -28,11 +28,10 @@ async def test_tool_stages_command_applies_and_undoes_M_OPTIMIZE_MANUAL_1_44_45(
     a, b = seed(tmp_path, clock, ["use ruff for lint", "use ruff for linting"], tier="stm")
     original = rows(tmp_path, clock, "stm")
     scope = scope_for(tmp_path)
-    svc = MemoryService(DirectStore(engine_for(tmp_path, clock)), clock, scope)
     async with ActorSystem(clock=clock) as system:
-        binding = OptimizeBinding(
-            OptimizerClient(spawn_optimizer(system, scope.agent_dir)), "s#1", scope
-        )
+        store = spawn_store(system, scope.agent_dir)  # the one Store, as in a runtime
+        svc = MemoryService(store, clock, scope)
+        binding = OptimizeBinding(OptimizerClient(spawn_optimizer(system, store)), "s#1", scope)
         tools = MindTools(svc, optimize=binding)
         page = await tools.call("memory", {"action": "inspect"})
         assert not page.is_error
@@ -68,11 +67,10 @@ async def test_refusals_are_typed_error_results(tmp_path: Path) -> None:
     clock = ManualClock()
     (a,) = seed(tmp_path, clock, ["rule"], tier="stm")
     scope = scope_for(tmp_path)
-    svc = MemoryService(DirectStore(engine_for(tmp_path, clock)), clock, scope)
     async with ActorSystem(clock=clock) as system:
-        binding = OptimizeBinding(
-            OptimizerClient(spawn_optimizer(system, scope.agent_dir)), "s#1", scope
-        )
+        store = spawn_store(system, scope.agent_dir)  # the one Store, as in a runtime
+        svc = MemoryService(store, clock, scope)
+        binding = OptimizeBinding(OptimizerClient(spawn_optimizer(system, store)), "s#1", scope)
         tools = MindTools(svc, optimize=binding)
         unsafe = await tools.call(
             "memory",
@@ -119,12 +117,13 @@ async def test_review_command_shows_before_after_and_undo_M_OPTIMIZE_WORKER_21(
     long = " before pushing, and keep the whole integration suite green for every release"
     a, b = seed(tmp_path, clock, [f"lint with ruff{long}", f"use ruff to lint{long}"], tier="stm")
     scope = scope_for(tmp_path)
-    svc = MemoryService(DirectStore(engine_for(tmp_path, clock)), clock, scope)
     answer = {"operations": [{"sources": [a.id, b.id], "text": f"Lint with ruff{long}!"}]}
     model = ScriptedModel(clock).on(phase="worker", reply=json.dumps(answer))
     async with ActorSystem(clock=clock) as system:
         runner = system.spawn(lambda: ChildRunner(model), name="child-runner")
-        ref = spawn_optimizer(system, scope.agent_dir, runner=lambda: runner)
+        store = spawn_store(system, scope.agent_dir)
+        svc = MemoryService(store, clock, scope)
+        ref = spawn_optimizer(system, store, runner=lambda: runner)
         binding = OptimizeBinding(OptimizerClient(ref), "s#1", scope, "fake/model")
         ctx = MindCommandContext(svc, MindSettings(), optimize=binding)
         done = await handle_mind_command("optimize stm", ctx)

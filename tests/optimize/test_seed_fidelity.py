@@ -14,14 +14,14 @@ import pytest
 
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.optimizer import OptimizerClient, spawn_optimizer
+from persona_mind.actors.store import spawn_store
 from persona_mind.cli import main as cli_main
-from persona_mind.cli._memory import DirectStore
 from persona_mind.mind import MemoryService, MindSettings
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind.optimize._errors import PlanConflict
 from persona_mind.mind.optimize._port import OptimizeBinding
 from persona_mind.testing import ManualClock
-from tests.optimize._helpers import ARCHITECT, consolidator, engine_for, scope_for, seed
+from tests.optimize._helpers import ARCHITECT, consolidator, scope_for, seed
 
 
 @pytest.mark.parametrize("sources", [1, 2])
@@ -61,8 +61,8 @@ async def test_the_seeds_project_long_names_the_project_tier(tmp_path: Path) -> 
     clock = ManualClock()
     seed(tmp_path, clock, ["use ruff for lint", "use ruff for linting"])  # project LTM
     scope = scope_for(tmp_path)
-    svc = MemoryService(DirectStore(engine_for(tmp_path, clock)), clock, scope)
     async with ActorSystem(clock=clock) as system:
+        svc = MemoryService(spawn_store(system, scope.agent_dir), clock, scope)
         binding = OptimizeBinding(
             OptimizerClient(spawn_optimizer(system, scope.agent_dir)), "s#1", scope
         )

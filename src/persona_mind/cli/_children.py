@@ -28,10 +28,6 @@ from persona_mind.clock import MonotonicClock
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.child import ChildTeam
 from persona_mind.messages.roundtable_progress import RoundtableProgress
-from persona_mind.persona.children._progress import render_progress
-from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
-from persona_mind.runners._child_pi import PiBackend
-from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 
 __all__ = ("add_parser", "fake_script", "fake_synthesis", "load_team", "run_roundtable_cli")
 
@@ -117,6 +113,8 @@ def fake_synthesis(query: str, names: list[str]) -> str:
     The fake cannot think, so the text is built from the question and the roster; it shows
     the shape a real moderator's answer has (the five sections of ``SECTIONS``).
     """
+    from persona_mind.persona import SECTIONS  # noqa: PLC0415 - keep CLI start-up light
+
     who = names or ["the lead"]
     first, second = who[0], who[-1]
     body = {
@@ -144,6 +142,8 @@ def fake_synthesis(query: str, names: list[str]) -> str:
 
 def fake_script(team: ChildTeam, delay: float = 0.0, query: str = "") -> dict[str, Any]:
     """A fake-pi script for a whole round-table: a valid selection and a full synthesis."""
+    from persona_mind.persona import SELECT_MARKER, SYNTHESIS_MARKER  # noqa: PLC0415
+
     chosen = team.specialists[:3]
     picks = [{"name": p.name, "reason": f"cover {p.description or p.name}"[:200]} for p in chosen]
     synthesis = fake_synthesis(query or "the question", [p.name for p in chosen])
@@ -192,6 +192,7 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
     agent_dir = _agent_dir(args.agent_dir)
     workspace = Path(args.cwd or os.getcwd()).resolve()
     from persona_mind.persona import Workspace, backend_problem  # noqa: PLC0415
+    from persona_mind.sim import SCRIPT_ENV, fake_pi_command  # noqa: PLC0415
 
     problem = backend_problem(Workspace(workspace))
     if problem is not None:  # P-CHILD-6/7: a start-up error, never another backend
@@ -222,7 +223,7 @@ def _prepare(args: argparse.Namespace) -> _Setup | str:
 async def _run(args: argparse.Namespace, setup: _Setup) -> int:
     from persona_mind.actors import ActorSystem  # noqa: PLC0415
     from persona_mind.actors.child_runner import ChildRunner  # noqa: PLC0415
-    from persona_mind.actors.roundtable import run_roundtable  # noqa: PLC0415
+    from persona_mind.children import PiBackend, render_progress, run_roundtable  # noqa: PLC0415
 
     team, command, model, env, workspace = setup
     clock = MonotonicClock()
@@ -267,6 +268,8 @@ async def _run(args: argparse.Namespace, setup: _Setup) -> int:
 
 
 def run_roundtable_cli(args: argparse.Namespace) -> int:
+    from persona_mind.sim import SCRIPT_ENV  # noqa: PLC0415 - keep CLI start-up light
+
     try:
         setup = _prepare(args)
         if isinstance(setup, str):

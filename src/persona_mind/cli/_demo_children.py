@@ -17,14 +17,13 @@ from pathlib import Path
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import run_roundtable
+from persona_mind.children import PiBackend, consult, consult_many
 from persona_mind.cli._children import fake_script, load_team
 from persona_mind.clock import MonotonicClock
 from persona_mind.errors import ChildError
-from persona_mind.features._consult import consult, consult_many
 from persona_mind.messages.child import ChildTeam
 from persona_mind.messages.roundtable_progress import RoundtableProgress
 from persona_mind.persona import render_consult
-from persona_mind.runners._child_pi import PiBackend
 from persona_mind.sim import SCRIPT_ENV, fake_pi_command
 
 __all__ = ("demo_children",)

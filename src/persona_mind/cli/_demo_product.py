@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
+from persona_mind.persona import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.sim import SCRIPT_ENV, SimHost
 
 __all__ = ("children_section", "fake_children_env", "memory_section", "persona_section")

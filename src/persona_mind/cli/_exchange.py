@@ -1,9 +1,10 @@
 """``persona-mind memory export|import`` and ``persona-mind pack export``: moving things out.
 
-Memory goes out and in as JSON Lines (:mod:`persona_mind.mind.migrate._exchange` has the format and
-rules); ``memory import`` without a file keeps its earlier meaning, the import of the older
+Memory goes out and in as JSON Lines through :meth:`~persona_mind.Memory.export` and
+:meth:`~persona_mind.Memory.import_lines` (``docs/mcp.md`` has the format and rules);
+``memory import`` without a file keeps its earlier meaning, the import of the older
 pi-persona-mind layout.  ``pack export --format claude-code`` writes a pack's personas as
-Claude Code agent files (:mod:`persona_mind.persona.packs._export`).  Exit codes: 0 done,
+Claude Code agent files (``persona_mind.persona.export_claude_code``).  Exit codes: 0 done,
 1 refused (every refused line is printed with its number and reason), 2 usage.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from persona_mind.mind import MemoryService
+    from persona_mind import Memory
 
 __all__ = ("add_memory_parsers", "add_pack_export", "run_memory_exchange")
 
@@ -70,13 +71,12 @@ def wants_exchange(args: argparse.Namespace) -> bool:
     return args.memory_cmd == "export" or (args.memory_cmd == "import" and args.file is not None)
 
 
-async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> int:
-    """Run ``memory export`` or ``memory import FILE`` on ``svc``."""
-    from persona_mind.mind.migrate._exchange import export_lines, import_lines  # noqa: PLC0415
+async def run_memory_exchange(args: argparse.Namespace, memory: Memory) -> int:
+    """Run ``memory export`` or ``memory import FILE`` on ``memory``'s scope."""
     from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
     if args.memory_cmd == "export":
-        lines = await export_lines(svc, args.tier)
+        lines = await memory.export(args.tier)
         text = "".join(f"{line}\n" for line in lines)
         if args.out is None:
             sys.stdout.write(text)  # JSON Lines already: the same with --json
@@ -96,8 +96,8 @@ async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> i
         except (OSError, UnicodeDecodeError) as err:
             print(f"persona-mind memory import: cannot read {args.file}: {err}", file=sys.stderr)
             return 1
-    outcome = await import_lines(
-        svc, raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
+    outcome = await memory.import_lines(
+        raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
     )
     failed = bool(outcome.refused) and not outcome.written
     if getattr(args, "json", False):
@@ -120,8 +120,11 @@ async def run_memory_exchange(args: argparse.Namespace, svc: MemoryService) -> i
 def _run_pack_export(args: argparse.Namespace) -> int:
     from persona_mind.clock import MonotonicClock  # noqa: PLC0415
     from persona_mind.errors import PersonaMindError  # noqa: PLC0415
-    from persona_mind.persona import PackStore, default_agent_dir  # noqa: PLC0415
-    from persona_mind.persona.packs._export import export_claude_code  # noqa: PLC0415
+    from persona_mind.persona import (  # noqa: PLC0415
+        PackStore,
+        default_agent_dir,
+        export_claude_code,
+    )
     from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
     files = DurablePackFiles()

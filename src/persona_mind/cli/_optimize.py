@@ -1,12 +1,13 @@
 """``persona-mind memory optimize inspect|stage|apply|undo|history`` (consolidation, CLI).
 
-The same Consolidator the Optimizer actor runs, called directly (a one-shot process has
-no mailbox to order). Plans live in the Optimizer's memory, which a CLI process does not
-outlive, so the CLI's ``apply`` names the plan by its *content*: the operations and the
-fingerprint its ``stage`` printed. It re-validates them and commits under the same CAS —
-a store changed since the preview is refused exactly like a stale plan id. ``stage
---apply`` stages and applies in one process. Prints the same cards as ``/mind optimize``
-(``--json``: their structured details).
+A face over :class:`~persona_mind.Consolidation`: the Optimizer actor a session runs, over
+the Store actor, so every step takes the same locks, CAS and receipts as ``/mind
+optimize``.  Plans live in the Optimizer's memory, which a CLI process does not outlive, so
+the CLI's ``apply`` names the plan by its *content*: the operations and the fingerprint its
+``stage`` printed (:meth:`~persona_mind.Consolidation.apply_operations`) — a store changed
+since the preview is refused exactly like a stale plan id.  ``stage --apply`` stages and
+applies in one process.  Prints the same cards as ``/mind optimize`` (``--json``: their
+structured details).
 """
 
 from __future__ import annotations
@@ -14,25 +15,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from persona_mind.actors.optimizer._consolidator import Consolidator, parse_tier
-from persona_mind.cli._output import emit, fail
+from persona_mind.cli._output import emit
 from persona_mind.cli._schema import OptimizeAnswer
-from persona_mind.clock import MonotonicClock
-from persona_mind.mind import MindScope, find_project
-from persona_mind.mind._cards import Card
-from persona_mind.mind._errors import InvalidArgument, MindRefusal
-from persona_mind.mind.optimize._commands import (
-    applied_card,
-    history_card,
-    inspection_card,
-    plan_card,
-)
-from persona_mind.mind.optimize._errors import StaleSnapshot
-from persona_mind.mind.optimize._plans import PlanRegistry
-from persona_mind.storage import FileStore, Layout, agent_dir
+
+if TYPE_CHECKING:
+    from persona_mind import Consolidation
+    from persona_mind.mind import Card
 
 __all__ = ("add_optimize_parser", "run_optimize_cli")
 
@@ -68,6 +58,8 @@ def add_optimize_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _ops(raw: str) -> Any:
+    from persona_mind.mind import InvalidArgument  # noqa: PLC0415
+
     text = sys.stdin.read() if raw == "-" else raw
     try:
         return json.loads(text)
@@ -75,57 +67,36 @@ def _ops(raw: str) -> Any:
         raise InvalidArgument("ops.malformed", f"--ops is not valid JSON ({exc.msg})") from None
 
 
-def _card(args: argparse.Namespace, cons: Consolidator, scope: MindScope) -> Card:
-    clock = MonotonicClock()
-    cons.engine.wall = clock.wall
-    tier = parse_tier(args.target or ("stm" if scope.project is not None else "persona"))
+async def _card(args: argparse.Namespace, cons: Consolidation) -> Card:
+    from persona_mind import mind  # noqa: PLC0415 - the cards /mind optimize prints
+
     cmd = args.optimize_cmd
     if cmd == "inspect":
-        page = cons.inspect(
-            scope,
-            tier,
-            now=clock.wall(),
-            offset=args.offset,
-            limit=args.limit,
-            expect_fingerprint=args.fingerprint,
+        page = await cons.inspect(
+            args.target, offset=args.offset, limit=args.limit, fingerprint=args.fingerprint
         )
-        return inspection_card(page)
+        return mind.inspection_card(page)
     if cmd == "history":
-        return history_card(tier, cons.list_history(scope, tier, limit=args.limit))
+        tier = args.target or cons.default_tier
+        return mind.history_card(tier, await cons.history(tier, limit=args.limit))
     if cmd == "undo":
-        tiers = [tier] if args.target else list(scope.tiers())
-        for t in tiers:
-            if any(r.id == args.receipt for r in cons.receipts(scope, t)):
-                return applied_card(cons.undo(scope, t, args.receipt))
-        raise InvalidArgument("undo.unknown", f"no receipt {args.receipt!r} in this scope")
-    staged = cons.stage(scope, tier, _ops(args.ops), now=clock.wall())
-    if cmd == "apply" and staged.fingerprint != args.fingerprint:
-        raise StaleSnapshot(
-            "plan.stale", "the store changed since this plan was staged; stage it again"
-        )
-    plan = PlanRegistry().add(
-        owner="cli",
-        tier=staged.tier,
-        store=staged.store,
-        persona=scope.persona,
-        fingerprint=staged.fingerprint,
-        replacements=staged.replacements,
-        now=clock.wall(),
-    )
-    if cmd == "stage" and not args.apply:
-        return plan_card(plan)
-    return applied_card(cons.apply(plan, scope))
+        return mind.applied_card(await cons.undo(args.receipt, args.target))
+    operations = _ops(args.ops)
+    if cmd == "apply":
+        done = await cons.apply_operations(args.target, operations, fingerprint=args.fingerprint)
+        return mind.applied_card(done)
+    plan = await cons.stage(args.target, operations)
+    return mind.applied_card(await cons.apply(plan)) if args.apply else mind.plan_card(plan)
 
 
-def run_optimize_cli(args: argparse.Namespace, exit_ok: int, exit_refused: int) -> int:
-    """Run one ``memory optimize`` command; refusals print to stderr with the refused code."""
-    root: Path = args.agent_dir or agent_dir()
-    scope = MindScope(root, args.persona, find_project(args.cwd))
-    cons = Consolidator(FileStore(Layout(root)))
-    try:
-        card = _card(args, cons, scope)
-    except MindRefusal as exc:
-        return fail(args, f"memory optimize: {exc}", exit_refused, exc.rule)
+async def run_optimize_cli(args: argparse.Namespace, exit_ok: int) -> int:
+    """Run one ``memory optimize`` command; a refusal propagates (typed) to the caller."""
+    from persona_mind import Consolidation  # noqa: PLC0415 - loads Mind and the Optimizer
+
+    async with Consolidation(
+        agent_dir=args.agent_dir, cwd=args.cwd, persona=args.persona, owner="cli"
+    ) as cons:
+        card = await _card(args, cons)
     details = card.details()
     answer = OptimizeAnswer(
         title=details.pop("title"),

@@ -227,8 +227,7 @@ def _pack_out(store: Any) -> out.PackList:
 
 
 def _run_pack(args: argparse.Namespace) -> int:
-    from persona_mind.persona import _views  # noqa: PLC0415
-    from persona_mind.persona.packs import _drafts, _lifecycle  # noqa: PLC0415
+    from persona_mind import persona  # noqa: PLC0415 - fast help
 
     store = _store(args)
     verb = args.verb
@@ -236,24 +235,24 @@ def _run_pack(args: argparse.Namespace) -> int:
 
     def run() -> str | tuple[str, Any]:
         prepared = {
-            "install": lambda: _lifecycle.prepare_install(store, args.name),
-            "update": lambda: _lifecycle.prepare_update(
+            "install": lambda: persona.prepare_install(store, args.name),
+            "update": lambda: persona.prepare_update(
                 store, args.name, discard_edits=args.discard_edits
             ),
-            "uninstall": lambda: _lifecycle.prepare_uninstall(store, args.name),
-            "delete": lambda: _lifecycle.prepare_delete(store, args.name),
-            "fork": lambda: _lifecycle.prepare_fork(store, args.source, args.name),
-            "create": lambda: _drafts.prepare_create(store, args.name),
-            "edit": lambda: _drafts.prepare_edit(store, args.name),
-            "apply": lambda: _drafts.prepare_apply(store, args.name),
-            "cancel": lambda: _drafts.prepare_cancel(store, args.name),
+            "uninstall": lambda: persona.prepare_uninstall(store, args.name),
+            "delete": lambda: persona.prepare_delete(store, args.name),
+            "fork": lambda: persona.prepare_fork(store, args.source, args.name),
+            "create": lambda: persona.prepare_create(store, args.name),
+            "edit": lambda: persona.prepare_edit(store, args.name),
+            "apply": lambda: persona.prepare_apply(store, args.name),
+            "cancel": lambda: persona.prepare_cancel(store, args.name),
         }
         if verb == "list":
-            return _views.pack_list(store), _pack_out(store)
+            return persona.pack_list(store), _pack_out(store)
         if verb == "status":
-            return _views.pack_status(store, args.name)
+            return persona.pack_status(store, args.name)
         if verb == "preview":
-            return _drafts.preview_draft(store, args.name)
+            return persona.preview_draft(store, args.name)
         change = prepared[verb]()
         return _gated(change, yes) if verb in _GATED else str(change.execute())
 
@@ -310,11 +309,10 @@ def _run_resolve(args: argparse.Namespace) -> int:
 
 
 def _run_doctor(args: argparse.Namespace) -> int:
-    from persona_mind.persona import Resolver, Workspace, doctor  # noqa: PLC0415
-    from persona_mind.persona._doctor import render  # noqa: PLC0415
+    from persona_mind.persona import Resolver, Workspace, doctor, render_findings  # noqa: PLC0415
 
     findings = doctor(_store(args), Workspace(args.cwd), None, Resolver())
-    report = render(findings)
+    report = render_findings(findings)
     rows = [out.Finding(level=f.level, message=f.text) for f in findings]
     emit(args, out.Doctor(findings=rows, report=report), report)
     return 1 if any(f.level == "error" for f in findings) else 0
@@ -344,39 +342,38 @@ def _run_default(args: argparse.Namespace) -> int:
 
 
 def _run_migrate(args: argparse.Namespace) -> int:
-    from persona_mind.persona import Workspace  # noqa: PLC0415
-    from persona_mind.persona.workspace import _migrate  # noqa: PLC0415
+    from persona_mind import persona  # noqa: PLC0415
 
-    store, ws = _store(args), Workspace(args.cwd)
+    store, ws = _store(args), persona.Workspace(args.cwd)
 
     def run() -> str | tuple[str, Any]:
         if args.op == "inspect":
-            return _migrate.inspect(store, ws)
+            return persona.migration_inspect(store, ws)
         if args.op == "status":
-            return f"Migration status: {_migrate.migration_status(store, ws)}"
+            return f"Migration status: {persona.migration_status(store, ws)}"
         if args.op == "preview":
-            return _migrate.preview(store, ws, args.name)[0]
+            return persona.migration_preview(store, ws, args.name)[0]
         if args.op == "apply":
-            return _gated(_migrate.prepare_migrate(store, ws, args.name), args.yes)
-        return _gated(_migrate.prepare_rollback(store, ws), args.yes)
+            return _gated(persona.prepare_migrate(store, ws, args.name), args.yes)
+        return _gated(persona.prepare_rollback(store, ws), args.yes)
 
     return _guard(args, run, changes=args.op in ("apply", "rollback"))
 
 
 def _run_onboard(args: argparse.Namespace) -> int:
-    from persona_mind.persona import Resolver, Workspace, doctor  # noqa: PLC0415
-    from persona_mind.persona._doctor import render  # noqa: PLC0415
-    from persona_mind.persona.workspace import _onboard  # noqa: PLC0415
+    from persona_mind import persona  # noqa: PLC0415
 
-    store, ws = _store(args), Workspace(args.cwd)
+    store, ws = _store(args), persona.Workspace(args.cwd)
 
     def run() -> str | tuple[str, Any]:
         if args.op == "start":
-            return _onboard.start(store.files, ws)
+            return persona.onboard_start(store.files, ws)
         if args.op == "preview":
-            return _onboard.preview(ws)
-        change = _onboard.prepare_foundation(
-            store.files, ws, lambda: render(doctor(store, ws, None, Resolver()))
+            return persona.onboard_preview(ws)
+        change = persona.prepare_foundation(
+            store.files,
+            ws,
+            lambda: persona.render_findings(persona.doctor(store, ws, None, persona.Resolver())),
         )
         return _gated(change, args.yes)
 

@@ -154,10 +154,18 @@ class LlamaBPE:
         self._cache: dict[str, tuple[int, ...]] = {}
 
     @classmethod
-    def from_file(cls, path: Path, pause: Callable[[], object] = lambda: None) -> LlamaBPE:
+    def from_file(
+        cls, path: Path, pause: Callable[[], object] = lambda: None, *, stepwise: bool = True
+    ) -> LlamaBPE:
         """Read a ``tokenizer.json`` in steps; :class:`UnsupportedModelFile` if it is not
-        the configuration implemented here, ``OSError``/``ValueError`` if unreadable."""
-        config = decode_in_steps(read_text_in_slices(path, pause))
+        the configuration implemented here, ``OSError``/``ValueError`` if unreadable.
+
+        ``stepwise=False`` parses it in one call (~8× faster, one ~50 ms GIL hold): for a
+        load nothing else waits on, a one-shot command's."""
+        if stepwise:
+            config = decode_in_steps(read_text_in_slices(path, pause))
+        else:
+            config = json.loads(path.read_text(encoding="utf-8"))
         vocab, merges, specials, unk = _check_config(config)
         pause()
         return cls(vocab, merges, specials, unk)

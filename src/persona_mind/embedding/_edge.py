@@ -76,16 +76,17 @@ edge calls its ``pause`` (``time.sleep(0)``: the GIL is released and the OS may 
 event loop), so a cold bind of 19,000 facts is ~300 short calls, never one long hold."""
 
 
-def _default_loader(turns: TurnGate) -> Encoder:
+def _default_loader(turns: TurnGate, *, stepwise: bool = True) -> Encoder:
     """Load WordLlama, waiting before each step (the numpy import, the tokenizer read, the
-    weights read) until no turn is in flight (issue 15 item 9)."""
+    weights read) until no turn is in flight (issue 15 item 9); ``stepwise=False`` parses
+    each file in one call (:meth:`SemanticEdge.load_now`: nothing waits on the load)."""
     wait = turns.budget()  # one cap for all the load's waits
     wait()
     try:
         from persona_mind.embedding._encoder import WordLlamaEncoder  # noqa: PLC0415
     except ImportError as exc:  # numpy missing: the semantic extra is not installed
         raise EmbeddingUnavailable(f"numpy is not installed; {INSTALL_HINT}") from exc
-    return WordLlamaEncoder.load(between_steps=wait)
+    return WordLlamaEncoder.load(between_steps=wait, stepwise=stepwise)
 
 
 @dataclass(slots=True)
@@ -137,6 +138,11 @@ class SemanticEdge:
         self._loader = (
             loader if loader is not None else functools.partial(_default_loader, self.turns)
         )
+        self._load_at_once = (  # load_now's: its caller waits for the model anyway
+            loader
+            if loader is not None
+            else functools.partial(_default_loader, self.turns, stepwise=False)
+        )
         self._pause = pause
         self._state = "idle"
         self._reason = "semantic model not started"
@@ -165,11 +171,13 @@ class SemanticEdge:
         self._thread.start()
 
     def load_now(self) -> RankerStatus:
-        """Load synchronously (benchmarks, the CLI); the status says how it went."""
+        """Load synchronously (a one-shot command, a library before its first ranking,
+        benchmarks); the status says how it went.  The files are parsed in one go, not in
+        GIL-yielding steps: here the caller waits for the model anyway."""
         if self._state == "idle":
             self._state, self._reason = "loading", "semantic model loading"
         if self._state == "loading" and self._thread is None:
-            self._load()
+            self._load(self._load_at_once)
         self.settled.wait()
         return self.status()
 
@@ -177,9 +185,9 @@ class SemanticEdge:
         time.sleep(self.turns.settle)  # let a prompt sent at once enter the gate first
         self._load()
 
-    def _load(self) -> None:
+    def _load(self, loader: Callable[[], Encoder] | None = None) -> None:
         try:
-            encoder = self._loader()
+            encoder = (loader or self._loader)()
         except EmbeddingUnavailable as exc:
             self._state, self._reason = "unavailable", str(exc)
         except Exception as exc:  # a broken install must not take the runtime down

@@ -35,6 +35,11 @@ __all__ = ("Encoder", "Matrix", "WordLlamaEncoder", "fact_text", "unit_rows")
 
 Matrix = npt.NDArray[np.float32]
 
+
+def _no_pause() -> None:
+    """A one-shot load's pause between steps: none."""
+
+
 log = logging.getLogger(__name__)
 
 
@@ -113,7 +118,11 @@ class WordLlamaEncoder:
 
     @classmethod
     def load(
-        cls, between_steps: Callable[[], object] | None = None, *, root: Path | None = None
+        cls,
+        between_steps: Callable[[], object] | None = None,
+        *,
+        root: Path | None = None,
+        stepwise: bool = True,
     ) -> WordLlamaEncoder:
         """Load from the wheel (raises :class:`EmbeddingUnavailable` with what to do).
 
@@ -122,7 +131,9 @@ class WordLlamaEncoder:
         to that): the edge passes a :meth:`TurnGate.budget
         <persona_mind.embedding._gate.TurnGate.budget>` wait, so those steps fall between
         turns, not inside one (issue 15 item 9).  ``root`` replaces the installed
-        ``wordllama`` package directory (tests).
+        ``wordllama`` package directory (tests).  ``stepwise=False`` reads the files in one
+        go, without giving the GIL away between slices: for a load nothing waits on (a
+        one-shot command), where the steps only cost time.
         """
         wait = between_steps if between_steps is not None else (lambda: None)
         if root is None:
@@ -136,14 +147,16 @@ class WordLlamaEncoder:
         wait()
         try:
             with no_full_collections():
-                bpe = LlamaBPE.from_file(root.joinpath(*TOKENIZER_FILE), _yield_gil)
+                pause = _yield_gil if stepwise else _no_pause
+                path = root.joinpath(*TOKENIZER_FILE)
+                bpe = LlamaBPE.from_file(path, pause, stepwise=stepwise)
                 wait()
                 table = read_f16_table(
                     root.joinpath(*WEIGHTS_FILE),
                     "embedding.weight",
                     cls.DIM,
                     rows=len(bpe.vocab),
-                    pause=_yield_gil,
+                    pause=pause,
                 )
             freeze_survivors()  # the tables live as long as the process
         except UnsupportedModelFile as exc:

@@ -111,7 +111,7 @@ class MindFeature:
         runtime becomes ready without importing the Mind package.
         """
         if self._session is None:
-            from persona_mind.embedding import default_semantic  # noqa: PLC0415 - first session
+            from persona_mind._memory_service import semantic_source  # noqa: PLC0415
             from persona_mind.mind import MindSession  # noqa: PLC0415 - first session
             from persona_mind.mind._session import is_leg  # noqa: PLC0415
 
@@ -123,7 +123,7 @@ class MindFeature:
                 runtime.agent_dir,
                 append=runtime.host.append_entry,
                 leg=leg,
-                semantic=None if leg else default_semantic(os.environ),  # issue 16
+                semantic=semantic_source(os.environ),  # every face's ranker and model
                 offload=runtime.offload,  # index builds off the loop (issue 15, item 9)
             )
             if self._revoked:

@@ -8,6 +8,8 @@ See ``docs/mind.md`` for every choice and departure.
 from __future__ import annotations
 
 from persona_mind.mind._cards import Card as Card
+from persona_mind.mind._cards import backlog_line as backlog_line
+from persona_mind.mind._cards import fact_line as fact_line
 from persona_mind.mind._cards import sanitize as sanitize
 from persona_mind.mind._commands import COMMAND_NAMES as COMMAND_NAMES
 from persona_mind.mind._commands import MindCommandContext as MindCommandContext
@@ -75,6 +77,10 @@ from persona_mind.mind.notes._ledger import NoteRecord as NoteRecord
 from persona_mind.mind.notes._ledger import NotesLedger as NotesLedger
 from persona_mind.mind.notes._ledger import NotesTally as NotesTally
 from persona_mind.mind.notes._ledger import OwnerKey as OwnerKey
+from persona_mind.mind.optimize._commands import applied_card as applied_card
+from persona_mind.mind.optimize._commands import history_card as history_card
+from persona_mind.mind.optimize._commands import inspection_card as inspection_card
+from persona_mind.mind.optimize._commands import plan_card as plan_card
 from persona_mind.mind.recall._retrieval import FactIndex as FactIndex
 from persona_mind.mind.trust._scanner import Finding as Finding
 from persona_mind.mind.trust._scanner import scan as scan
@@ -135,15 +141,21 @@ __all__ = (
     "Tier",
     "UnknownVersion",
     "UnsafeContent",
+    "applied_card",
+    "backlog_line",
     "command_specs",
     "companion_refusal",
     "content_identity",
     "decide_capture",
     "direct_user_text",
+    "fact_line",
     "find_project",
     "handle_mind_command",
+    "history_card",
+    "inspection_card",
     "is_leg",
     "load_persona_settings",
+    "plan_card",
     "plan_injection",
     "reminder_card",
     "sanitize",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from persona_mind.persona._commands import HELP, PACK_VERBS, command_plan_needs, run_command
 from persona_mind.persona._doctor import Finding, backend_problem, doctor
+from persona_mind.persona._doctor import render as render_findings
 from persona_mind.persona._errors import (
     AmbiguousPackName,
     DraftConflict,
@@ -31,6 +32,7 @@ from persona_mind.persona._errors import (
 from persona_mind.persona._resolver import ResolvedPersona, Resolver, identity_of
 from persona_mind.persona._service import PersonaService
 from persona_mind.persona._tour import persona_tour
+from persona_mind.persona._views import pack_list, pack_status
 from persona_mind.persona.binding._session import (
     ACTIVE_ENTRY,
     RESERVED_COMMANDS,
@@ -44,7 +46,24 @@ from persona_mind.persona.binding._team import TeamMember, TeamSnapshot, resolve
 from persona_mind.persona.binding._team_binding import BindingRecord, Bindings, session_key
 from persona_mind.persona.children._consult import CONSULT_DEADLINE, ConsultResult, render_consult
 from persona_mind.persona.children._launch import HostState
+from persona_mind.persona.children._progress import render_progress
+from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.persona.children._team import team_from_snapshot
+from persona_mind.persona.packs._drafts import (
+    prepare_apply,
+    prepare_cancel,
+    prepare_create,
+    prepare_edit,
+    preview_draft,
+)
+from persona_mind.persona.packs._export import ExportReport, export_claude_code
+from persona_mind.persona.packs._lifecycle import (
+    prepare_delete,
+    prepare_fork,
+    prepare_install,
+    prepare_uninstall,
+    prepare_update,
+)
 from persona_mind.persona.packs._model import Pack, PackManifest, PersonaDef
 from persona_mind.persona.packs._scan import Limits
 from persona_mind.persona.packs._state import StoreStateCorrupt, state_problem
@@ -71,8 +90,15 @@ from persona_mind.persona.workspace._files import Workspace
 from persona_mind.persona.workspace._migrate import (
     MigrationStatus,
     migration_status,
+    prepare_migrate,
+    prepare_rollback,
     receipt_problem,
 )
+from persona_mind.persona.workspace._migrate import inspect as migration_inspect
+from persona_mind.persona.workspace._migrate import preview as migration_preview
+from persona_mind.persona.workspace._onboard import prepare_foundation
+from persona_mind.persona.workspace._onboard import preview as onboard_preview
+from persona_mind.persona.workspace._onboard import start as onboard_start
 
 __all__ = (
     "ACTIVE_ENTRY",
@@ -84,6 +110,9 @@ __all__ = (
     "PERSONA_PACK_TOOL",
     "READ_ONLY",
     "RESERVED_COMMANDS",
+    "SECTIONS",
+    "SELECT_MARKER",
+    "SYNTHESIS_MARKER",
     "ActivePersona",
     "AmbiguousPackName",
     "BindingRecord",
@@ -93,6 +122,7 @@ __all__ = (
     "ConsultResult",
     "DraftConflict",
     "Effects",
+    "ExportReport",
     "Finding",
     "HostState",
     "Limits",
@@ -134,14 +164,36 @@ __all__ = (
     "command_plan_needs",
     "default_agent_dir",
     "doctor",
+    "export_claude_code",
     "identity_of",
     "load_pack",
+    "migration_inspect",
+    "migration_preview",
     "migration_status",
+    "onboard_preview",
+    "onboard_start",
+    "pack_list",
+    "pack_status",
     "persona_tour",
     "prepare",
+    "prepare_apply",
+    "prepare_cancel",
+    "prepare_create",
+    "prepare_delete",
+    "prepare_edit",
+    "prepare_fork",
+    "prepare_foundation",
+    "prepare_install",
+    "prepare_migrate",
+    "prepare_rollback",
+    "prepare_uninstall",
+    "prepare_update",
+    "preview_draft",
     "read",
     "receipt_problem",
     "render_consult",
+    "render_findings",
+    "render_progress",
     "resolve_team",
     "run_command",
     "run_handoff",

@@ -6,8 +6,10 @@ actor runs it inside the locked compare-and-swap step off the event loop and ack
 only after the directory fsync. A mutation that raises aborts the write: nothing partial
 is ever stored.
 
-Implementations: the Store actor (``persona_mind.actors.store``) in a runtime, a direct
-synchronous engine for the CLI, and an in-memory fake for unit tests.
+Implementations: the Store actor's client (``persona_mind.actors.store.StoreClient``), which
+every runtime, facade and face uses, and the in-memory fake for unit tests
+(``persona_mind.testing.MemoryStore``).  Both derive from
+``persona_mind.actors.store.StoreBase``, which writes the port's method bodies once.
 """
 
 from __future__ import annotations

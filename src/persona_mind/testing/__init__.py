@@ -11,7 +11,8 @@
   (from :mod:`persona_mind.sim`).
 * :class:`FaultyFileSystem` / :class:`PowerLoss` — fail the k-th file-system call, drop or
   garble unsynced writes (crash-safety tests of the storage engine).
-* :class:`MemoryStore` — an in-memory StorePort for unit tests of domain code.
+* :class:`MemoryStore` — an in-memory StorePort for unit tests of domain code;
+  :func:`real_store` — the Store actor over real files, for domain tests on disk.
 * :class:`FakeOpenAI` / :func:`pi_agent_env` — a scripted OpenAI-compatible SSE server on
   127.0.0.1 and an offline Pi agent dir pointing at it (end-to-end tests with the real Pi).
 * :func:`find_pi` / :func:`require_pi` — the Node 22 + Pi installed by scripts/install-pi.sh.
@@ -36,6 +37,7 @@ from persona_mind.testing._faultfs import PowerLoss as PowerLoss
 from persona_mind.testing._lifecycle import restarted as restarted
 from persona_mind.testing._lifecycle import wait_for_actor as wait_for_actor
 from persona_mind.testing._memstore import MemoryStore as MemoryStore
+from persona_mind.testing._memstore import real_store as real_store
 from persona_mind.testing._packs import write_pack as write_pack
 from persona_mind.testing._pi import NODE_VERSION as NODE_VERSION
 from persona_mind.testing._pi import PI_VERSION as PI_VERSION
@@ -68,6 +70,7 @@ __all__ = (
     "message_text",
     "pi_agent_env",
     "pi_required",
+    "real_store",
     "require_pi",
     "restarted",
     "wait_all_tasks_blocked",

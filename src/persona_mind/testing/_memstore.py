@@ -1,20 +1,31 @@
-"""``MemoryStore``: an in-memory :class:`~persona_mind.storage.port.StorePort` for unit tests.
+"""Store ports for tests: ``MemoryStore`` in memory, ``real_store`` over real files.
 
+:func:`real_store` is the Store actor every runtime and facade runs, in an actor system of
+its own, for domain tests that want real files (fsync, locks, quarantine) without a whole
+runtime.  ``MemoryStore`` is the in-memory :class:`~persona_mind.storage.port.StorePort`
+for unit tests:
 It keeps the contract of the real engine where a unit test can observe it: snapshots are
 encoded and decoded through the same canonical codec (so a wrong entry type fails here as
 it would on disk), the fingerprint is the SHA-256 of those bytes (equal to what
 ``FileStore`` would report), the sequence bumps per write, a stale ``generation`` raises
 ``StaleGeneration`` inside the mutation step, a stale ``expect_fingerprint`` raises
 ``CasConflict``, and a mutation that raises writes nothing. No files, no locks, no threads.
+
+It has the Store client's shape (:class:`~persona_mind.actors.store.StoreBase`): it writes
+the four primitives, and ``mutate`` and ``read_many`` are the base's, the same bodies the
+client runs.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from persona_mind.actors import ActorSystem
+from persona_mind.actors.store import StoreBase, StoreClient, spawn_store
 from persona_mind.errors import StaleGeneration
 from persona_mind.storage._codec import (
     ABSENT_FINGERPRINT,
@@ -26,12 +37,15 @@ from persona_mind.storage._errors import CasConflict
 from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
 
-__all__ = ("MemoryStore",)
+if TYPE_CHECKING:
+    from persona_mind.clock import Clock
+
+__all__ = ("MemoryStore", "real_store")
 
 E = TypeVar("E")
 
 
-class MemoryStore:
+class MemoryStore(StoreBase):
     """In-memory StorePort fake (see module doc).
 
     ``generation``: the current owner generation (``None`` disables the check).
@@ -55,37 +69,6 @@ class MemoryStore:
         self._maybe_fail()
         return self._decode(target)
 
-    async def mutate(
-        self,
-        target: StoreTarget[E],
-        mutation: Mutation[E],
-        *,
-        generation: int | None = None,
-        expect_fingerprint: str | None = None,
-    ) -> Snapshot[E]:
-        self._maybe_fail()
-        current = self._decode(target)
-        actual = self.fingerprint(target)
-        if expect_fingerprint is not None and expect_fingerprint != actual:
-            raise CasConflict(target.path, expect_fingerprint, None if current is None else actual)
-        self._check_generation(generation)
-        old = () if current is None else current.entries
-        new = tuple(mutation(old))
-        self._check_generation(generation)
-        if current is not None and new == old:
-            return current
-        snapshot: Snapshot[E] = Snapshot(
-            version=target.version,
-            sequence=1 if current is None else current.sequence + 1,
-            updatedAt=time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.wall())),
-            entries=new,
-        )
-        data = encode_snapshot(snapshot)
-        decode_snapshot(target.path, data, target.entry_type, target.version)  # round-trip
-        self.files[target.path] = data
-        self.writes += 1
-        return snapshot
-
     async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """Like ``StoreClient.read_stored``: the snapshot with its raw-byte fingerprint."""
         snapshot = await self.read(target)
@@ -101,11 +84,28 @@ class MemoryStore:
         expect_fingerprint: str | None = None,
         purpose: str = "mutation",
     ) -> Stored[E]:
-        """Like ``StoreClient.mutate_stored``."""
-        snapshot = await self.mutate(
-            target, mutation, generation=generation, expect_fingerprint=expect_fingerprint
+        self._maybe_fail()
+        current = self._decode(target)
+        actual = self.fingerprint(target)
+        if expect_fingerprint is not None and expect_fingerprint != actual:
+            raise CasConflict(target.path, expect_fingerprint, None if current is None else actual)
+        self._check_generation(generation)
+        old = () if current is None else current.entries
+        new = tuple(mutation(old))
+        self._check_generation(generation)
+        if current is not None and new == old:
+            return Stored(current, self.files[target.path])
+        snapshot: Snapshot[E] = Snapshot(
+            version=target.version,
+            sequence=1 if current is None else current.sequence + 1,
+            updatedAt=time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.wall())),
+            entries=new,
         )
-        return Stored(snapshot, self.files[target.path])
+        data = encode_snapshot(snapshot)
+        decode_snapshot(target.path, data, target.entry_type, target.version)  # round-trip
+        self.files[target.path] = data
+        self.writes += 1
+        return Stored(snapshot, data)
 
     async def transact(
         self,
@@ -148,3 +148,10 @@ class MemoryStore:
         if data is None:
             return None
         return decode_snapshot(target.path, data, target.entry_type, target.version)
+
+
+@asynccontextmanager
+async def real_store(agent_dir: Path, *, clock: Clock | None = None) -> AsyncIterator[StoreClient]:
+    """The Store actor on ``agent_dir`` (its own actor system, stopped on exit)."""
+    async with ActorSystem(clock=clock) as system:
+        yield spawn_store(system, agent_dir)
