@@ -16,6 +16,9 @@ so the entry is cleaned up and the asker gets ``StaleGeneration``).
 Restart contract (docs/actors.md): a crash cancels and awaits every child's work, so no
 process outlives the incarnation that started it; every pending ``RunChild`` ask fails
 (``ActorStopped``) and nothing is retried.
+
+The runtime spawns it at start; the child-process layer (``runners._child_process``) is
+imported only when children have to be waited for, so start-up never loads it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import contextlib
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
 from persona_mind.child_errors import ChildCancelled, ChildDeadlineExceeded
@@ -42,8 +45,9 @@ from persona_mind.messages.runner import (
     RunChild,
     RunnerMessage,
 )
-from persona_mind.runners._child_backend import ChildBackend
-from persona_mind.runners._child_process import within
+
+if TYPE_CHECKING:
+    from persona_mind.runners._child_backend import ChildBackend
 
 __all__ = ("ChildRunner", "run_child")
 
@@ -217,6 +221,8 @@ class ChildRunner(Actor[RunnerMessage]):
                 await entry.gone.wait()
 
         if entries:
+            from persona_mind.runners._child_process import within  # noqa: PLC0415
+
             await within(self.clock, self.stop_wait, all_gone)
         for entry in entries:
             if entry.watchdog is not None:
