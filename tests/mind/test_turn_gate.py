@@ -165,7 +165,7 @@ class _StubSession:
 
 
 def _feature(session: _StubSession) -> MindFeature:
-    feature = MindFeature(cast(Any, None), cast(Any, None), None)
+    feature = MindFeature(cast(Any, None), cast(Any, None))
     feature._session = cast(Any, session)
     return feature
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from persona_mind.errors import PersonaMindError
+from persona_mind.feature import PersonaStatus
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -51,6 +52,8 @@ from persona_mind.messages.owner import (
 )
 
 if TYPE_CHECKING:
+    from persona_mind.feature import Peers
+    from persona_mind.features._ports import Ports
     from persona_mind.persona import (
         Effects,
         OwnerPlans,
@@ -60,7 +63,6 @@ if TYPE_CHECKING:
         SessionContext,
         TeamSnapshot,
     )
-    from persona_mind.runtime import Runtime
 
 __all__ = ("PersonaFeature",)
 
@@ -95,14 +97,14 @@ class PersonaFeature:
     companion_version: tuple[int, ...] = (1, 17, 5)
     """The Persona contract this half implements, answered to Mind (M-COMPANION-4/6)."""
 
-    def __init__(self, runtime: Runtime, service: PersonaService | None = None) -> None:
-        self.runtime = runtime
+    def __init__(self, ports: Ports, peers: Peers, service: PersonaService | None = None) -> None:
+        self.ports = ports
+        self.peers = peers
+        """The Companion: the other features' settings (settings:collect:v1, M-SCOPE-11)."""
         self._service = service
         self.ctx: SessionContext | None = None
         self.handoff: str | None = None
         self.reload_pending = False
-        self.settings_sources: list[Callable[[], Mapping[str, Any]]] = []
-        """Companions' effective-settings contributions (settings:collect:v1, M-SCOPE-11)."""
         self.disabled: str | None = None
         """Why the Persona half could not open this session (Mind then refuses, M-COMPANION-7)."""
         self.backend_error: str | None = None
@@ -120,17 +122,17 @@ class PersonaFeature:
         if self._service is None:
             from persona_mind.persona import PersonaService  # noqa: PLC0415 - first session
 
-            runtime = self.runtime
+            ports = self.ports
             self._service = PersonaService(
-                runtime.agent_dir,
-                files=runtime.pack_files,  # the durable port (issue 10: no IO of its own)
-                clock=runtime.clock,
-                offload=runtime.offload,  # the Store's one serial IO thread
+                ports.agent_dir,
+                files=ports.pack_files(),  # the durable port (Persona does no IO of its own)
+                clock=ports.clock,
+                offload=ports.offload,  # the Store's one serial IO thread
                 plans=_HeldByOwner(),
             )
         return self._service
 
-    # -- what the rest of the runtime reads --------------------------------------------
+    # -- what the Companion reads -----------------------------------------------------------
     @property
     def enabled(self) -> bool:
         """False when this session could not be opened (its reason is in ``disabled``)."""
@@ -148,7 +150,19 @@ class PersonaFeature:
         return state.active.name if state is not None and state.active is not None else None
 
     async def team(self) -> TeamSnapshot | None:
+        """The session's team snapshot (the Companion answers ``GetTeam`` with it)."""
         return None if self.ctx is None else await self.service.team(self.ctx)
+
+    def persona_status(self) -> PersonaStatus:
+        """What the Companion answers Mind (companion:v1) and the children feature."""
+        return PersonaStatus(
+            provider="persona-mind/persona",
+            version=self.companion_version,
+            enabled=self.enabled,
+            ready=self.ready,
+            active=self.active_name(),
+            backend_error=self.backend_error,
+        )
 
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:
@@ -166,11 +180,11 @@ class PersonaFeature:
     async def recover(self, owner: OwnerState, start: SessionStart) -> None:
         """A new feature (a restarted Companion) resumes the session the Owner holds: the
         active persona, the team snapshot in use, the counters and any pending hand-off."""
-        held = await self.runtime.owner_ref.ask(GetPersonaSession())
+        held = await self.ports.owner.ask(GetPersonaSession())
         if held is None or held.session_id != start.session_id:
             # The crash came before this session's state reached the Owner (mid session
             # start): open it as the start did, from the retained binding and the branch.
-            entries = tuple(await self.runtime.host.branch_entries())
+            entries = tuple(await self.ports.host.branch_entries())
             await self.on_event(msgspec.structs.replace(start, entries=entries), owner)
             return
         self.ctx = held.context()
@@ -199,7 +213,7 @@ class PersonaFeature:
         so a Companion that crashes after this call resumes from it)."""
         value = self._value()
         if value != self._held:
-            await self.runtime.owner_ref.ask(PutPersonaSession(session=value))
+            await self.ports.owner.ask(PutPersonaSession(session=value))
             self._held = value
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
@@ -236,14 +250,14 @@ class PersonaFeature:
                     cwd=Path(event.cwd),
                     other_commands=frozenset(event.other_commands),  # P-ACTIVE-5
                 )
-                problem = await self.runtime.offload(
+                problem = await self.ports.offload(
                     functools.partial(backend_problem, Workspace(Path(event.cwd)))
                 )
                 # P-CHILD-6/7: an invalid backend setting is a start-up error, and no child
                 # runs on a backend the user did not choose until it is fixed.
                 self.backend_error = problem
                 if problem is not None:
-                    await self.runtime.host.notify(
+                    await self.ports.host.notify(
                         f"persona: {problem} Consults and round-tables are off until then.",
                         "error",
                     )
@@ -256,7 +270,7 @@ class PersonaFeature:
                     )
                 except PersonaMindError as exc:  # answered to Mind as "disabled"
                     self.disabled = str(exc)
-                    await self.runtime.host.notify(f"persona: {exc}", "error")
+                    await self.ports.host.notify(f"persona: {exc}", "error")
                     return None
                 self.disabled = None
                 await self._publish_identity()
@@ -317,11 +331,9 @@ class PersonaFeature:
         Mind contributes its session snapshot (capture, nudge), M-SCOPE-11; a contribution
         that fails is named, never silently dropped."""
         parts: list[str] = []
-        for source in self.settings_sources:
-            try:
-                contribution = source()
-            except PersonaMindError as exc:
-                parts.append(f"(a companion's settings could not be collected: {exc})")
+        for contribution in self.peers.settings():
+            if isinstance(contribution, PersonaMindError):
+                parts.append(f"(a companion's settings could not be collected: {contribution})")
                 continue
             for area, values in sorted(contribution.items()):
                 if isinstance(values, Mapping):
@@ -336,7 +348,7 @@ class PersonaFeature:
         plans = OwnerPlans()
         if need is None or self.ctx is None:
             return plans
-        owner, sid = self.runtime.owner_ref, self.ctx.session_id
+        owner, sid = self.ports.owner, self.ctx.session_id
         if need.kind == "take":
             ask = TakePlan(
                 plan_id=need.plan_id, session_id=sid, user_messages=self.ctx.user_messages
@@ -352,7 +364,7 @@ class PersonaFeature:
 
     async def _send_plans(self, plans: OwnerPlans) -> None:
         """What the call issued or dropped, to the Owner (before the host sees the answer)."""
-        owner = self.runtime.owner_ref
+        owner = self.ports.owner
         for plan in plans.issued:
             await owner.ask(IssuePlan(plan=plan))
         for session_id, prefix in plans.drops:
@@ -366,7 +378,7 @@ class PersonaFeature:
 
     # -- effects -------------------------------------------------------------------------
     async def _apply(self, effects: Effects) -> None:
-        host = self.runtime.host
+        host = self.ports.host
         for custom_type, data in effects.entries:
             await host.append_entry(custom_type, data)
         if effects.identity_changed:
@@ -391,18 +403,24 @@ class PersonaFeature:
                 self.ctx, CommandCall(name="persona", args=args), plans=plans
             )
             await self._send_plans(plans)
-            await self.runtime.host.notify(outcome.result.text, outcome.result.level)
+            await self.ports.host.notify(outcome.result.text, outcome.result.level)
             await self._apply(outcome.effects)
             return
         if self.reload_pending:
             self.reload_pending = False
-            await self.runtime.host.request_reload()
+            await self.ports.host.request_reload()
 
     async def _publish_identity(self) -> None:
         identity = None if self.ctx is None else self.service.active_identity(self.ctx.session_id)
-        await self.runtime.owner_ref.ask(SetActivePersona(persona=identity))
+        await self.ports.owner.ask(SetActivePersona(persona=identity))
         # The footer says who is speaking (issue 17): "persona: official/software-team/architect".
-        await self.runtime.host.set_status("persona", f"persona: {identity}" if identity else None)
+        await self.ports.host.set_status("persona", f"persona: {identity}" if identity else None)
 
     def details(self) -> dict[str, Any]:
-        return {"ready": self.ready, "active": self.active_name()}
+        """What ``InspectFeatures`` reports of this half (values, never the objects)."""
+        return {
+            "ready": self.ready,
+            "active": self.active_name(),
+            "session_id": None if self.ctx is None else self.ctx.session_id,
+            "disabled": self.disabled,
+        }
