@@ -3,7 +3,7 @@ questions facades and faces ask it instead of touching its features."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -16,7 +16,9 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import OwnerChanged
-from persona_mind.messages.team import TeamSnapshot
+
+if TYPE_CHECKING:  # a value of messages/ (not loaded at start-up: only GetTeam names it)
+    from persona_mind.messages.team import TeamSnapshot  # noqa: F401 - named in Ask["…"]
 
 __all__ = ("CompanionMsg", "Describe", "FeatureReport", "GetTeam", "InspectFeatures")
 
@@ -25,7 +27,7 @@ class Describe(Ask[tuple[list[ToolSpec], list[CommandSpec]]], frozen=True, kw_on
     """Ask for the tool and command specs currently offered to the host."""
 
 
-class GetTeam(Ask[TeamSnapshot | None], frozen=True, kw_only=True):
+class GetTeam(Ask["TeamSnapshot | None"], frozen=True, kw_only=True):
     """The session's team snapshot as the Persona half retained it (``None``: no team or no
     session). ``persona_mind.Team`` and the MCP server's team tools ask this."""
 
