@@ -116,7 +116,7 @@ def spawn_tree(
     from persona_mind.actors.reminder import ReminderActor  # noqa: PLC0415
     from persona_mind.actors.store import spawn_store  # noqa: PLC0415
     from persona_mind.features import Ports  # noqa: PLC0415
-    from persona_mind.features._mind import REPORT_ENTRY_TYPE  # noqa: PLC0415
+    from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE  # noqa: PLC0415
 
     host = HostClient(system.spawn(lambda: HostProxy(port), name="host-proxy", restart=POLICY))
     agent_dir.mkdir(parents=True, exist_ok=True)

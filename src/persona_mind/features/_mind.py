@@ -14,6 +14,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.feature import Background
+from persona_mind.features._mind_relay import RelayNudges
+from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE, deliver_review, report_entry
+from persona_mind.features._mind_schedule import SchedulerLink
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -22,7 +25,6 @@ from persona_mind.messages.host import (
     CommandResult,
     CommandSpec,
     CustomEntry,
-    DisplayMessage,
     HostEvent,
     Input,
     PromptInjection,
@@ -41,13 +43,9 @@ if TYPE_CHECKING:
     from persona_mind.features._ports import Ports
     from persona_mind.mind import MindSession
     from persona_mind.mind._session import CompanionAnswer
-    from persona_mind.mind.capture._relay import RelayTracker
     from persona_mind.mind.optimize._port import OptimizerPort
 
 __all__ = ("REPORT_ENTRY_TYPE", "MindFeature")
-
-REPORT_ENTRY_TYPE = "persona-mind-report"
-"""Custom entry type of ``/mind`` reports: display history, never replayed as memory."""
 
 UNBOUND_COMMANDS = (
     CommandSpec(
@@ -80,7 +78,8 @@ class MindFeature:
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
         self._tally_key: tuple[str, int, int, str | None] | None = None
         """What the Owner last got of the notes' budget (session, events, bytes, closed)."""
-        self._relays: RelayTracker | None = None  # relayed blocked reports, per turn
+        self.schedule = SchedulerLink(ports.scheduler)
+        self.relays = RelayNudges()
 
     def settings_contribution(self) -> dict[str, Any]:
         """Mind's effective preferences for the companion's settings collection (the
@@ -122,9 +121,10 @@ class MindFeature:
                 await host.set_status("persona-mind-activity", line)
 
             self._session.activity_sink = activity_row
-            if not leg and ports.scheduler is not None:  # legs never schedule (AUTO-28)
-                self._session.saved_sink = self._saved
-                self._session.auto = self._auto
+            self.schedule.leg = leg  # legs never schedule (AUTO-28)
+            if self.schedule.wired:
+                self._session.saved_sink = self.schedule.saved
+                self._session.auto = self.schedule.auto
         return self._session
 
     def _optimizer_client(self) -> OptimizerPort | None:
@@ -137,44 +137,6 @@ class MindFeature:
         # explicit reviews share the Scheduler's single flight (M-OPTIMIZE-AUTO-20)
         return OptimizerClient(
             optimizer, admission=None if scheduler is None else (lambda: scheduler)
-        )
-
-    # -- the Scheduler (automatic reviews) -----------------------------------------------
-    def _tell_scheduler(self, message: Any) -> None:
-        """Tell the Scheduler unless this is a leg or the runtime has none (no workers)."""
-        ref = self.ports.scheduler
-        if ref is None or (self._session is not None and self._session.leg):
-            return
-        ref.tell_if_alive(message)
-
-    def _saved(self, tier: str) -> None:
-        from persona_mind.messages.scheduler import Saved  # noqa: PLC0415
-
-        self._tell_scheduler(Saved(tier=tier))
-
-    async def _auto(self, verb: str) -> tuple[str, ...]:
-        from persona_mind.messages.scheduler import AutoSetting  # noqa: PLC0415
-
-        ref = self.ports.scheduler
-        if ref is None:
-            return ("automatic review is not available in this runtime",)
-        return await ref.ask(AutoSetting(verb=verb))  # type: ignore[arg-type]
-
-    def _activate_scheduler(self, start: SessionStart, generation: int) -> None:
-        from persona_mind.messages.scheduler import Activate, Deactivate  # noqa: PLC0415
-
-        session = self._session
-        if session is None or session.service is None or session.leg:
-            self._tell_scheduler(Deactivate(reason="Mind is inactive"))
-            return
-        self._tell_scheduler(
-            Activate(
-                session_id=start.session_id,
-                owner=f"{start.session_id}#{generation}",
-                scope=session.service.scope,
-                model=session.model,
-                entries=start.entries,
-            )
         )
 
     # -- companion handshake ------------------------------------------------------------
@@ -201,10 +163,7 @@ class MindFeature:
             else:
                 self._session.revoke()
             self._bound = None
-            if self.ports.scheduler is not None:
-                from persona_mind.messages.scheduler import Deactivate  # noqa: PLC0415
-
-                self._tell_scheduler(Deactivate(reason="the session owner changed"))
+            self.schedule.deactivate("the session owner changed")
             return
         from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
         from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
@@ -215,7 +174,7 @@ class MindFeature:
         key = (owner.session_id, owner.active_persona, owner.generation, owner.cwd)
         if self._bound == key:
             return
-        self._settle_relays()  # an owner change discards the old owner's relay state
+        self.relays.settle()  # an owner change discards the old owner's relay state
         entries = tuple(await self.ports.host.branch_entries())
         start = SessionStart(
             reason=self._start.reason,
@@ -236,7 +195,7 @@ class MindFeature:
             settings=settings,
         )
         self._bound = key
-        self._activate_scheduler(start, owner.generation)
+        self.schedule.activate(start, owner.generation, self.session)
         await self._count_session_file(start.session_file)
         await self._arm_reminders(entries=entries)
 
@@ -325,7 +284,7 @@ class MindFeature:
                 await self._bind(owner)
             case Input():
                 if not event.text.lstrip().startswith("/"):  # a slash command runs no agent
-                    self._busy("input")  # cancels a running automatic review (AUTO-27)
+                    self.schedule.busy("input")  # cancels a running automatic review
                 # Only the reserved custom type replays direct user input (M-TRUST-2).
                 outcome = await self.session.on_input(event, deferred=event.deferred)
                 if outcome.captured is not None:
@@ -345,16 +304,13 @@ class MindFeature:
                 with turn_gate().turn():
                     return await session.before_agent_start(event)
             case AgentStart():
-                self._busy("agent-start")
+                self.schedule.busy("agent-start")
             case ToolExecutionEnd():
-                self._relay(event)
+                self.relays.result(event, self._session)
             case AgentSettled():
-                self._settle_relays()  # M-CAPTURE-10
-                if self.ports.scheduler is not None:  # only main-session input tokens count
-                    from persona_mind.messages.scheduler import Settled  # noqa: PLC0415
-
-                    tokens = event.usage.input_tokens if event.usage is not None else 0
-                    self._tell_scheduler(Settled(input_tokens=tokens))
+                self.relays.settle()  # M-CAPTURE-10
+                # only the main session's input tokens count toward the gate
+                self.schedule.settled(0 if event.usage is None else event.usage.input_tokens)
                 line = await self.session.maintenance()
                 if line:
                     await self.ports.host.notify(line, "info")
@@ -363,14 +319,11 @@ class MindFeature:
             case SessionTree():
                 self.session.on_tree(event)
             case SessionShutdown():
-                if self.ports.scheduler is not None:
-                    from persona_mind.messages.scheduler import Deactivate  # noqa: PLC0415
-
-                    self._tell_scheduler(Deactivate(reason="shutdown"))
+                self.schedule.deactivate("shutdown")
                 self.session.revoke()
                 self._start = None
                 self._bound = None
-                self._settle_relays()
+                self.relays.settle()
                 reminders = self.ports.reminders
                 if reminders is not None:
                     from persona_mind.messages.reminder import CancelReminders  # noqa: PLC0415
@@ -379,38 +332,6 @@ class MindFeature:
             case _:
                 pass
         return None
-
-    # -- issue 13 item 2: relayed blocked reports (M-CAPTURE-7..10) ----------------------
-    def _relay(self, event: ToolExecutionEnd) -> None:
-        """Feed the relay tracker; a visibly relayed blocked report becomes a model nudge."""
-        session = self._session
-        if session is None or not session.active or session.leg:
-            return
-        from persona_mind.mind.capture._cues import relay_hint  # noqa: PLC0415 - bound session
-        from persona_mind.mind.capture._relay import RelayTracker  # noqa: PLC0415
-
-        if self._relays is None:
-            self._relays = RelayTracker()
-        found = self._relays.result(
-            call_id=event.tool_call_id,
-            tool_name=event.tool_name,
-            text=event.text,
-            parent_call_id=event.parent_tool_call_id,
-            is_error=event.is_error,
-        )
-        hint = relay_hint(found)
-        if hint is not None:
-            session.suggest(hint)
-
-    def _settle_relays(self) -> None:
-        if self._relays is not None:
-            self._relays.settle()
-
-    def _busy(self, reason: str) -> None:
-        if self.ports.scheduler is not None:
-            from persona_mind.messages.scheduler import Busy  # noqa: PLC0415
-
-            self._tell_scheduler(Busy(reason=reason))  # type: ignore[arg-type]
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         result = await self.session.on_tool(call)
@@ -424,10 +345,10 @@ class MindFeature:
     ) -> CommandResult | Background[CommandResult]:
         """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3).
 
-        Issue 11: an optimize review runs for minutes, so the command answers once the
-        review is accepted (a short reply and a toast, M-OPTIMIZE-BATCH-8/9) and the review
-        runs as the Companion's detached work: its report arrives later as a report card
-        and session entry. An owner change cancels it (and its worker): no stale report.
+        An optimize review runs for minutes, so the command answers once the review is
+        accepted (a short reply and a toast, M-OPTIMIZE-BATCH-8/9) and the review runs as
+        the Companion's detached work: its report arrives later as a report card and
+        session entry (``_mind_reports``). An owner change cancels it (and its worker).
         """
         from persona_mind.mind.optimize._commands import is_review  # noqa: PLC0415 - lazy
 
@@ -437,39 +358,19 @@ class MindFeature:
             if accepted.level == "error":
                 return accepted
             await self.ports.host.notify(accepted.text.splitlines()[-1])
+            session, host = self.session, self.ports.host
             return Background(
-                key="mind-optimize-review", work=lambda: self._report(call), reply=accepted
+                key="mind-optimize-review",
+                work=lambda: deliver_review(session, host, call),
+                reply=accepted,
             )
         return await self._command(call)
-
-    async def _report(self, call: CommandCall) -> CommandResult:
-        """Run the review and deliver its terminal report as a card (M-OPTIMIZE-BATCH-10)."""
-        service = self.session.service
-        result = await self.session.on_command(call)
-        if self.session.active and self.session.service is service:  # M-UI-5: never stale
-            await self.ports.host.append_entry(
-                REPORT_ENTRY_TYPE,
-                {"command": f"/{call.name} {call.args}".strip(), "text": result.text},
-            )
-            lines = result.text.splitlines()
-            await self.ports.host.display(
-                DisplayMessage(
-                    kind=REPORT_ENTRY_TYPE,
-                    title=lines[0] if lines else "Optimize review",
-                    body="\n".join(lines[1:]),
-                    details={"command": f"/{call.name} {call.args}".strip(), "level": result.level},
-                )
-            )
-        return result
 
     async def _command(self, call: CommandCall) -> CommandResult:
         result = await self.session.on_command(call)
         await self._send_tally()
         if self.session.active:
-            await self.ports.host.append_entry(
-                REPORT_ENTRY_TYPE,
-                {"command": f"/{call.name} {call.args}".strip(), "text": result.text},
-            )
+            await self.ports.host.append_entry(REPORT_ENTRY_TYPE, report_entry(call, result))
         return result
 
     def details(self) -> dict[str, Any]:
