@@ -2,9 +2,9 @@
 
 The session's state is the Owner's (a :class:`~persona_mind.persona.PersonaSession`: the
 active persona, the team snapshot in use, the user-message count, branch and idleness, a
-pending hand-off) and so are the chat plans: this feature keeps a per-call view of them,
-sends every change to the Owner before the host sees the answer, and a feature built for a
-restarted Companion recovers the view from the Owner. It applies the
+pending hand-off) and so are the chat plans (``_persona_plans``): this feature keeps a
+per-call view of them, sends every change to the Owner before the host sees the answer,
+and a feature built for a restarted Companion recovers the view from the Owner. It applies the
 :class:`~persona_mind.persona.Effects` a handler returns:
 entries to the host, a user message, an identity change (a generation bump through the
 Owner, which Mind then follows), a reload once idle, or a pending handoff that runs when
@@ -23,6 +23,7 @@ import msgspec
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.feature import PersonaStatus
+from persona_mind.features._persona_plans import HeldByOwner, OwnerPlanDesk
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -41,14 +42,10 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import (
-    DropPlans,
     GetPersonaSession,
-    IssuePlan,
     OwnerState,
-    Plan,
     PutPersonaSession,
     SetActivePersona,
-    TakePlan,
 )
 
 if TYPE_CHECKING:
@@ -56,32 +53,13 @@ if TYPE_CHECKING:
     from persona_mind.features._ports import Ports
     from persona_mind.persona import (
         Effects,
-        OwnerPlans,
         PersonaService,
         PersonaSession,
-        PlanNeed,
         SessionContext,
         TeamSnapshot,
     )
 
 __all__ = ("PersonaFeature",)
-
-
-class _HeldByOwner:
-    """The service's plan desk between calls: the plans live in the Owner, so any use
-    outside a call that was given the Owner's answers is a bug, reported as one."""
-
-    def _refuse(self) -> PersonaMindError:
-        return PersonaMindError("persona plans are held by the Owner; ask it (IssuePlan/TakePlan)")
-
-    def issue(self, plan: Plan) -> None:
-        raise self._refuse()
-
-    def take(self, plan_id: str, session_id: str, user_messages: int) -> Plan:
-        raise self._refuse()
-
-    def drop(self, session_id: str, action_prefix: str | None = None) -> int:
-        raise self._refuse()
 
 
 _BASE_COMMANDS = (
@@ -102,6 +80,7 @@ class PersonaFeature:
         self.peers = peers
         """The Companion: the other features' settings (settings:collect:v1, M-SCOPE-11)."""
         self._service = service
+        self.plan_desk = OwnerPlanDesk(ports.owner)
         self.ctx: SessionContext | None = None
         self.handoff: str | None = None
         self.reload_pending = False
@@ -128,7 +107,7 @@ class PersonaFeature:
                 files=ports.pack_files(),  # the durable port (Persona does no IO of its own)
                 clock=ports.clock,
                 offload=ports.offload,  # the Store's one serial IO thread
-                plans=_HeldByOwner(),
+                plans=HeldByOwner(),
             )
         return self._service
 
@@ -299,9 +278,9 @@ class PersonaFeature:
             return ToolResult(text="persona_pack: no session is active yet", is_error=True)
         from persona_mind.persona import tool_plan_needs  # noqa: PLC0415 - loaded by now
 
-        plans = await self._plans_for(tool_plan_needs(call))
+        plans = await self.plan_desk.for_call(tool_plan_needs(call), self.ctx)
         outcome = await self.service.handle_tool(self.ctx, call, plans=plans)
-        await self._send_plans(plans)
+        await self.plan_desk.send(plans)
         await self._apply(outcome.effects)
         result: ToolResult = outcome.result
         return result
@@ -311,9 +290,9 @@ class PersonaFeature:
             return CommandResult(text="/persona: no session is active yet", level="error")
         from persona_mind.persona import command_plan_needs  # noqa: PLC0415 - loaded by now
 
-        plans = await self._plans_for(command_plan_needs(call))
+        plans = await self.plan_desk.for_call(command_plan_needs(call), self.ctx)
         outcome = await self.service.handle_command(self.ctx, call, plans=plans)
-        await self._send_plans(plans)
+        await self.plan_desk.send(plans)
         result: CommandResult = outcome.result
         effects = outcome.effects
         if result.reload and effects.reload:  # the host reloads after the command itself
@@ -340,41 +319,11 @@ class PersonaFeature:
                     parts += [f"{area}.{k}={v!r}" for k, v in sorted(values.items())]
         return f"Companion settings: {', '.join(parts)}" if parts else ""
 
-    # -- plans (held by the Owner) -------------------------------------------------------
-    async def _plans_for(self, need: PlanNeed | None) -> OwnerPlans:
-        """A per-call plan desk holding the Owner's answer to what the call needs."""
-        from persona_mind.persona import OwnerPlans, PlanRefused  # noqa: PLC0415
-
-        plans = OwnerPlans()
-        if need is None or self.ctx is None:
-            return plans
-        owner, sid = self.ports.owner, self.ctx.session_id
-        if need.kind == "take":
-            ask = TakePlan(
-                plan_id=need.plan_id, session_id=sid, user_messages=self.ctx.user_messages
-            )
-            try:
-                plans.taken[need.plan_id] = await owner.ask(ask)
-            except PlanRefused as exc:  # raised where the handler takes it, as before
-                plans.taken[need.plan_id] = exc
-        else:
-            key = (sid, need.action_prefix)
-            plans.dropped[key] = await owner.ask(DropPlans(session_id=sid, action_prefix=key[1]))
-        return plans
-
-    async def _send_plans(self, plans: OwnerPlans) -> None:
-        """What the call issued or dropped, to the Owner (before the host sees the answer)."""
-        owner = self.ports.owner
-        for plan in plans.issued:
-            await owner.ask(IssuePlan(plan=plan))
-        for session_id, prefix in plans.drops:
-            await owner.ask(DropPlans(session_id=session_id, action_prefix=prefix))
-
     async def _close(self, session_id: str) -> None:
         """Forget the session here and its plans in the Owner (the binding stays)."""
-        plans = await self._plans_for(None)
+        plans = await self.plan_desk.for_call(None, self.ctx)
         self.service.close_session(session_id, plans=plans)
-        await self._send_plans(plans)
+        await self.plan_desk.send(plans)
 
     # -- effects -------------------------------------------------------------------------
     async def _apply(self, effects: Effects) -> None:
@@ -398,11 +347,11 @@ class PersonaFeature:
             return
         if self.handoff is not None:
             args, self.handoff = self.handoff, None
-            plans = await self._plans_for(None)
+            plans = await self.plan_desk.for_call(None, self.ctx)
             outcome = await self.service.handle_command(
                 self.ctx, CommandCall(name="persona", args=args), plans=plans
             )
-            await self._send_plans(plans)
+            await self.plan_desk.send(plans)
             await self.ports.host.notify(outcome.result.text, outcome.result.level)
             await self._apply(outcome.effects)
             return
