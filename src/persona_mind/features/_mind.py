@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from persona_mind.feature import Peers
     from persona_mind.features._ports import Ports
     from persona_mind.mind import MindSession
-    from persona_mind.mind._session import CompanionAnswer
+    from persona_mind.mind._companion import CompanionAnswer
     from persona_mind.mind.optimize._port import OptimizerPort
 
 __all__ = ("REPORT_ENTRY_TYPE", "MindFeature")
@@ -99,7 +99,7 @@ class MindFeature:
         if self._session is None:
             from persona_mind.embedding import default_semantic  # noqa: PLC0415 - first session
             from persona_mind.mind import MindSession  # noqa: PLC0415 - first session
-            from persona_mind.mind._session import is_leg  # noqa: PLC0415
+            from persona_mind.mind._companion import is_leg  # noqa: PLC0415
 
             ports = self.ports
             leg = is_leg(os.environ)
@@ -141,7 +141,7 @@ class MindFeature:
 
     # -- companion handshake ------------------------------------------------------------
     def _answers(self) -> list[CompanionAnswer]:
-        from persona_mind.mind._session import CompanionAnswer  # noqa: PLC0415 - first bind
+        from persona_mind.mind._companion import CompanionAnswer  # noqa: PLC0415 - first bind
 
         # Every field is the Persona half's live answer, asked through the Companion, so
         # each check can fail in the running product (M-COMPANION-4/7), not only in tests.
@@ -165,7 +165,7 @@ class MindFeature:
             self._bound = None
             self.schedule.deactivate("the session owner changed")
             return
-        from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
+        from persona_mind.mind._companion import companion_refusal  # noqa: PLC0415 - first bind
         from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
 
         # Any owner change rebinds — a generation-only bump (team switch) or a working-directory
