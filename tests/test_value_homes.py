@@ -58,6 +58,15 @@ def test_memory_and_consolidation_values_are_one_type_in_mind_and_messages() -> 
     assert (_team.TeamSnapshot, _team.TeamMember) == (team.TeamSnapshot, team.TeamMember)
 
 
+def test_the_owners_values_are_one_type_in_mind_storage_and_messages() -> None:
+    from persona_mind.messages import owner, snapshot  # noqa: PLC0415
+    from persona_mind.mind.notes import _ledger  # noqa: PLC0415
+    from persona_mind.storage import port  # noqa: PLC0415
+
+    assert mind.NotesTally is _ledger.NotesTally is owner.NotesTally
+    assert (port.Snapshot, port.StoreTarget) == (snapshot.Snapshot, snapshot.StoreTarget)
+
+
 def test_fact_keeps_its_on_disk_form() -> None:
     raw = b'{"id":"m_1","kind":"note","text":"t","recordedAt":1.0,"lastSeenAt":2.0}'
     fact = msgspec.json.decode(raw, type=mind.Fact)

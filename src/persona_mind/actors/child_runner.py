@@ -47,6 +47,7 @@ from persona_mind.messages.runner import (
 )
 
 if TYPE_CHECKING:
+    from persona_mind.messages._base import Recipient
     from persona_mind.runners._child_backend import ChildBackend
 
 __all__ = ("ChildRunner", "run_child")
@@ -56,7 +57,7 @@ __all__ = ("ChildRunner", "run_child")
 class _Running:
     request: ChildRequest
     answer: Deferred
-    progress_to: ActorRef[Any] | None
+    progress_to: Recipient | None
     started: float
     generation: int
     watchdog: TimerHandle | None = None

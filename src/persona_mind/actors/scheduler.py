@@ -53,7 +53,6 @@ from persona_mind.messages.scheduler import (
 if TYPE_CHECKING:
     from persona_mind.actors.kernel._work import Outcome
     from persona_mind.clock import TimerHandle
-    from persona_mind.mind import MindScope
     from persona_mind.mind._model import Tier
     from persona_mind.mind.optimize import _schedule as rules
     from persona_mind.mind.optimize._review import ReviewReport
@@ -367,7 +366,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
 
 async def _fingerprints(
-    optimizer: ActorRef[Any], scope: MindScope, targets: tuple[Tier, ...]
+    optimizer: ActorRef[Any], scope: object, targets: tuple[Tier, ...]
 ) -> tuple[tuple[str, str], ...]:
     """Each target's store fingerprint (one bounded page; the digest of AUTO-23)."""
     out: list[tuple[str, str]] = []

@@ -307,7 +307,8 @@ class StoreClient:
 
     async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """The snapshot with the raw-byte fingerprint to pass as ``expect_fingerprint``."""
-        return await self.ref.ask(ReadStored(target=target), timeout=self.timeout)
+        found = await self.ref.ask(ReadStored(target=target), timeout=self.timeout)
+        return cast("Stored[E] | None", found)  # the engine's answer (messages/store.py)
 
     async def mutate(
         self,
@@ -340,9 +341,10 @@ class StoreClient:
             purpose=purpose,
         )
         try:
-            return await self.ref.ask(message, timeout=self.timeout, generation=generation)
+            stored = await self.ref.ask(message, timeout=self.timeout, generation=generation)
         except MutationAborted as aborted:
             raise _cause(aborted) from None
+        return cast("Stored[E]", stored)  # the engine's answer (messages/store.py)
 
     async def transact(
         self,
@@ -354,9 +356,10 @@ class StoreClient:
         """Several memory-store mutations as one decision (see ``FileStore.transact``)."""
         message = Transact(steps=tuple(steps), purpose=purpose)
         try:
-            return await self.ref.ask(message, timeout=self.timeout, generation=generation)
+            stored = await self.ref.ask(message, timeout=self.timeout, generation=generation)
         except MutationAborted as aborted:
             raise _cause(aborted) from None
+        return cast("list[Stored[Any]]", stored)  # the engine's answers (messages/store.py)
 
     async def with_engine(self, step: Callable[[FileStore], R], purpose: str = "step") -> R:
         """Run ``step`` on the Store's IO thread with its engine (see ``WithEngine``)."""

@@ -159,7 +159,11 @@ class PersonaFeature:
     async def recover(self, owner: OwnerState, start: SessionStart) -> None:
         """A new feature (a restarted Companion) resumes the session the Owner holds: the
         active persona, the team snapshot in use, the counters and any pending hand-off."""
+        from persona_mind.persona import PersonaSession  # noqa: PLC0415 - a session exists
+
         held = await self.ports.owner.ask(GetPersonaSession())
+        if held is not None and not isinstance(held, PersonaSession):  # opaque in messages
+            raise PersonaMindError(f"the Owner holds no Persona session: {type(held).__name__}")
         if held is None or held.session_id != start.session_id:
             # The crash came before this session's state reached the Owner (mid session
             # start): open it as the start did, from the retained binding and the branch.

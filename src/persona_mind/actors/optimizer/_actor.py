@@ -104,10 +104,10 @@ class OptimizerActor(Actor[OptimizerMsg]):
 
         match message:
             case OptimizeInspect():
-                now = self.clock.wall()
+                now, scope = self.clock.wall(), _scope(message.scope)
                 return await self._run(
                     lambda cons: cons.inspect(
-                        message.scope,
+                        scope,
                         parse_tier(message.tier),
                         now=now,
                         offset=message.offset,
@@ -118,22 +118,20 @@ class OptimizerActor(Actor[OptimizerMsg]):
             case OptimizeStage():
                 return await self._stage(message)
             case OptimizeApply():
+                scope = _scope(message.scope)
                 plan = self.plans.take(message.plan, message.owner, self.clock.wall())
                 generation = self.admitted
-                return await self._run(
-                    lambda cons: cons.apply(plan, message.scope, generation=generation)
-                )
+                return await self._run(lambda cons: cons.apply(plan, scope, generation=generation))
             case OptimizeUndo():
                 generation, tier = self.admitted, parse_tier(message.tier)
+                scope = _scope(message.scope)
                 return await self._run(
-                    lambda cons: cons.undo(
-                        message.scope, tier, message.receipt, generation=generation
-                    )
+                    lambda cons: cons.undo(scope, tier, message.receipt, generation=generation)
                 )
             case OptimizeHistoryList():
-                tier = parse_tier(message.tier)
+                tier, scope = parse_tier(message.tier), _scope(message.scope)
                 return await self._run(
-                    lambda cons: cons.list_history(message.scope, tier, limit=message.limit)
+                    lambda cons: cons.list_history(scope, tier, limit=message.limit)
                 )
             case OptimizeReview():
                 return self._review(message)
@@ -157,7 +155,8 @@ class OptimizerActor(Actor[OptimizerMsg]):
         from persona_mind.mind._errors import InvalidArgument  # noqa: PLC0415
         from persona_mind.mind.optimize._review import review_targets  # noqa: PLC0415
 
-        targets = review_targets(message.scope, message.target)
+        scope = _scope(message.scope)
+        targets = review_targets(scope, message.target)
         runner = self._admissible()
         if not message.model:
             raise InvalidArgument("optimize.no_model", "the session has no model to review with")
@@ -165,7 +164,7 @@ class OptimizerActor(Actor[OptimizerMsg]):
             io=self._run,
             runner=runner,
             clock=self.clock,
-            scope=message.scope,
+            scope=scope,
             model=message.model,
             generation=self.admitted,
             record=self._record,
@@ -194,20 +193,29 @@ class OptimizerActor(Actor[OptimizerMsg]):
     async def _stage(self, message: OptimizeStage) -> Plan:
         from persona_mind.actors.optimizer._consolidator import parse_tier  # noqa: PLC0415
 
-        tier, now = parse_tier(message.tier), self.clock.wall()
+        tier, now, scope = parse_tier(message.tier), self.clock.wall(), _scope(message.scope)
         self.plans.check_room(message.owner, now)  # refuse before reading the store
-        staged = await self._run(
-            lambda cons: cons.stage(message.scope, tier, message.operations, now=now)
-        )
+        staged = await self._run(lambda cons: cons.stage(scope, tier, message.operations, now=now))
         return self.plans.add(
             owner=message.owner,
             tier=staged.tier,
             store=staged.store,
-            persona=message.scope.persona,
+            persona=scope.persona,
             fingerprint=staged.fingerprint,
             replacements=staged.replacements,
             now=self.clock.wall(),
         )
+
+
+def _scope(value: object) -> MindScope:
+    """A request's Mind scope, checked: the protocol carries it opaquely (messages name no
+    domain type)."""
+    from persona_mind.mind._errors import InvalidArgument  # noqa: PLC0415
+    from persona_mind.mind._scope import MindScope  # noqa: PLC0415
+
+    if not isinstance(value, MindScope):
+        raise InvalidArgument("optimize.scope", f"not a Mind scope: {type(value).__name__}")
+    return value
 
 
 def spawn_optimizer(
