@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -30,6 +31,14 @@ if __package__ in (None, ""):  # run as `python bench/scheduler.py`
 
 from bench._report import Result, emit
 from persona_mind.actors import ActorRef
+from persona_mind.feature import Feature, Peers
+from persona_mind.features import (
+    ChildrenFeature,
+    FeatureFactory,
+    MindFeature,
+    PersonaFeature,
+    Ports,
+)
 from persona_mind.messages.host import Usage
 from persona_mind.messages.scheduler import AutoSetting
 from persona_mind.testing import ManualClock
@@ -45,9 +54,10 @@ async def _session(root: Path, turns: int, *, scheduler: bool) -> tuple[float, s
     (ws / ".git").mkdir(parents=True)
     clock = ManualClock()
     model = ScriptedModel(clock).on(phase="worker", reply='{"operations": []}')
-    async with SimHost(agent_dir=root / "agent", cwd=ws, clock=clock, child_backend=model) as host:
-        if not scheduler:
-            host.runtime.feature("mind").scheduler = None  # type: ignore[attr-defined]
+    features = None if scheduler else _without_scheduler()
+    async with SimHost(
+        agent_dir=root / "agent", cwd=ws, clock=clock, child_backend=model, features=features
+    ) as host:
         await host.start()
         for line in ("/persona pack install software-team", "/persona team select software-team"):
             await host.command(line)
@@ -73,6 +83,15 @@ async def _session(root: Path, turns: int, *, scheduler: bool) -> tuple[float, s
                 await _idle(ref)
         status = (await host.command("/mind optimize auto status")).text
     return elapsed * 1000.0, status
+
+
+def _without_scheduler() -> tuple[FeatureFactory, ...]:
+    """The product's features with a Mind half whose ports name no Scheduler."""
+
+    def mind(ports: Ports, peers: Peers) -> Feature:
+        return MindFeature(dataclasses.replace(ports, scheduler=None), peers)
+
+    return (PersonaFeature, mind, ChildrenFeature)
 
 
 async def _idle(ref: ActorRef[Any]) -> None:

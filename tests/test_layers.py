@@ -22,6 +22,9 @@ REPO = Path(__file__).resolve().parents[1]
 PROCESS_CONTRACT = "The child-process layer drives no actors and knows no domain, feature or face"
 KERNEL_CONTRACT = "The kernel imports no role, feature, domain, runner, storage, facade or face"
 FACADE_CONTRACT = "Actors and features import no facade"
+ROOT_CONTRACT = "Features and actors do not import the runtime"
+COMPOSITION = frozenset({"persona_mind.runtime", "persona_mind._composition"})
+"""The composition root: the runtime facade and the module that builds its actor tree."""
 
 UPPER_LAYERS = frozenset(
     {
@@ -68,6 +71,13 @@ def _contract(name: str) -> dict[str, Any]:
     return dict(found)
 
 
+def test_type_checking_imports_count() -> None:
+    """Issue 22: a name imported only for type checking still crosses the layer, so the
+    contracts are checked with those imports (``messages/`` names no domain type at all)."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    assert config["tool"]["importlinter"]["exclude_type_checking_imports"] is False
+
+
 def test_no_contract_has_an_exception() -> None:
     for contract in _contracts():
         assert "ignore_imports" not in contract, contract["name"]
@@ -105,6 +115,28 @@ def test_the_kernel_may_name_no_role_actor() -> None:
     forbidden = set(contract["forbidden_modules"])
     assert roles <= forbidden, f"add to the kernel contract: {sorted(roles - forbidden)}"
     assert forbidden >= FACADES | FACES
+
+
+def test_features_and_actors_do_not_import_the_composition_root() -> None:
+    """Issue 22: a feature is built from its ports, never handed the runtime; neither the
+    features (and their port, ``persona_mind.feature``) nor any actor name the root."""
+    contract = _contract(ROOT_CONTRACT)
+    assert contract["type"] == "forbidden"
+    assert set(contract["source_modules"]) == {
+        "persona_mind.features",
+        "persona_mind.feature",
+        "persona_mind.actors",
+    }
+    assert set(contract["forbidden_modules"]) == COMPOSITION
+
+
+def test_a_contract_that_forbids_the_runtime_forbids_the_whole_root() -> None:
+    """The tree is built in ``_composition``: forbidding ``runtime`` alone would leave a way
+    round it."""
+    for contract in _contracts():
+        forbidden = set(contract.get("forbidden_modules", ()))
+        if forbidden & COMPOSITION:
+            assert forbidden >= COMPOSITION, contract["name"]
 
 
 def test_actors_and_features_import_no_facade() -> None:

@@ -44,6 +44,37 @@ def test_backlog_item_keeps_its_on_disk_form() -> None:
         msgspec.json.decode(raw[:-1] + b',"extra":1}', type=backlog.BacklogItem)
 
 
+def test_memory_and_consolidation_values_are_one_type_in_mind_and_messages() -> None:
+    """Fact and the Optimizer's answers live in messages/ (its protocol answers them)."""
+    from persona_mind.messages import consolidation, memory, team  # noqa: PLC0415
+    from persona_mind.mind.optimize import _inspect, _plans, _review, _stage  # noqa: PLC0415
+    from persona_mind.persona.binding import _team  # noqa: PLC0415
+
+    assert mind.Fact is memory.Fact
+    assert (_plans.Plan, _plans.Applied) == (consolidation.Plan, consolidation.Applied)
+    assert _inspect.Inspection is consolidation.Inspection
+    assert _review.ReviewReport is consolidation.ReviewReport
+    assert _stage.Replacement is consolidation.Replacement
+    assert (_team.TeamSnapshot, _team.TeamMember) == (team.TeamSnapshot, team.TeamMember)
+
+
+def test_the_owners_values_are_one_type_in_mind_storage_and_messages() -> None:
+    from persona_mind.messages import owner, snapshot  # noqa: PLC0415
+    from persona_mind.mind.notes import _ledger  # noqa: PLC0415
+    from persona_mind.storage import port  # noqa: PLC0415
+
+    assert mind.NotesTally is _ledger.NotesTally is owner.NotesTally
+    assert (port.Snapshot, port.StoreTarget) == (snapshot.Snapshot, snapshot.StoreTarget)
+
+
+def test_fact_keeps_its_on_disk_form() -> None:
+    raw = b'{"id":"m_1","kind":"note","text":"t","recordedAt":1.0,"lastSeenAt":2.0}'
+    fact = msgspec.json.decode(raw, type=mind.Fact)
+    assert (fact.status, fact.tags, fact.live(3.0)) == ("active", (), True)
+    with pytest.raises(msgspec.ValidationError):
+        msgspec.json.decode(raw[:-1] + b',"extra":1}', type=mind.Fact)
+
+
 def test_layout_is_one_type_in_storage_and_its_value_module() -> None:
     assert layout.Layout is storage.Layout
     assert layout.project_identity is storage.project_identity

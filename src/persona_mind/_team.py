@@ -119,11 +119,7 @@ class Team:
 
     async def snapshot(self) -> TeamSnapshot:
         """The team as the session retained it (pack, version, resolved members)."""
-        from persona_mind.features import PersonaFeature  # noqa: PLC0415
-
-        feature = self.session.runtime.feature("persona")
-        assert isinstance(feature, PersonaFeature)
-        snap = await feature.team()
+        snap = await self.session.runtime.team()  # GetTeam: asked of the Companion
         if snap is None:
             raise TeamUnavailable(
                 f"{self.cwd} has no persona team; choose one with `persona-mind persona default "

@@ -15,10 +15,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from persona_mind.actors import ActorRef
+    from persona_mind.messages._base import Recipient
 
 __all__ = ("Clock", "MonotonicClock", "TimerHandle")
 
@@ -44,7 +44,7 @@ class Clock(Protocol):
         """Run ``callback`` on the event loop after ``delay`` seconds."""
         ...
 
-    def send_after(self, delay: float, ref: ActorRef[Any], message: object) -> TimerHandle:
+    def send_after(self, delay: float, ref: Recipient, message: object) -> TimerHandle:
         """Tell ``message`` to ``ref`` after ``delay`` seconds (a timer as a message).
 
         The message is sent in the context the timer was armed in, so it carries the
@@ -69,7 +69,7 @@ class MonotonicClock:
     def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
         return asyncio.get_running_loop().call_later(max(0.0, delay), callback)
 
-    def send_after(self, delay: float, ref: ActorRef[Any], message: object) -> TimerHandle:
+    def send_after(self, delay: float, ref: Recipient, message: object) -> TimerHandle:
         def fire() -> None:
             ref.tell_if_alive(message)
 

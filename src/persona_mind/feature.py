@@ -1,35 +1,64 @@
 """The feature port: how the Mind and Persona halves plug into the Companion.
 
-The Companion actor owns every feature instance, so a feature's state is only touched
-from the Companion's mailbox — one message at a time, no locks. A feature sees host
-events with the current :class:`~persona_mind.messages.owner.OwnerState`, contributes
-system-prompt sections, and answers the tools and commands it declares. A slow answer
-(a consult, a round-table) is returned as :class:`Background` work so the Companion's
-mailbox keeps moving while it runs.
+The Companion actor builds every feature instance itself (each incarnation from the
+runtime's factories and one :class:`~persona_mind.features.Ports` value) and is the only
+thing that touches them, so a feature's state is only touched from the Companion's
+mailbox — one message at a time, no locks — and no feature object leaves it. A feature
+sees host events with the current :class:`~persona_mind.messages.owner.OwnerState`,
+contributes system-prompt sections, and answers the tools and commands it declares. A slow
+answer (a consult, a round-table) is returned as :class:`Background` work so the
+Companion's mailbox keeps moving while it runs.
+
+Features talk to each other only through the Companion: each is handed the Companion's
+:class:`Peers` view, which the Companion answers by asking the features that offer the
+matching hook (:class:`PersonaHalf`, :class:`SettingsSource`, :class:`LeanContext`). So
+Mind learns the Persona half's companion:v1 answer, and Persona collects Mind's settings,
+without either holding the other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
+    from persona_mind.errors import PersonaMindError
     from persona_mind.messages.host import (
         CommandCall,
         CommandResult,
         CommandSpec,
         HostEvent,
         PromptInjection,
+        SessionStart,
         ToolCall,
         ToolResult,
         ToolSpec,
     )
     from persona_mind.messages.owner import OwnerState
+    from persona_mind.messages.team import TeamSnapshot
+    from persona_mind.mind import MemoryService
 
-__all__ = ("Background", "Feature")
+__all__ = (
+    "Background",
+    "Feature",
+    "LeanContext",
+    "MemoryHalf",
+    "Peers",
+    "PersonaHalf",
+    "PersonaStatus",
+    "PersonaSubcommands",
+    "Recovering",
+    "Reporting",
+    "SettingsSource",
+    "StatusSource",
+    "Subcommand",
+)
 
 T = TypeVar("T")
+
+Subcommand = Callable[[str], Awaitable["CommandResult"]]
+"""A handler of ``/persona <word> <rest>``: given ``rest``, the command's result."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +105,114 @@ class Feature(Protocol):
     ) -> CommandResult | Background[CommandResult]:
         """Answer one of this feature's commands."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class PersonaStatus:
+    """The Persona half's live answer: companion:v1 (M-COMPANION-4/7) and what the children
+    feature needs to offer consults (readiness, the active persona, a bad backend)."""
+
+    provider: str
+    version: tuple[int, ...]
+    enabled: bool
+    ready: bool
+    active: str | None = None
+    """The active persona's bare name, or ``None``."""
+    backend_error: str | None = None
+    """Why this session's child backend setting is invalid (P-CHILD-6/7)."""
+
+
+class Peers(Protocol):
+    """What a feature may ask of the other features, answered by the Companion.
+
+    Call it only from inside a feature call (the Companion's mailbox), never from
+    :class:`Background` work: the answers read the other features' state.
+    """
+
+    def persona_status(self) -> tuple[PersonaStatus, ...]:
+        """Every Persona half's answer (none when no Persona feature runs)."""
+        ...
+
+    def settings(self) -> tuple[Mapping[str, Any] | PersonaMindError, ...]:
+        """Every other feature's effective settings (settings:collect:v1, M-SCOPE-11); a
+        contribution that failed is its error, in its place."""
+        ...
+
+    async def team(self) -> TeamSnapshot | None:
+        """The session's team snapshot from the Persona half (``None``: no team)."""
+        ...
+
+    async def lean_injection(self, query: str) -> str:
+        """Objective/LTM-only context for a delegated leg from the Mind half (M-LEG)."""
+        ...
+
+    def memory_service(self) -> MemoryService | None:
+        """The Mind half's memory service for this session (``None``: Mind inactive)."""
+        ...
+
+    async def status_lines(self) -> tuple[str, ...]:
+        """Other features' lines for ``/persona status`` (the children's costs)."""
+        ...
+
+    def persona_subcommand(self, head: str) -> Subcommand | None:
+        """A feature's answer to ``/persona <head> …`` (``decisions``: the children)."""
+        ...
+
+
+# -- the hooks a feature implements to answer its peers (checked once, at build) ---------
+@runtime_checkable
+class PersonaHalf(Protocol):
+    """The Persona half: its status and its team."""
+
+    def persona_status(self) -> PersonaStatus: ...
+
+    async def team(self) -> TeamSnapshot | None: ...
+
+
+@runtime_checkable
+class SettingsSource(Protocol):
+    """A feature with effective settings to contribute (settings:collect:v1)."""
+
+    def settings_contribution(self) -> Mapping[str, Any]: ...
+
+
+@runtime_checkable
+class LeanContext(Protocol):
+    """A feature that gives delegated legs their lean context (M-LEG)."""
+
+    async def lean_injection(self, query: str) -> str: ...
+
+
+@runtime_checkable
+class MemoryHalf(Protocol):
+    """The Mind half: the session's memory service, for features that write memory."""
+
+    def memory_service(self) -> MemoryService | None: ...
+
+
+@runtime_checkable
+class StatusSource(Protocol):
+    """A feature with a line for ``/persona status``."""
+
+    async def status_line(self) -> str: ...
+
+
+@runtime_checkable
+class PersonaSubcommands(Protocol):
+    """A feature that answers ``/persona <word> …`` subcommands of its own."""
+
+    def persona_subcommands(self) -> Mapping[str, Subcommand]: ...
+
+
+@runtime_checkable
+class Recovering(Protocol):
+    """A feature that resumes the Owner's session itself after a Companion restart."""
+
+    async def recover(self, owner: OwnerState, start: SessionStart) -> None: ...
+
+
+@runtime_checkable
+class Reporting(Protocol):
+    """A feature that says what it holds (``InspectFeatures``: diagnostics and tests)."""
+
+    def details(self) -> Mapping[str, Any]: ...

@@ -6,6 +6,7 @@ per-session cap) are the Owner's answers."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -135,9 +136,12 @@ async def test_a_chat_plan_lives_in_the_owner_not_the_companion(tmp_path: Path) 
         held = await owner.ask(ListPlans(session_id=sid))
         assert [p.plan_id for p in held] == [plan_id]
         assert held[0].action == "team.select"
-        service = host.runtime.feature("persona").service  # type: ignore[attr-defined]
+        # a Persona feature built from the runtime's ports has no plan desk of its own
+        from persona_mind.features import PersonaFeature  # noqa: PLC0415
+
+        feature = PersonaFeature(host.runtime.tree.ports, cast(Any, None))
         with pytest.raises(Exception, match="held by the Owner"):
-            service.plans.drop(sid)
+            feature.service.plans.drop(sid)
         await host.turn("yes, switch the team")
         confirmed = await host.call_tool("persona_pack", {"action": "confirm", "planId": plan_id})
         assert not confirmed.is_error, confirmed.text

@@ -215,10 +215,10 @@ async def _resumes(host: Any, plan_id: str, section: str) -> None:
     """What a resumed session must still do: the same persona, the note, the plan (its
     user-message count kept: the reply already came before the crash)."""
     from persona_mind.messages.companion import Describe  # noqa: PLC0415
+    from tests._features import details  # noqa: PLC0415
 
     await host.runtime.companion.ask(Describe())  # queued behind the new incarnation's start
-    persona = host.runtime.feature("persona")
-    assert persona.active_name() == "architect"
+    assert (await details(host.runtime, "persona"))["active"] == "architect"
     assert (await host.runtime.owner()).active_persona == "official/software-team/architect"
     confirmed = await host.call_tool("persona_pack", {"action": "confirm", "planId": plan_id})
     assert not confirmed.is_error, confirmed.text  # "needs the user's reply" if counts were lost
@@ -238,6 +238,7 @@ async def test_companion_crash_mid_turn_rebuilds_its_features_from_the_owner(
     from persona_mind.actors.companion import CompanionActor  # noqa: PLC0415
     from persona_mind.messages.host import BeforeAgentStart, Input  # noqa: PLC0415
     from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+    from tests._features import reports  # noqa: PLC0415
 
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)
@@ -248,15 +249,15 @@ async def test_companion_crash_mid_turn_rebuilds_its_features_from_the_owner(
     async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as host:
         await host.start()
         plan_id, section = await _persona_session(host)
-        old = list(host.runtime.features)
+        old = await reports(host.runtime)
         await host.runtime.event(Input(text="yes, install it"))  # the reply the plan needs
         armed.append(True)
         with pytest.raises(ActorStopped, match="crashed while handling BeforeAgentStart"):
             await host.runtime.event(BeforeAgentStart(prompt="go", system_prompt="base"))
         await restarted(host.runtime.companion)
-        new = host.runtime.features
+        new = await reports(host.runtime)
         assert [f.name for f in new] == [f.name for f in old]
-        assert not any(n is o for n, o in zip(new, old, strict=True))  # rebuilt, not reused
+        assert not {n.serial for n in new} & {o.serial for o in old}  # rebuilt, not reused
         await _resumes(host, plan_id, section)
 
 
@@ -303,6 +304,7 @@ async def test_a_companion_crash_keeps_the_notes_budget_of_other_branches(
     from persona_mind.messages.companion import Describe  # noqa: PLC0415
     from persona_mind.messages.owner import GetNotesTally  # noqa: PLC0415
     from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+    from tests._features import details  # noqa: PLC0415
     from tests.integration.conftest import bind_team  # noqa: PLC0415
 
     workspace = tmp_path / "ws"
@@ -318,8 +320,8 @@ async def test_a_companion_crash_keeps_the_notes_budget_of_other_branches(
         saved = await host.call_tool("memory", note)
         assert not saved.is_error, saved.text
         await host.move_branch(keep=kept)  # the note's branch is left
-        ledger = host.runtime.feature("mind").session.ledger  # type: ignore[attr-defined]
-        assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)
+        mind = await details(host.runtime, "mind")
+        assert (mind["lifetime_events"], mind["notes"]) == (1, 0)
         tally = await host.runtime.owner_ref.ask(GetNotesTally())
         assert tally is not None
         assert len(tally.seen) == 1
@@ -328,8 +330,8 @@ async def test_a_companion_crash_keeps_the_notes_budget_of_other_branches(
             await host.runtime.companion.ask(Describe())
         await restarted(host.runtime.companion)
         await host.runtime.companion.ask(Describe())  # behind the new incarnation's start
-        ledger = host.runtime.feature("mind").session.ledger  # type: ignore[attr-defined]
-        assert (ledger.lifetime_events, len(ledger.notes)) == (1, 0)  # counted, not active
+        mind = await details(host.runtime, "mind")
+        assert (mind["lifetime_events"], mind["notes"]) == (1, 0)  # counted, not active
         turn = await host.turn("what did we leave behind?")
         assert "Left behind" not in turn.system_prompt
 
@@ -345,6 +347,7 @@ async def test_a_companion_crash_mid_session_start_opens_the_new_session_on_rest
     from persona_mind.messages.companion import Describe  # noqa: PLC0415
     from persona_mind.messages.host import SessionStart  # noqa: PLC0415
     from persona_mind.testing._simhost import SimHost  # noqa: PLC0415
+    from tests._features import details  # noqa: PLC0415
 
     real = PersonaFeature._on_event
     crashed: list[str] = []
@@ -366,11 +369,9 @@ async def test_a_companion_crash_mid_session_start_opens_the_new_session_on_rest
         assert crashed == [host.session.session_id] != [old_session]
         await restarted(host.runtime.companion)
         tools, _ = await host.runtime.companion.ask(Describe())
-        persona = host.runtime.feature("persona")
-        assert isinstance(persona, PersonaFeature)
-        assert persona.ready
-        assert persona.ctx is not None
-        assert persona.ctx.session_id == host.session.session_id
+        persona = await details(host.runtime, "persona")
+        assert persona["ready"]
+        assert persona["session_id"] == host.session.session_id
         assert {"persona_pack", "memory"} <= {t.name for t in tools}
         saved = await host.call_tool(
             "memory", {"action": "remember", "kind": "convention", "text": "Tabs in Makefiles."}

@@ -125,14 +125,18 @@ async def test_concurrent_callers_share_one_build(tmp_path: Path, store: StoreCl
 async def test_the_runtime_answers_while_the_first_index_builds_and_fails_open_on_time(
     tmp_path: Path,
 ) -> None:
-    """The product Runtime: the Mind feature hands index builds to ``runtime.offload``."""
+    """The product Runtime: the Mind feature hands index builds to its ports' offload (the
+    Store's IO thread)."""
     agent, repo = tmp_path / "agent", tmp_path / "repo"
     repo.mkdir()
     _write_project_facts(agent, repo)
     clock = ManualClock()
     async with Runtime(NullHost(), agent_dir=agent, clock=clock) as rt:
-        offload = GatedOffload(rt.offload)
-        rt.offload = offload  # type: ignore[method-assign]  # the feature reads it at session
+        store = rt.store
+        assert store is not None
+        run_io = store.run_io  # the features' Ports.offload runs here: gate the index builds
+        offload = GatedOffload(lambda fn: run_io(fn, "offloaded job"))
+        store.run_io = lambda fn, purpose="io job": offload(fn)  # type: ignore[method-assign,assignment]
         await rt.event(SessionStart(reason="startup", session_id="s1", cwd=str(repo)))
         hook = asyncio.ensure_future(rt.event(BeforeAgentStart(prompt="parser cache retry")))
         assert await asyncio.to_thread(offload.started.wait, 30)  # a build is running

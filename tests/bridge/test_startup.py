@@ -1,7 +1,8 @@
 """Sidecar start-up stays lean and honest (docs/bridge.md, performance).
 
-The runtime answers ``ready`` without importing the domain packages (Persona, Mind, the
-storage engine, the child runner) — but with exactly the tools and commands the full
+The runtime answers ``ready`` with its whole actor tree spawned but without importing the
+domain packages (Persona, Mind, the storage engine, the child-process layer): each actor
+builds its services at its first message. It offers exactly the tools and commands the full
 runtime offers, and a session that starts afterwards gets everything it had before. The
 spec copies that make this possible are pinned to their originals here. No timing: these
 tests assert *what* is loaded when, which is deterministic; ``bench/bridge.py`` times it.
@@ -30,8 +31,9 @@ HEAVY = (
     "persona_mind.mind",
     "persona_mind.storage._engine",
     "persona_mind.children",
-    "persona_mind.actors.child_runner",
-    "persona_mind.actors.reminder",
+    "persona_mind.runners._child_process",
+    "persona_mind.actors.optimizer._consolidator",
+    "persona_mind.actors.optimizer._review",
     "portalocker",
     "yaml",
     "importlib.metadata",
@@ -64,6 +66,7 @@ PROBE = textwrap.dedent(
 
     def snapshot(rt):
         return {
+            "actors": [c.name for c in rt.system.root.children],
             "tools": sorted(t.name for t in rt.tool_specs()),
             "commands": sorted(c.name for c in rt.command_specs()),
             "loaded": sorted(m for m in HEAVY if m in sys.modules),
@@ -117,9 +120,22 @@ def test_ready_loads_no_domain_package_yet_offers_every_command(probe: dict[str,
         "persona-roundtable",
     ]
     assert out["ready"]["tools"] == []  # no session yet: no tool (M-COMPANION-2)
+    # the whole tree is there already (issue 22): nothing is spawned at first use
+    assert out["ready"]["actors"] == [
+        "host-proxy",
+        "store",
+        "owner",
+        "reminder",
+        "child-runner",
+        "roundtables",
+        "optimizer",
+        "scheduler",
+        "companion",
+    ]
+    assert out["session"]["actors"] == out["ready"]["actors"]
 
 
-def test_a_started_session_has_its_tools_and_still_no_child_runner(
+def test_a_started_session_has_its_tools_and_still_no_child_process_layer(
     probe: dict[str, Any],
 ) -> None:
     out = probe
@@ -130,7 +146,7 @@ def test_a_started_session_has_its_tools_and_still_no_child_runner(
     assert "persona_mind.persona" in session["loaded"]
     assert "persona_mind.mind" in session["loaded"]
     assert "persona_mind.children" not in session["loaded"]
-    assert "persona_mind.actors.child_runner" not in session["loaded"]
+    assert "persona_mind.runners._child_process" not in session["loaded"]
 
 
 def test_offered_specs_are_the_implementations_specs() -> None:

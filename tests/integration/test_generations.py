@@ -66,7 +66,7 @@ async def test_a_stale_message_to_each_actor_is_dropped_and_counted(
         stale: list[tuple[str, Any]] = [
             ("owner", lambda: runtime.owner_ref.ask(GetOwner(), generation=old)),
             ("companion", lambda: runtime.companion.ask(Describe(), generation=old)),
-            ("store", lambda: store.ref.ask(Read(target=target), generation=old)),  # type: ignore[attr-defined]
+            ("store", lambda: store.ref.ask(Read(target=target), generation=old)),
             ("reminder", lambda: reminders.ask(GetReminderState(), generation=old)),
             ("child-runner", lambda: runner.ask(ListChildren(), generation=old)),
         ]

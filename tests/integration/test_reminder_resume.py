@@ -96,5 +96,5 @@ async def test_no_replay_after_restart_and_resume_M_REMINDER_3(
         clock.advance(60 * 60)
         await _drain(again)
         assert _wakes(again) == 0
-        state = await again.runtime.reminders.ask(GetReminderState())  # type: ignore[union-attr]
+        state = await again.runtime.reminders.ask(GetReminderState())
         assert len(state.delivered) == 1

@@ -23,13 +23,11 @@ async def test_mind_refuses_without_the_persona_half(tmp_path: Path, workspace: 
     """M-COMPANION-2: with no Persona provider, Mind offers no tools and injects nothing."""
     from persona_mind.features import MindFeature  # noqa: PLC0415
 
-    async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as sim:
-        runtime = sim.runtime
-        assert runtime.store is not None
-        runtime.features.remove(runtime.feature("persona"))
-        mind = runtime.feature("mind")
-        assert isinstance(mind, MindFeature)
-        mind.persona = None
+    agent = tmp_path / "agent"
+    async with SimHost(
+        agent_dir=agent, cwd=workspace, clock=ManualClock(), features=[MindFeature]
+    ) as sim:
+        assert sim.runtime.store is not None
         await sim.start()
         assert "memory" not in [t.name for t in sim.tools]
         turn = await sim.turn("remember that we deploy on Fridays")

@@ -62,7 +62,7 @@ async def test_inspect_stage_apply_history_undo(tmp_path: Path, repo: Path) -> N
 async def test_apply_operations_refuses_a_changed_store(tmp_path: Path, repo: Path) -> None:
     agent = tmp_path / "agent"
     ids = await _remember(agent, repo, "lint with ruff", "use ruff to lint")
-    ops = [{"sources": ids, "text": "Lint with ruff"}]
+    ops = [{"sources": ids, "text": "Lint every change with ruff"}]
     async with Consolidation(agent_dir=agent, cwd=repo, persona=ARCHITECT) as cons:
         preview = await cons.stage(None, ops)
         await _remember(agent, repo, "a new fact after the preview")
@@ -82,7 +82,7 @@ async def test_only_the_owner_undoes_and_a_closed_facade_says_so(
     agent = tmp_path / "agent"
     ids = await _remember(agent, repo, "deploys need a ticket", "every deploy needs a ticket")
     async with Consolidation(agent_dir=agent, cwd=repo, persona=ARCHITECT) as cons:
-        plan = await cons.stage("stm", [{"sources": ids, "text": "Every deploy needs a ticket"}])
+        plan = await cons.stage("stm", [{"sources": ids, "text": "Every deploy needs a change ticket"}])
         receipt = (await cons.apply(plan)).receipt
     async with Consolidation(agent_dir=agent, cwd=repo, persona=REVIEWER) as other:
         with pytest.raises(ForeignOwner):

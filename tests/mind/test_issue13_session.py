@@ -70,18 +70,19 @@ async def test_generation_only_change_rebinds_mind_M_SCOPE_21(host: SimHost) -> 
     """An owner state that differs only by generation still rebinds Mind's service."""
     import msgspec  # noqa: PLC0415
 
-    from persona_mind.features import MindFeature  # noqa: PLC0415
+    from persona_mind.messages.owner import OwnerChanged  # noqa: PLC0415
+    from tests._features import details  # noqa: PLC0415
 
     await _persona(host)
-    mind = host.runtime.feature("mind")
-    assert isinstance(mind, MindFeature)
     owner = await host.runtime.owner()
-    assert mind.session.service is not None
-    assert mind.session.service.generation == owner.generation
+    mind = await details(host.runtime, "mind")
+    assert mind["active"]
+    assert mind["generation"] == owner.generation
     newer = msgspec.structs.replace(owner, generation=owner.generation + 1)
-    await mind.on_owner(newer)
-    assert mind.session.service is not None
-    assert mind.session.service.generation == newer.generation
+    host.runtime.companion.tell(OwnerChanged(state=newer))  # in mailbox order, before the ask
+    mind = await details(host.runtime, "mind")
+    assert mind["active"]
+    assert mind["generation"] == newer.generation
 
 
 @pytest.mark.asyncio
@@ -105,8 +106,8 @@ async def test_lifetime_budget_counts_every_branch_after_resume_M_SESSION_NOTES_
     import dataclasses  # noqa: PLC0415
     import json  # noqa: PLC0415
 
-    from persona_mind.features import MindFeature  # noqa: PLC0415
     from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE  # noqa: PLC0415
+    from tests._features import details  # noqa: PLC0415
 
     agent = tmp_path / "agent"
     async with SimHost(agent_dir=agent, cwd=workspace, clock=ManualClock()) as first:
@@ -132,13 +133,10 @@ async def test_lifetime_budget_counts_every_branch_after_resume_M_SESSION_NOTES_
         await second.start("resume")
         result = await second.command("/persona use architect")
         assert result.level == "info", result.text
-        mind = second.runtime.feature("mind")
-        assert isinstance(mind, MindFeature)
-        ledger = mind.session.ledger
-        assert ledger is not None
-        assert ledger.closed is None
-        assert len(ledger.notes) == 3  # the active branch's notes
-        assert ledger.lifetime_events == 4  # every event of the session
+        mind = await details(second.runtime, "mind")
+        assert mind["notes_closed"] is None
+        assert mind["notes"] == 3  # the active branch's notes
+        assert mind["lifetime_events"] == 4  # every event of the session
 
 
 @pytest.mark.asyncio
@@ -176,27 +174,27 @@ async def test_mind_settings_are_collected_by_persona_status_M_SCOPE_11(host: Si
     [("version", "incompatible"), ("enabled", "disabled")],
 )
 async def test_companion_checks_can_fail_in_the_running_product_M_COMPANION_4_7(
-    tmp_path: Path, workspace: Path, change: str, reason: str
+    tmp_path: Path, workspace: Path, change: str, reason: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An old Persona contract, or a Persona half that could not open the session, refuses Mind."""
     from persona_mind.features import PersonaFeature  # noqa: PLC0415
+    from tests._features import details  # noqa: PLC0415
 
+    if change == "version":
+        monkeypatch.setattr(PersonaFeature, "companion_version", (1, 17, 4))
+    else:
+        # the Persona half cannot open the session (e.g. its store stays locked)
+        from persona_mind.errors import PersonaError  # noqa: PLC0415
+        from persona_mind.persona import PersonaService  # noqa: PLC0415
+
+        async def fail(*_a: object, **_k: object) -> None:
+            raise PersonaError("the pack store stayed locked by another process")
+
+        monkeypatch.setattr(PersonaService, "open", fail)
     async with SimHost(agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock()) as sim:
-        persona = sim.runtime.feature("persona")
-        assert isinstance(persona, PersonaFeature)
-        if change == "version":
-            persona.companion_version = (1, 17, 4)
-        else:
-            # the Persona half cannot open the session (e.g. its store stays locked)
-            from persona_mind.errors import PersonaError  # noqa: PLC0415
-
-            async def fail(*_a: object, **_k: object) -> None:
-                raise PersonaError("the pack store stayed locked by another process")
-
-            persona.service.open = fail  # type: ignore[method-assign,assignment]
         await sim.start()
         if change == "enabled":
-            assert persona.disabled is not None
+            assert (await details(sim.runtime, "persona"))["disabled"] is not None
         assert "memory" not in [t.name for t in sim.tools]
         status = await sim.command("/mind status")
         assert reason in status.text

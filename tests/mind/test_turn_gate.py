@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from types import SimpleNamespace
 from typing import Any, ClassVar, cast
 
 import numpy as np
@@ -165,7 +166,7 @@ class _StubSession:
 
 
 def _feature(session: _StubSession) -> MindFeature:
-    feature = MindFeature(cast(Any, None), cast(Any, None), None)
+    feature = MindFeature(cast(Any, SimpleNamespace(scheduler=None)), cast(Any, None))
     feature._session = cast(Any, session)
     return feature
 

@@ -1,8 +1,8 @@
 """How tests wire the Persona domain: the real durable file port, an injected clock, and
 an inline offload (issue 10: Persona does no file IO, clock read or thread offload itself).
 
-Product code gets the same three from the runtime (``Runtime.pack_files``,
-``Runtime.clock``, ``Runtime.offload``) or the CLI; here ``files`` defaults to
+Product code gets the same three from the features' ports (``Ports.pack_files``,
+``Ports.clock``, ``Ports.offload``) or the CLI; here ``files`` defaults to
 ``persona_mind.storage.DurablePackFiles`` over the real file system (fault tests pass one
 over a ``FaultyFileSystem``), and ``clock`` to a fresh ``ManualClock``.
 """

@@ -23,6 +23,9 @@ Restart contract (docs/actors.md): a crash cancels and awaits every child's work
 process outlives the incarnation that started it; every pending ``RunChild`` ask fails
 (``ActorStopped``) and nothing is retried. The finished children's costs are kept
 (checkpointed after each child); what the cancelled ones had reported is lost.
+
+The runtime spawns it at start; the child-process layer (``runners._child_process``) is
+imported only when children have to be waited for, so start-up never loads it.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import contextlib
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
 from persona_mind.child_errors import ChildCancelled, ChildDeadlineExceeded
@@ -56,8 +59,10 @@ from persona_mind.messages.runner import (
     RunChild,
     RunnerMessage,
 )
-from persona_mind.runners._child_backend import ChildBackend
-from persona_mind.runners._child_process import within
+
+if TYPE_CHECKING:
+    from persona_mind.messages._base import Recipient
+    from persona_mind.runners._child_backend import ChildBackend
 
 __all__ = ("ChildRunner", "run_child")
 
@@ -66,7 +71,7 @@ __all__ = ("ChildRunner", "run_child")
 class _Running:
     request: ChildRequest
     answer: Deferred
-    progress_to: ActorRef[Any] | None
+    progress_to: Recipient | None
     started: float
     generation: int
     watchdog: TimerHandle | None = None
@@ -284,6 +289,8 @@ class ChildRunner(Actor[RunnerMessage]):
                 await entry.gone.wait()
 
         if entries:
+            from persona_mind.runners._child_process import within  # noqa: PLC0415
+
             await within(self.clock, self.stop_wait, all_gone)
         for entry in entries:
             if entry.watchdog is not None:

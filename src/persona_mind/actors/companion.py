@@ -5,19 +5,43 @@ one mailbox order; assembles the system-prompt injection for ``BeforeAgentStart`
 open after 750 ms on the clock, disclosed); dispatches tool calls and commands to the
 feature that declared them (slow ones as deferred work, so parallel consults run side by
 side); and keeps the host's tool and command registry in step with the features.
+
+It builds its features itself, from the runtime's factories and :class:`Ports`, and is the
+only thing that touches them: facades and faces ask it by message (``GetTeam``,
+``InspectFeatures``), and the features ask each other through it (it is their
+:class:`~persona_mind.feature.Peers` view: the Persona half's status and team, Mind's
+settings and lean context).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from persona_mind.actors import Actor, ActorRef
-from persona_mind.errors import HostError
-from persona_mind.feature import Background
-from persona_mind.messages.companion import CompanionMsg, Describe
+from persona_mind.actors import Actor
+from persona_mind.errors import HostError, PersonaMindError
+from persona_mind.feature import (
+    Background,
+    LeanContext,
+    MemoryHalf,
+    PersonaHalf,
+    PersonaStatus,
+    PersonaSubcommands,
+    Recovering,
+    Reporting,
+    SettingsSource,
+    StatusSource,
+    Subcommand,
+)
+from persona_mind.messages.companion import (
+    CompanionMsg,
+    Describe,
+    FeatureReport,
+    GetTeam,
+    InspectFeatures,
+)
 from persona_mind.messages.host import (
     AgentEnd,
     AgentSettled,
@@ -35,21 +59,19 @@ from persona_mind.messages.host import (
     ToolExecutionEnd,
     ToolSpec,
 )
-from persona_mind.messages.owner import (
-    GetOwner,
-    GetSessionStart,
-    OwnerChanged,
-    OwnerMsg,
-    OwnerState,
-)
+from persona_mind.messages.owner import GetOwner, GetSessionStart, OwnerChanged, OwnerState
 
 if TYPE_CHECKING:
-    from persona_mind.feature import Feature
-    from persona_mind.host import HostPort
+    from persona_mind.features._ports import FeatureFactory, Ports
+    from persona_mind.messages.team import TeamSnapshot
+    from persona_mind.mind import MemoryService
 
 __all__ = ("INJECTION_BUDGET_SECONDS", "CompanionActor", "UnknownCommand", "UnknownTool")
 
 INJECTION_BUDGET_SECONDS = 0.75  # M-INJECT: fail open after 750 ms, disclosed
+
+_BUILDS = itertools.count(1)
+"""Serial numbers of feature builds, process-wide (``FeatureReport.serial``)."""
 
 
 class UnknownTool(HostError):
@@ -60,30 +82,34 @@ class UnknownCommand(HostError):
     """The host ran a command this runtime does not offer (any more)."""
 
 
-@runtime_checkable
-class Recovering(Protocol):
-    """A feature that resumes the Owner's session itself after a Companion restart."""
-
-    async def recover(self, owner: OwnerState, start: SessionStart) -> None: ...
-
-
 class CompanionActor(Actor[CompanionMsg]):
     """Routes host traffic to the Owner and the features.
 
-    It holds no one else's state: each incarnation gets features built from scratch
-    (the runtime's factory) and, in ``on_start``, they recover the session the Owner holds
+    It holds no one else's state: each incarnation builds its features from scratch (the
+    runtime's factories) and, in ``on_start``, they recover the session the Owner holds
     (identity, the recorded session start, the Persona session, the plans stay there).
     """
 
-    def __init__(
-        self, owner: ActorRef[OwnerMsg], features: Sequence[Feature], host: HostPort
-    ) -> None:
-        self.owner_ref = owner
-        self.features = list(features)
-        self.host = host
+    def __init__(self, ports: Ports, factories: Sequence[FeatureFactory]) -> None:
+        self.owner_ref = ports.owner
+        self.host = ports.host
         self.owner = OwnerState(generation=0)
         self._published: tuple[list[ToolSpec], list[CommandSpec]] | None = None
         self._keys = itertools.count(1)
+        self.features = [make(ports, self) for make in factories]
+        self._serials = tuple(next(_BUILDS) for _ in self.features)
+        # who answers which peer question, decided once per incarnation
+        self._persona = [f for f in self.features if isinstance(f, PersonaHalf)]
+        self._settings = [f for f in self.features if isinstance(f, SettingsSource)]
+        self._lean = next((f for f in self.features if isinstance(f, LeanContext)), None)
+        self._memory = next((f for f in self.features if isinstance(f, MemoryHalf)), None)
+        self._status = [f for f in self.features if isinstance(f, StatusSource)]
+        self._subcommands: dict[str, Subcommand] = {
+            head: handler
+            for f in self.features
+            if isinstance(f, PersonaSubcommands)
+            for head, handler in f.persona_subcommands().items()
+        }
 
     async def on_start(self) -> None:
         """Resume the Owner's current session, if any (after a restart; a no-op at start).
@@ -134,7 +160,51 @@ class CompanionActor(Actor[CompanionMsg]):
                 return None
             case Describe():
                 return self._specs()
+            case GetTeam():
+                return await self.team()
+            case InspectFeatures():
+                return self._reports()
 
+    def _reports(self) -> tuple[FeatureReport, ...]:
+        return tuple(
+            FeatureReport(
+                name=feature.name,
+                serial=serial,
+                details=dict(feature.details()) if isinstance(feature, Reporting) else {},
+            )
+            for feature, serial in zip(self.features, self._serials, strict=True)
+        )
+
+    # -- the features' peers (feature.Peers), answered inside this mailbox ----------------
+    def persona_status(self) -> tuple[PersonaStatus, ...]:
+        return tuple(half.persona_status() for half in self._persona)
+
+    def settings(self) -> tuple[Mapping[str, Any] | PersonaMindError, ...]:
+        out: list[Mapping[str, Any] | PersonaMindError] = []
+        for source in self._settings:
+            try:
+                out.append(source.settings_contribution())
+            except PersonaMindError as exc:  # named by the collector, never dropped
+                out.append(exc)
+        return tuple(out)
+
+    async def team(self) -> TeamSnapshot | None:
+        return await self._persona[0].team() if self._persona else None
+
+    async def lean_injection(self, query: str) -> str:
+        return await self._lean.lean_injection(query) if self._lean is not None else ""
+
+    def memory_service(self) -> MemoryService | None:
+        return self._memory.memory_service() if self._memory is not None else None
+
+    async def status_lines(self) -> tuple[str, ...]:
+        lines = [await source.status_line() for source in self._status]
+        return tuple(line for line in lines if line)
+
+    def persona_subcommand(self, head: str) -> Subcommand | None:
+        return self._subcommands.get(head)
+
+    # -- specs ---------------------------------------------------------------------------
     def _specs(self) -> tuple[list[ToolSpec], list[CommandSpec]]:
         return (
             [s for f in self.features for s in f.tool_specs()],

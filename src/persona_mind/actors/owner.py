@@ -48,7 +48,7 @@ from persona_mind.messages.owner import (
 
 if TYPE_CHECKING:
     from persona_mind.mind import NotesTally
-    from persona_mind.persona import PersonaSession, PlanBook
+    from persona_mind.persona import PlanBook
 
 __all__ = ("OwnerActor",)
 
@@ -60,7 +60,7 @@ class _Saved:
     state: OwnerState
     subscribers: tuple[ActorRef[Any], ...]
     plans: PlanBook | None
-    persona: PersonaSession | None
+    persona: object  # the Persona half's session, opaque to the Owner (messages/owner.py)
     start: SessionStart | None
     notes: NotesTally | None
 
@@ -72,8 +72,9 @@ class OwnerActor(Actor[OwnerMsg]):
         self.state = OwnerState(generation=0)
         self.subscribers: tuple[ActorRef[Any], ...] = ()
         self._plans: PlanBook | None = None  # built at the first plan (imports Persona)
-        self.persona: PersonaSession | None = None
-        """The session's Persona half: active persona, team snapshot in use, counters."""
+        self.persona: object = None
+        """The session's Persona half (a ``persona.PersonaSession``, never read here): active
+        persona, team snapshot in use, counters."""
         self.start: SessionStart | None = None
         """The session's start (no entries; the model as last selected)."""
         self.notes: NotesTally | None = None

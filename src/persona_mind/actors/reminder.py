@@ -17,6 +17,9 @@ feature hands them back in ``ArmReminders.acknowledged`` when a session starts o
 wake acknowledged before a process restart and ``/resume`` is not shown again.  Each wake is
 display-only plus a short toast (M-REMINDER-1).
 
+The runtime spawns it at start; Mind's reminder rules (:class:`ReminderBook`, the card) are
+imported at its first message, so start-up never loads Mind.
+
 Restart contract (docs/actors.md): the delivered set is checkpointed after every wake, so a
 restarted Reminder never replays one; pending timers are lost with the instance and come
 back at the next maintenance re-arm (every settled turn and backlog change sends one).
@@ -26,11 +29,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
 from persona_mind.actors import Actor
 from persona_mind.clock import TimerHandle
 from persona_mind.errors import PersonaMindError
+from persona_mind.messages.backlog import BacklogItem
 from persona_mind.messages.host import DisplayMessage
 from persona_mind.messages.owner import OwnerChanged
 from persona_mind.messages.reminder import (
@@ -41,8 +45,9 @@ from persona_mind.messages.reminder import (
     ReminderMsg,
     ReminderState,
 )
-from persona_mind.mind import BacklogItem, ReminderBook, reminder_card
-from persona_mind.mind.backlog._reminder import ACK_ENTRY_TYPE, ack_entry_data
+
+if TYPE_CHECKING:
+    from persona_mind.mind.backlog._reminder import ReminderBook
 
 __all__ = ("ReminderActor",)
 
@@ -68,10 +73,21 @@ class ReminderActor(Actor[ReminderMsg]):
         self.toast = toast
         self.load = load
         self.record = record
-        self.book = ReminderBook()
+        self._book: ReminderBook | None = None
         self.items: tuple[BacklogItem, ...] = ()
         self.timers: dict[tuple[str, float], TimerHandle] = {}
         self.wakes = 0
+
+    @property
+    def book(self) -> ReminderBook:
+        """The pure reminder rules' state, built at the first message (imports Mind)."""
+        if self._book is None:
+            from persona_mind.mind.backlog._reminder import (  # noqa: PLC0415 - see module doc
+                ReminderBook,
+            )
+
+            self._book = ReminderBook()
+        return self._book
 
     async def on_start(self) -> None:
         saved = self.recovered
@@ -103,7 +119,8 @@ class ReminderActor(Actor[ReminderMsg]):
     def _reset(self) -> None:
         """Cancel every timer; what was shown stays shown (never replayed)."""
         self._cancel_all()
-        self.book.pending.clear()
+        if self._book is not None:  # nothing armed before the book exists
+            self._book.pending.clear()
         self.items = ()
 
     def _cancel_all(self) -> None:
@@ -142,6 +159,12 @@ class ReminderActor(Actor[ReminderMsg]):
             await self._deliver((item,))
 
     async def _deliver(self, due: Sequence[BacklogItem]) -> None:
+        from persona_mind.mind.backlog._reminder import (  # noqa: PLC0415 - see module doc
+            ACK_ENTRY_TYPE,
+            ack_entry_data,
+            reminder_card,
+        )
+
         card = reminder_card(due)
         if card is None:
             return

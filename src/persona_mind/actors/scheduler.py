@@ -20,12 +20,15 @@ admitted under an older generation) and shutdown all cancel it (AUTO-27).
 Restart contract (docs/actors.md): the schedule is checkpointed after every change, so a
 restarted Scheduler keeps its setting, dirty tiers, token count and cooldown; an attempt
 running at the crash was cancelled by the kernel and becomes retry permission.
+
+The runtime spawns it at start; the rules (Mind) are imported by the handlers, and the
+schedule is built at the first message, so start-up never loads Mind.
 """
 
 from __future__ import annotations
 
 import itertools
-import secrets
+import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -46,15 +49,12 @@ from persona_mind.messages.scheduler import (
     Settled,
     WindowElapsed,
 )
-from persona_mind.mind._errors import AccessRefused, InvalidArgument
-from persona_mind.mind.optimize import _schedule as rules
-from persona_mind.mind.optimize._review import REVIEW_DEADLINE
 
 if TYPE_CHECKING:
     from persona_mind.actors.kernel._work import Outcome
     from persona_mind.clock import TimerHandle
-    from persona_mind.mind import MindScope
     from persona_mind.mind._model import Tier
+    from persona_mind.mind.optimize import _schedule as rules
     from persona_mind.mind.optimize._review import ReviewReport
 
 __all__ = ("Append", "SchedulerActor", "spawn_scheduler")
@@ -62,8 +62,14 @@ __all__ = ("Append", "SchedulerActor", "spawn_scheduler")
 Append = Callable[[str, dict[str, Any]], Awaitable[None]]
 """Appends a session custom entry (the attempt receipts)."""
 
-REVIEW_TIMEOUT = REVIEW_DEADLINE * 3 + 120.0
 INSPECT_TIMEOUT = 90.0
+
+
+def _review_timeout() -> float:
+    """Three worker deadlines plus margin: an ask to the Optimizer for one review."""
+    from persona_mind.mind.optimize._review import REVIEW_DEADLINE  # noqa: PLC0415
+
+    return REVIEW_DEADLINE * 3 + 120.0
 
 
 class SchedulerActor(Actor[SchedulerMsg]):
@@ -74,31 +80,54 @@ class SchedulerActor(Actor[SchedulerMsg]):
         optimizer: Callable[[], ActorRef[Any] | None],
         append: Append,
         *,
-        enabled: bool = True,
+        enabled: bool | None = None,
     ) -> None:
+        """``enabled`` is the session default; ``None`` reads it from the environment at the
+        first message (``auto_default``: on unless ``PI_PERSONA_MIND_OPTIMIZE=off``)."""
         self._optimizer = optimizer
         self._append = append
-        self._default = enabled
-        self.state = rules.Schedule(enabled=enabled)
+        self._enabled = enabled
+        self._state: rules.Schedule | None = None
         self._binding: Activate | None = None
         self._timer: TimerHandle | None = None
         self._ids = itertools.count(1)
 
+    @property
+    def _default(self) -> bool:
+        if self._enabled is None:
+            from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
+            self._enabled = rules.auto_default(os.environ)
+        return self._enabled
+
+    @property
+    def state(self) -> rules.Schedule:
+        """The schedule (all of this actor's state), built at the first message."""
+        if self._state is None:
+            from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
+            self._state = rules.Schedule(enabled=self._default)
+        return self._state
+
     async def on_start(self) -> None:
         saved = self.recovered
         if isinstance(saved, tuple) and len(saved) == 2:
+            from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
             state, binding = saved
             assert isinstance(state, rules.Schedule)
             flight = state.in_flight
             if flight is not None:  # the crash cancelled it: interrupted, never completed
                 state = rules.cancelled(state, flight.id, keep_retry=True)
-            self.state, self._binding = state, binding
+            self._state, self._binding = state, binding
 
     def _set(self, state: rules.Schedule) -> None:
-        self.state = state
+        self._state = state
         self.checkpoint((state, self._binding))
 
     async def receive(self, message: SchedulerMsg) -> object:
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         match message:
             case Activate():
                 await self._interrupt("the session changed", keep_retry=False)
@@ -159,6 +188,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
     def _cooldown_from(self, receipts: rules.Receipts) -> float | None:
         """The last started receipt's wall time as this clock's monotonic time."""
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         if receipts.last_started_wall is None:
             return None
         age = max(0.0, self.clock.wall() - receipts.last_started_wall)
@@ -166,6 +197,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
     # -- admission ---------------------------------------------------------------------
     async def _window(self, seq: int) -> None:
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         now = self.clock.monotonic()
         decision = rules.decide(self.state, seq, now)
         if decision.action == "wait":
@@ -176,6 +209,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
         binding, optimizer = self._binding, self._optimizer()
         if binding is None or optimizer is None or not binding.model:
             return  # no Optimizer or no session model: nothing can review (kept dirty)
+        import secrets  # noqa: PLC0415 - hashlib and random: not at start-up
+
         attempt = rules.Attempt(
             f"auto-{next(self._ids)}-{secrets.token_hex(3)}", decision.targets, decision.retry
         )
@@ -200,6 +235,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
         self.start_work(_key(attempt.id), probe, done)
 
     async def _probed(self, message: AttemptProbed) -> None:
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         flight = self.state.in_flight
         if flight is None or flight.id != message.attempt:
             return
@@ -228,7 +265,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
         async def review() -> tuple[tuple[str, str], ...]:
             for tier in fresh:
                 msg = OptimizeReview(owner=owner, scope=scope, target=tier, model=model)
-                await optimizer.ask(msg, timeout=REVIEW_TIMEOUT)
+                await optimizer.ask(msg, timeout=_review_timeout())
             return await _fingerprints(optimizer, scope, fresh)
 
         attempt_id = flight.id
@@ -247,6 +284,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
         self.start_work(_key(attempt_id), review, done)
 
     async def _ended(self, message: AttemptEnded) -> None:
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         flight = self.state.in_flight
         if flight is None or flight.id != message.attempt:
             return  # already settled by the cancelling handler
@@ -259,6 +298,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
     async def _interrupt(self, reason: str, *, keep_retry: bool) -> None:
         """Cancel the running attempt (its child goes with it) and settle its receipt."""
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         self._disarm()
         flight = self.state.in_flight
         if flight is None:
@@ -269,12 +310,16 @@ class SchedulerActor(Actor[SchedulerMsg]):
             await self._settle_receipt(flight.id, "interrupted", reason)
 
     async def _settle_receipt(self, attempt: str, outcome: str, detail: str) -> None:
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         await self._append(
             rules.RECEIPT_ENTRY_TYPE,
             {"phase": "settled", "attempt": attempt, "outcome": outcome, "detail": detail[:120]},
         )
 
     async def _auto(self, verb: str) -> tuple[str, ...]:
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         if verb == "off":
             await self._interrupt("automatic review was turned off", keep_retry=False)
             self._set(rules.set_auto(self.state, enabled=False))
@@ -284,6 +329,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
     def _admissible(self) -> ActorRef[Any]:
         """The explicit-review gates (single flight, agent idle, an Optimizer); its ref."""
+        from persona_mind.mind._errors import AccessRefused, InvalidArgument  # noqa: PLC0415
+
         if self.state.in_flight is not None:
             self._set(self.state.bump(coalesced=1))
             raise InvalidArgument(
@@ -298,6 +345,8 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
     def _explicit(self, message: ExplicitReview) -> object:
         """``/mind optimize``: bypasses dirty/token/cooldown/off gates, never single flight."""
+        from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
+
         optimizer = self._admissible()
         attempt = rules.Attempt(f"explicit-{next(self._ids)}", (), retry=False)
         self._set(rules.admit(self.state, attempt))
@@ -307,7 +356,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
         async def work() -> ReviewReport:
             try:
-                return await optimizer.ask(msg, timeout=REVIEW_TIMEOUT)
+                return await optimizer.ask(msg, timeout=_review_timeout())
             finally:
                 self.ref.tell_if_alive(
                     AttemptEnded(attempt=attempt.id, outcome="completed", detail="explicit")
@@ -317,7 +366,7 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
 
 async def _fingerprints(
-    optimizer: ActorRef[Any], scope: MindScope, targets: tuple[Tier, ...]
+    optimizer: ActorRef[Any], scope: object, targets: tuple[Tier, ...]
 ) -> tuple[tuple[str, str], ...]:
     """Each target's store fingerprint (one bounded page; the digest of AUTO-23)."""
     out: list[tuple[str, str]] = []
@@ -334,11 +383,12 @@ def spawn_scheduler(
     optimizer: Callable[[], ActorRef[Any] | None],
     append: Append,
     *,
-    enabled: bool = True,
+    enabled: bool | None = None,
     name: str = "scheduler",
     restart: RestartPolicy | None = None,
 ) -> ActorRef[SchedulerMsg]:
-    """Spawn the Scheduler; ``enabled`` is the session default (``auto_default(env)``)."""
+    """Spawn the Scheduler; ``enabled`` is the session default (``None``: read from the
+    environment at its first message, ``auto_default``)."""
     return system.spawn(
         lambda: SchedulerActor(optimizer, append, enabled=enabled),
         name=name,

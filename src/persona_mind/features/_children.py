@@ -42,16 +42,14 @@ from persona_mind.messages.host import (
 from persona_mind.messages.owner import OwnerState
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Mapping
 
     from persona_mind.actors import ActorRef
-    from persona_mind.features._mind import MindFeature
-    from persona_mind.features._persona import PersonaFeature
+    from persona_mind.feature import Peers, PersonaStatus, Subcommand
+    from persona_mind.features._ports import Ports
     from persona_mind.messages.child import ChildTeam
     from persona_mind.messages.roundtable_progress import RoundtableResult
-    from persona_mind.mind import MemoryService
     from persona_mind.persona import HostState
-    from persona_mind.runtime import Runtime
 
 __all__ = ("MAX_INVALID_SELECTIONS", "ChildrenFeature")
 
@@ -76,52 +74,39 @@ class ChildrenFeature:
 
     name = "children"
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        runner: ActorRef[Any] | Callable[[], ActorRef[Any] | None],
-        persona: PersonaFeature,
-        mind: MindFeature | None,
-        *,
-        default_model: str | None = None,
-        desk: Callable[[], ActorRef[Any] | None] | None = None,
-        spawned_runner: Callable[[], ActorRef[Any] | None] | None = None,
-    ) -> None:
-        """``spawned_runner`` returns the ChildRunner only if it runs already (never spawns
-        it): ``/persona status`` asks it for this session's costs."""
-        self.runtime = runtime
-        self._runner = runner  # the ChildRunner, or a function spawning it at first use
-        self.persona = persona
-        self.mind = mind
+    def __init__(self, ports: Ports, peers: Peers, *, default_model: str | None = None) -> None:
+        """``peers`` is the Companion: the Persona half's status and team, Mind's lean
+        context for the legs come from it."""
+        self.ports = ports
+        self.peers = peers
         self.model = default_model
         self.cwd: str | None = None
-        self._desk = desk  # the RoundtableDesk: one round-table at a time, by mailbox order
         self.host_state: HostState | None = None
         self.asked: _Asked | None = None  # the round-table request the lead answers
-        self._spawned_runner = spawned_runner
         self.session_since = 0
         """The owner generation this session started under: its children's costs count
         from there (a Companion restarted mid-session counts from the one it resumed at)."""
-        persona.status_sources.append(self.status_line)
-        persona.subcommands["decisions"] = self.decisions
 
     @property
     def runner(self) -> ActorRef[Any]:
-        """The ChildRunner actor, spawned at the first consult or round-table.
+        """The ChildRunner actor.
 
         Children need no generation bookkeeping here: the kernel stamps each request with
         the generation it was admitted under and cancels it when a newer one starts.
         """
-        runner = self._runner
-        if callable(runner):
-            spawned = runner()
-            if spawned is None:
-                raise ChildError("children are off in this runtime (no child backend)")
-            self._runner = runner = spawned
+        runner = self.ports.child_runner
+        if runner is None:
+            raise ChildError("children are off in this runtime (no child backend)")
         return runner
 
+    def _persona(self) -> PersonaStatus | None:
+        """The Persona half's live status, asked through the Companion."""
+        found = self.peers.persona_status()
+        return found[0] if found else None
+
     def tool_specs(self) -> tuple[ToolSpec, ...]:
-        specs = (CONSULT_TOOL,) if self.persona.ready else ()
+        persona = self._persona()
+        specs = (CONSULT_TOOL,) if persona is not None and persona.ready else ()
         if self.asked is not None:  # offered once asked; later calls get a clear refusal
             names = tuple(p.name for p in self.asked.team.specialists)
             specs = (*specs, roundtable_tool(names))
@@ -155,7 +140,7 @@ class ChildrenFeature:
         return None
 
     async def _lean(self, query: str) -> str:
-        return await self.mind.lean_injection(query) if self.mind is not None else ""
+        return await self.peers.lean_injection(query)
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
         if call.name == ROUNDTABLE_TOOL_NAME:
@@ -165,9 +150,10 @@ class ChildrenFeature:
         )
         from persona_mind.persona import team_from_snapshot  # noqa: PLC0415
 
-        if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
-            return ToolResult(text=f"persona_consult: {self.persona.backend_error}", is_error=True)
-        snapshot = await self.persona.team()
+        persona = self._persona()
+        if persona is not None and persona.backend_error is not None:  # P-CHILD-6/7
+            return ToolResult(text=f"persona_consult: {persona.backend_error}", is_error=True)
+        snapshot = await self.peers.team()
         if snapshot is None:
             return ToolResult(
                 text="persona_consult: this session has no team; select one with /persona team",
@@ -176,7 +162,7 @@ class ChildrenFeature:
         if self.model is None:
             return ToolResult(text="persona_consult: no model is selected yet", is_error=True)
         team = team_from_snapshot(snapshot, self.host_state)
-        model, active = self.model, self.persona.active_name()
+        model, active = self.model, None if persona is None else persona.active
         injection = await self._lean(str(call.arguments.get("question", "")))
         runner = self.runner
 
@@ -203,7 +189,7 @@ class ChildrenFeature:
         from persona_mind.persona.children._progress import render_progress  # noqa: PLC0415
         from persona_mind.persona.children._roundtable import lead_request  # noqa: PLC0415
 
-        desk = self._desk() if self._desk is not None else None
+        desk = self.ports.roundtables
         if desk is None:
             return CommandResult(text="/persona-roundtable: children are off", level="error")
         query = call.args.strip()
@@ -223,11 +209,12 @@ class ChildrenFeature:
                 )
             state = "running" if status.running else "finished"
             return CommandResult(text=f"({state})\n{render_progress(status.progress)}")
-        if self.persona.backend_error is not None:  # P-CHILD-6/7: never another backend
+        persona = self._persona()
+        if persona is not None and persona.backend_error is not None:  # P-CHILD-6/7
             return CommandResult(
-                text=f"/persona-roundtable: {self.persona.backend_error}", level="error"
+                text=f"/persona-roundtable: {persona.backend_error}", level="error"
             )
-        snapshot = await self.persona.team()
+        snapshot = await self.peers.team()
         if snapshot is None:
             return CommandResult(
                 text="/persona-roundtable needs a team: select one with /persona team",
@@ -249,7 +236,7 @@ class ChildrenFeature:
             )
         injection = await self._lean(query)
         self.asked = _Asked(query=query, team=team, model=model, injection=injection)
-        host, request = self.runtime.host, lead_request(team, query)
+        host, request = self.ports.host, lead_request(team, query)
 
         async def ask_lead() -> CommandResult:
             # after the reply: the Companion has registered persona_roundtable by then
@@ -265,28 +252,21 @@ class ChildrenFeature:
             ),
         )
 
-    def _service(self) -> MemoryService | None:
-        """Mind's memory service for this session, when Mind is active (else ``None``)."""
-        mind = self.mind
-        if mind is None:
-            return None
-        session = mind.session
-        return session.service if session.active else None
-
     async def status_line(self) -> str:
         """``/persona status``: what this session's children cost, per persona."""
         from persona_mind.features._decisions import spend_status  # noqa: PLC0415
 
-        runner = self._spawned_runner() if self._spawned_runner is not None else None
-        if runner is None and not callable(self._runner):
-            runner = self._runner
-        return await spend_status(runner, self.session_since)
+        return await spend_status(self.ports.child_runner, self.session_since)
 
     async def decisions(self, args: str) -> CommandResult:
         """``/persona decisions [query]``: this project's round-table decision records."""
         from persona_mind.features._decisions import list_decisions  # noqa: PLC0415
 
-        return await list_decisions(self._service(), args)
+        return await list_decisions(self.peers.memory_service(), args)
+
+    def persona_subcommands(self) -> Mapping[str, Subcommand]:
+        """``/persona decisions [query]`` is answered here (the records are Mind memory)."""
+        return {"decisions": self.decisions}
 
     def _roundtable_call(
         self, call: ToolCall, owner: OwnerState
@@ -320,7 +300,7 @@ class ChildrenFeature:
                     "invalid selections: tell the user; /persona-roundtable starts a new one"
                 )
             return _refused(f"{exc}. Correct the selection and call again ({left} left).")
-        desk = self._desk() if self._desk is not None else None
+        desk = self.ports.roundtables
         if desk is None:
             return _refused("children are off in this runtime")
         asked.accepted = True
@@ -332,8 +312,8 @@ class ChildrenFeature:
             cwd=self.cwd,
             selection=tuple((persona.name, reason) for persona, reason in picks),
         )
-        host, call_id = self.runtime.host, call.call_id
-        service, session_file = self._service(), owner.session_file
+        host, call_id = self.ports.host, call.call_id
+        service, session_file = self.peers.memory_service(), owner.session_file
 
         async def record(result: RoundtableResult) -> str:
             from persona_mind.features._decisions import record_decision  # noqa: PLC0415

@@ -2,19 +2,21 @@
 
 Mind stays inactive — no tools, no capture, no injection, no reminders, no memory IO —
 unless exactly one Persona provider answered the companion:v1 handshake loaded, enabled
-and ready (M-COMPANION-2..4; the refusal paths stay real because the answer comes from
-the Persona feature's live state, never from a settings file). Its session is rebound
-whenever the owner changes (session, persona, workspace): the old binding is revoked so
-no late note or card reaches a replaced session (M-SCOPE).
+and ready (M-COMPANION-2..4; the refusal paths stay real because the answer is the
+Persona feature's live state, which the Companion asks it for, never a settings file). Its
+session is rebound whenever the owner changes (session, persona, workspace): the old binding
+is revoked so no late note or card reaches a replaced session (M-SCOPE).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.feature import Background
+from persona_mind.features._mind_relay import RelayNudges
+from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE, deliver_review, report_entry
+from persona_mind.features._mind_schedule import SchedulerLink
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -23,7 +25,6 @@ from persona_mind.messages.host import (
     CommandResult,
     CommandSpec,
     CustomEntry,
-    DisplayMessage,
     HostEvent,
     Input,
     PromptInjection,
@@ -38,20 +39,13 @@ from persona_mind.messages.host import (
 from persona_mind.messages.owner import GetNotesTally, OwnerState, PutNotesTally
 
 if TYPE_CHECKING:
-    from persona_mind.actors import ActorRef
-    from persona_mind.features._persona import PersonaFeature
-    from persona_mind.messages.reminder import ReminderMsg
-    from persona_mind.mind import MindSession
-    from persona_mind.mind._session import CompanionAnswer
-    from persona_mind.mind.capture._relay import RelayTracker
+    from persona_mind.feature import Peers
+    from persona_mind.features._ports import Ports
+    from persona_mind.mind import MemoryService, MindSession
+    from persona_mind.mind._companion import CompanionAnswer
     from persona_mind.mind.optimize._port import OptimizerPort
-    from persona_mind.runtime import Runtime
-    from persona_mind.storage.port import StorePort
 
 __all__ = ("REPORT_ENTRY_TYPE", "MindFeature")
-
-REPORT_ENTRY_TYPE = "persona-mind-report"
-"""Custom entry type of ``/mind`` reports: display history, never replayed as memory."""
 
 UNBOUND_COMMANDS = (
     CommandSpec(
@@ -72,32 +66,24 @@ class MindFeature:
 
     name = "mind"
 
-    def __init__(
-        self,
-        runtime: Runtime,
-        store: StorePort,
-        persona: PersonaFeature | None,
-        reminders: ActorRef[ReminderMsg] | Callable[[], ActorRef[ReminderMsg] | None] | None = None,
-    ) -> None:
-        """``reminders`` is the Reminder actor, or a function spawning it at first use."""
-        self.runtime = runtime
-        self.persona = persona
-        self.store = store
-        self._reminders = reminders
+    def __init__(self, ports: Ports, peers: Peers) -> None:
+        """``peers`` is the Companion: the Persona half's companion:v1 answer comes from it.
+
+        Without a Scheduler in ``ports`` (no child backend) nothing is scheduled."""
+        self.ports = ports
+        self.peers = peers
         self._session: MindSession | None = None
         self._revoked = False  # a revoke asked for before the session was built
         self._start: SessionStart | None = None
         self._bound: tuple[str | None, str | None, int, str | None] | None = None
         self._tally_key: tuple[str, int, int, str | None] | None = None
         """What the Owner last got of the notes' budget (session, events, bytes, closed)."""
-        self.optimizer: Callable[[], ActorRef[Any] | None] | None = None  # issue 11
-        self.scheduler: Callable[[], ActorRef[Any] | None] | None = None  # issue 12
-        self._relays: RelayTracker | None = None  # issue 13: relayed reports, per turn
-        if persona is not None:  # settings:collect:v1 (M-SCOPE-11)
-            persona.settings_sources.append(self.settings_contribution)
+        self.schedule = SchedulerLink(ports.scheduler)
+        self.relays = RelayNudges()
 
     def settings_contribution(self) -> dict[str, Any]:
-        """Mind's effective preferences for the companion's settings collection."""
+        """Mind's effective preferences for the companion's settings collection (the
+        Companion asks it when Persona collects them, M-SCOPE-11)."""
         session = self._session
         if session is None or not session.active:
             return {}
@@ -113,115 +99,60 @@ class MindFeature:
         if self._session is None:
             from persona_mind._memory_service import semantic_source  # noqa: PLC0415
             from persona_mind.mind import MindSession  # noqa: PLC0415 - first session
-            from persona_mind.mind._session import is_leg  # noqa: PLC0415
+            from persona_mind.mind._companion import is_leg  # noqa: PLC0415
 
-            runtime = self.runtime
+            ports = self.ports
             leg = is_leg(os.environ)
             self._session = MindSession(
-                self.store,
-                runtime.clock,
-                runtime.agent_dir,
-                append=runtime.host.append_entry,
+                ports.store,
+                ports.clock,
+                ports.agent_dir,
+                append=ports.host.append_entry,
                 leg=leg,
                 semantic=semantic_source(os.environ),  # every face's ranker and model
-                offload=runtime.offload,  # index builds off the loop (issue 15, item 9)
+                offload=ports.offload,  # index builds off the loop
             )
             if self._revoked:
                 self._session.revoke()
             self._session.optimizer = self._optimizer_client()
-            host = runtime.host
+            host = ports.host
 
-            async def activity_row(line: str | None) -> None:  # issue 11: M-ACTIVITY-4
+            async def activity_row(line: str | None) -> None:  # M-ACTIVITY-4
                 await host.set_status("persona-mind-activity", line)
 
             self._session.activity_sink = activity_row
-            if not leg and self.scheduler is not None:  # legs never schedule (AUTO-28)
-                self._session.saved_sink = self._saved
-                self._session.auto = self._auto
+            self.schedule.leg = leg  # legs never schedule (AUTO-28)
+            if self.schedule.wired:
+                self._session.saved_sink = self.schedule.saved
+                self._session.auto = self.schedule.auto
         return self._session
 
     def _optimizer_client(self) -> OptimizerPort | None:
-        """Issue 11: the Optimizer port for ``/mind optimize`` and the memory tool's stage."""
-        get = self.optimizer
-        if get is None:
+        """The Optimizer port for ``/mind optimize`` and the memory tool's stage."""
+        optimizer, scheduler = self.ports.optimizer, self.ports.scheduler
+        if optimizer is None:
             return None
         from persona_mind.actors.optimizer import OptimizerClient  # noqa: PLC0415
 
-        def ref() -> ActorRef[Any]:
-            found = get()
-            if found is None:
-                from persona_mind.errors import PersonaMindError  # noqa: PLC0415
-
-                raise PersonaMindError("the Optimizer is not running in this runtime")
-            return found
-
-        return OptimizerClient(ref, admission=self.scheduler)
-
-    # -- issue 12: the Scheduler (automatic reviews) -------------------------------------
-    def _tell_scheduler(self, message: Any) -> None:
-        """Tell the Scheduler (spawned at first use) unless this is a leg or no workers."""
-        if self.scheduler is None or (self._session is not None and self._session.leg):
-            return
-        ref = self.scheduler()
-        if ref is not None:
-            ref.tell_if_alive(message)
-
-    def _saved(self, tier: str) -> None:
-        from persona_mind.messages.scheduler import Saved  # noqa: PLC0415
-
-        self._tell_scheduler(Saved(tier=tier))
-
-    async def _auto(self, verb: str) -> tuple[str, ...]:
-        from persona_mind.messages.scheduler import AutoSetting  # noqa: PLC0415
-
-        ref = self.scheduler() if self.scheduler is not None else None
-        if ref is None:
-            return ("automatic review is not available in this runtime",)
-        return await ref.ask(AutoSetting(verb=verb))  # type: ignore[arg-type]
-
-    def _activate_scheduler(self, start: SessionStart, generation: int) -> None:
-        from persona_mind.messages.scheduler import Activate, Deactivate  # noqa: PLC0415
-
-        session = self._session
-        if session is None or session.service is None or session.leg:
-            self._tell_scheduler(Deactivate(reason="Mind is inactive"))
-            return
-        self._tell_scheduler(
-            Activate(
-                session_id=start.session_id,
-                owner=f"{start.session_id}#{generation}",
-                scope=session.service.scope,
-                model=session.model,
-                entries=start.entries,
-            )
+        # explicit reviews share the Scheduler's single flight (M-OPTIMIZE-AUTO-20)
+        return OptimizerClient(
+            optimizer, admission=None if scheduler is None else (lambda: scheduler)
         )
-
-    def _reminder_ref(self, *, spawn: bool) -> ActorRef[ReminderMsg] | None:
-        """The Reminder actor; ``spawn=False`` never starts one just to cancel nothing."""
-        ref = self._reminders
-        if ref is None or not callable(ref):
-            return ref
-        if not spawn:
-            return None
-        self._reminders = ref()
-        return self._reminders
 
     # -- companion handshake ------------------------------------------------------------
     def _answers(self) -> list[CompanionAnswer]:
-        from persona_mind.mind._session import CompanionAnswer  # noqa: PLC0415 - first bind
+        from persona_mind.mind._companion import CompanionAnswer  # noqa: PLC0415 - first bind
 
-        if self.persona is None:
-            return []
-        persona = self.persona
-        # Every field is the Persona half's live answer, so each check can fail in the
-        # running product (M-COMPANION-4/7), not only in unit tests.
+        # Every field is the Persona half's live answer, asked through the Companion, so
+        # each check can fail in the running product (M-COMPANION-4/7), not only in tests.
         return [
             CompanionAnswer(
-                provider="persona-mind/persona",
-                version=persona.companion_version,
-                enabled=persona.enabled,
-                ready=persona.ready,
+                provider=status.provider,
+                version=status.version,
+                enabled=status.enabled,
+                ready=status.ready,
             )
+            for status in self.peers.persona_status()
         ]
 
     async def _bind(self, owner: OwnerState) -> None:
@@ -232,12 +163,9 @@ class MindFeature:
             else:
                 self._session.revoke()
             self._bound = None
-            if self.scheduler is not None:
-                from persona_mind.messages.scheduler import Deactivate  # noqa: PLC0415
-
-                self._tell_scheduler(Deactivate(reason="the session owner changed"))
+            self.schedule.deactivate("the session owner changed")
             return
-        from persona_mind.mind._session import companion_refusal  # noqa: PLC0415 - first bind
+        from persona_mind.mind._companion import companion_refusal  # noqa: PLC0415 - first bind
         from persona_mind.mind._settings import load_persona_settings  # noqa: PLC0415
 
         # Any owner change rebinds — a generation-only bump (team switch) or a working-directory
@@ -246,8 +174,8 @@ class MindFeature:
         key = (owner.session_id, owner.active_persona, owner.generation, owner.cwd)
         if self._bound == key:
             return
-        self._settle_relays()  # an owner change discards the old owner's relay state
-        entries = tuple(await self.runtime.host.branch_entries())
+        self.relays.settle()  # an owner change discards the old owner's relay state
+        entries = tuple(await self.ports.host.branch_entries())
         start = SessionStart(
             reason=self._start.reason,
             session_id=self._start.session_id,
@@ -258,7 +186,7 @@ class MindFeature:
             model=self._start.model,
             origin_session_id=self._start.origin_session_id,
         )
-        settings, _warning = load_persona_settings(self.runtime.agent_dir)
+        settings, _warning = load_persona_settings(self.ports.agent_dir)
         self.session.start(
             start,
             persona=owner.active_persona,
@@ -267,7 +195,7 @@ class MindFeature:
             settings=settings,
         )
         self._bound = key
-        self._activate_scheduler(start, owner.generation)
+        self.schedule.activate(start, owner.generation, self.session)
         await self._count_session_file(start.session_file)
         await self._arm_reminders(entries=entries)
 
@@ -283,7 +211,7 @@ class MindFeature:
         from persona_mind.mind.notes._sessionfile import session_note_entries  # noqa: PLC0415
 
         try:
-            entries = await self.runtime.offload(functools.partial(session_note_entries, path))
+            entries = await self.ports.offload(functools.partial(session_note_entries, path))
         except MindError as exc:
             session.count_whole_session(problem=str(exc))
             return
@@ -295,7 +223,7 @@ class MindFeature:
         from persona_mind.messages.reminder import ArmReminders  # noqa: PLC0415 - imports Mind
         from persona_mind.mind.backlog._reminder import acknowledged_keys  # noqa: PLC0415
 
-        reminders = self._reminder_ref(spawn=True)
+        reminders = self.ports.reminders
         if reminders is None:
             return
         items = await self.session.reminder_items()
@@ -312,7 +240,7 @@ class MindFeature:
         await self._bind(owner)
         ledger = self._session.ledger if self._session is not None else None
         if ledger is not None:
-            tally = await self.runtime.owner_ref.ask(GetNotesTally())
+            tally = await self.ports.owner.ask(GetNotesTally())
             if tally is not None:
                 ledger.absorb(tally)
             await self._send_tally()
@@ -329,7 +257,7 @@ class MindFeature:
             ledger.closed,
         )
         if key != self._tally_key:
-            await self.runtime.owner_ref.ask(PutNotesTally(tally=ledger.tally()))
+            await self.ports.owner.ask(PutNotesTally(tally=ledger.tally()))
             self._tally_key = key
 
     # -- feature port ------------------------------------------------------------------
@@ -356,15 +284,15 @@ class MindFeature:
                 await self._bind(owner)
             case Input():
                 if not event.text.lstrip().startswith("/"):  # a slash command runs no agent
-                    self._busy("input")  # cancels a running automatic review (AUTO-27)
+                    self.schedule.busy("input")  # cancels a running automatic review
                 # Only the reserved custom type replays direct user input (M-TRUST-2).
                 outcome = await self.session.on_input(event, deferred=event.deferred)
                 if outcome.captured is not None:
-                    await self.runtime.host.notify(
+                    await self.ports.host.notify(
                         f"persona-mind remembered: {outcome.captured.fact.text[:120]}", "info"
                     )
                 elif outcome.refused is not None:
-                    await self.runtime.host.notify(
+                    await self.ports.host.notify(
                         f"persona-mind did not remember that: {outcome.refused}", "warning"
                     )
             case BeforeAgentStart():
@@ -376,33 +304,27 @@ class MindFeature:
                 with turn_gate().turn():
                     return await session.before_agent_start(event)
             case AgentStart():
-                self._busy("agent-start")
+                self.schedule.busy("agent-start")
             case ToolExecutionEnd():
-                self._relay(event)
+                self.relays.result(event, self._session)
             case AgentSettled():
-                self._settle_relays()  # M-CAPTURE-10
-                if self.scheduler is not None:  # only main-session input tokens count
-                    from persona_mind.messages.scheduler import Settled  # noqa: PLC0415
-
-                    tokens = event.usage.input_tokens if event.usage is not None else 0
-                    self._tell_scheduler(Settled(input_tokens=tokens))
+                self.relays.settle()  # M-CAPTURE-10
+                # only the main session's input tokens count toward the gate
+                self.schedule.settled(0 if event.usage is None else event.usage.input_tokens)
                 line = await self.session.maintenance()
                 if line:
-                    await self.runtime.host.notify(line, "info")
+                    await self.ports.host.notify(line, "info")
                 if self.session.active:
                     await self._arm_reminders()
             case SessionTree():
                 self.session.on_tree(event)
             case SessionShutdown():
-                if self.scheduler is not None:
-                    from persona_mind.messages.scheduler import Deactivate  # noqa: PLC0415
-
-                    self._tell_scheduler(Deactivate(reason="shutdown"))
+                self.schedule.deactivate("shutdown")
                 self.session.revoke()
                 self._start = None
                 self._bound = None
-                self._settle_relays()
-                reminders = self._reminder_ref(spawn=False)
+                self.relays.settle()
+                reminders = self.ports.reminders
                 if reminders is not None:
                     from persona_mind.messages.reminder import CancelReminders  # noqa: PLC0415
 
@@ -410,38 +332,6 @@ class MindFeature:
             case _:
                 pass
         return None
-
-    # -- issue 13 item 2: relayed blocked reports (M-CAPTURE-7..10) ----------------------
-    def _relay(self, event: ToolExecutionEnd) -> None:
-        """Feed the relay tracker; a visibly relayed blocked report becomes a model nudge."""
-        session = self._session
-        if session is None or not session.active or session.leg:
-            return
-        from persona_mind.mind.capture._cues import relay_hint  # noqa: PLC0415 - bound session
-        from persona_mind.mind.capture._relay import RelayTracker  # noqa: PLC0415
-
-        if self._relays is None:
-            self._relays = RelayTracker()
-        found = self._relays.result(
-            call_id=event.tool_call_id,
-            tool_name=event.tool_name,
-            text=event.text,
-            parent_call_id=event.parent_tool_call_id,
-            is_error=event.is_error,
-        )
-        hint = relay_hint(found)
-        if hint is not None:
-            session.suggest(hint)
-
-    def _settle_relays(self) -> None:
-        if self._relays is not None:
-            self._relays.settle()
-
-    def _busy(self, reason: str) -> None:
-        if self.scheduler is not None:
-            from persona_mind.messages.scheduler import Busy  # noqa: PLC0415
-
-            self._tell_scheduler(Busy(reason=reason))  # type: ignore[arg-type]
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         result = await self.session.on_tool(call)
@@ -455,10 +345,10 @@ class MindFeature:
     ) -> CommandResult | Background[CommandResult]:
         """``/mind`` and ``/persona-mind``; the report also stays in session history (M-UI-3).
 
-        Issue 11: an optimize review runs for minutes, so the command answers once the
-        review is accepted (a short reply and a toast, M-OPTIMIZE-BATCH-8/9) and the review
-        runs as the Companion's detached work: its report arrives later as a report card
-        and session entry. An owner change cancels it (and its worker): no stale report.
+        An optimize review runs for minutes, so the command answers once the review is
+        accepted (a short reply and a toast, M-OPTIMIZE-BATCH-8/9) and the review runs as
+        the Companion's detached work: its report arrives later as a report card and
+        session entry (``_mind_reports``). An owner change cancels it (and its worker).
         """
         from persona_mind.mind.optimize._commands import is_review  # noqa: PLC0415 - lazy
 
@@ -467,51 +357,45 @@ class MindFeature:
             accepted = await self.session.accept_review(words[1:])
             if accepted.level == "error":
                 return accepted
-            await self.runtime.host.notify(accepted.text.splitlines()[-1])
+            await self.ports.host.notify(accepted.text.splitlines()[-1])
+            session, host = self.session, self.ports.host
             return Background(
-                key="mind-optimize-review", work=lambda: self._report(call), reply=accepted
+                key="mind-optimize-review",
+                work=lambda: deliver_review(session, host, call),
+                reply=accepted,
             )
         return await self._command(call)
-
-    async def _report(self, call: CommandCall) -> CommandResult:
-        """Run the review and deliver its terminal report as a card (M-OPTIMIZE-BATCH-10)."""
-        service = self.session.service
-        result = await self.session.on_command(call)
-        if self.session.active and self.session.service is service:  # M-UI-5: never stale
-            await self.runtime.host.append_entry(
-                REPORT_ENTRY_TYPE,
-                {"command": f"/{call.name} {call.args}".strip(), "text": result.text},
-            )
-            lines = result.text.splitlines()
-            await self.runtime.host.display(
-                DisplayMessage(
-                    kind=REPORT_ENTRY_TYPE,
-                    title=lines[0] if lines else "Optimize review",
-                    body="\n".join(lines[1:]),
-                    details={"command": f"/{call.name} {call.args}".strip(), "level": result.level},
-                )
-            )
-        return result
 
     async def _command(self, call: CommandCall) -> CommandResult:
         result = await self.session.on_command(call)
         await self._send_tally()
         if self.session.active:
-            await self.runtime.host.append_entry(
-                REPORT_ENTRY_TYPE,
-                {"command": f"/{call.name} {call.args}".strip(), "text": result.text},
-            )
+            await self.ports.host.append_entry(REPORT_ENTRY_TYPE, report_entry(call, result))
         return result
 
+    def details(self) -> dict[str, Any]:
+        """What ``InspectFeatures`` reports of this half (values, never the objects)."""
+        session = self._session
+        service = None if session is None else session.service
+        ledger = None if session is None else session.ledger
+        return {
+            "active": service is not None,
+            "generation": None if service is None else service.generation,
+            "notes": None if ledger is None else len(ledger.notes),
+            "lifetime_events": None if ledger is None else ledger.lifetime_events,
+            "notes_closed": None if ledger is None else ledger.closed,
+        }
+
+    def memory_service(self) -> MemoryService | None:
+        """This session's memory service while Mind is active (decision records use it)."""
+        session = self._session
+        return session.service if session is not None and session.active else None
+
     async def lean_injection(self, query: str) -> str:
-        """Objective/LTM-only context for a delegated leg (M-LEG: lean injection)."""
+        """Objective/LTM-only context for a delegated leg (M-LEG: lean injection); the
+        Companion asks it for the children feature."""
         service = self.session.service
         if service is None:
             return ""
         plan = await service.injection(query, notes=(), lean=True)
         return plan.text or ""
-
-
-async def display_to(runtime: Runtime, message: DisplayMessage) -> None:
-    """The Reminder actor's display sink: a display-only message, never a user message."""
-    await runtime.host.display(message)

@@ -2,9 +2,9 @@
 
 The session's state is the Owner's (a :class:`~persona_mind.persona.PersonaSession`: the
 active persona, the team snapshot in use, the user-message count, branch and idleness, a
-pending hand-off) and so are the chat plans: this feature keeps a per-call view of them,
-sends every change to the Owner before the host sees the answer, and a feature built for a
-restarted Companion recovers the view from the Owner. It applies the
+pending hand-off) and so are the chat plans (``_persona_plans``): this feature keeps a
+per-call view of them, sends every change to the Owner before the host sees the answer,
+and a feature built for a restarted Companion recovers the view from the Owner. It applies the
 :class:`~persona_mind.persona.Effects` a handler returns:
 entries to the host, a user message, an identity change (a generation bump through the
 Owner, which Mind then follows), a reload once idle, or a pending handoff that runs when
@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from persona_mind.errors import PersonaMindError
+from persona_mind.feature import PersonaStatus
+from persona_mind.features._persona_plans import HeldByOwner, OwnerPlanDesk
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -40,46 +42,24 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.messages.owner import (
-    DropPlans,
     GetPersonaSession,
-    IssuePlan,
     OwnerState,
-    Plan,
     PutPersonaSession,
     SetActivePersona,
-    TakePlan,
 )
 
 if TYPE_CHECKING:
+    from persona_mind.feature import Peers
+    from persona_mind.features._ports import Ports
     from persona_mind.persona import (
         Effects,
-        OwnerPlans,
         PersonaService,
         PersonaSession,
-        PlanNeed,
         SessionContext,
         TeamSnapshot,
     )
-    from persona_mind.runtime import Runtime
 
 __all__ = ("PersonaFeature",)
-
-
-class _HeldByOwner:
-    """The service's plan desk between calls: the plans live in the Owner, so any use
-    outside a call that was given the Owner's answers is a bug, reported as one."""
-
-    def _refuse(self) -> PersonaMindError:
-        return PersonaMindError("persona plans are held by the Owner; ask it (IssuePlan/TakePlan)")
-
-    def issue(self, plan: Plan) -> None:
-        raise self._refuse()
-
-    def take(self, plan_id: str, session_id: str, user_messages: int) -> Plan:
-        raise self._refuse()
-
-    def drop(self, session_id: str, action_prefix: str | None = None) -> int:
-        raise self._refuse()
 
 
 _BASE_COMMANDS = (
@@ -95,18 +75,15 @@ class PersonaFeature:
     companion_version: tuple[int, ...] = (1, 17, 5)
     """The Persona contract this half implements, answered to Mind (M-COMPANION-4/6)."""
 
-    def __init__(self, runtime: Runtime, service: PersonaService | None = None) -> None:
-        self.runtime = runtime
+    def __init__(self, ports: Ports, peers: Peers, service: PersonaService | None = None) -> None:
+        self.ports = ports
+        self.peers = peers
+        """The Companion: the other features' settings (settings:collect:v1, M-SCOPE-11)."""
         self._service = service
+        self.plan_desk = OwnerPlanDesk(ports.owner)
         self.ctx: SessionContext | None = None
         self.handoff: str | None = None
         self.reload_pending = False
-        self.settings_sources: list[Callable[[], Mapping[str, Any]]] = []
-        """Companions' effective-settings contributions (settings:collect:v1, M-SCOPE-11)."""
-        self.status_sources: list[Callable[[], Awaitable[str]]] = []
-        """Other features' lines for ``/persona status`` (the children's costs, issue 26)."""
-        self.subcommands: dict[str, Callable[[str], Awaitable[CommandResult]]] = {}
-        """``/persona <word> …`` answered by another feature (``decisions``: children)."""
         self.disabled: str | None = None
         """Why the Persona half could not open this session (Mind then refuses, M-COMPANION-7)."""
         self.backend_error: str | None = None
@@ -124,17 +101,17 @@ class PersonaFeature:
         if self._service is None:
             from persona_mind.persona import PersonaService  # noqa: PLC0415 - first session
 
-            runtime = self.runtime
+            ports = self.ports
             self._service = PersonaService(
-                runtime.agent_dir,
-                files=runtime.pack_files,  # the durable port (issue 10: no IO of its own)
-                clock=runtime.clock,
-                offload=runtime.offload,  # the Store's one serial IO thread
-                plans=_HeldByOwner(),
+                ports.agent_dir,
+                files=ports.pack_files(),  # the durable port (Persona does no IO of its own)
+                clock=ports.clock,
+                offload=ports.offload,  # the Store's one serial IO thread
+                plans=HeldByOwner(),
             )
         return self._service
 
-    # -- what the rest of the runtime reads --------------------------------------------
+    # -- what the Companion reads -----------------------------------------------------------
     @property
     def enabled(self) -> bool:
         """False when this session could not be opened (its reason is in ``disabled``)."""
@@ -152,7 +129,19 @@ class PersonaFeature:
         return state.active.name if state is not None and state.active is not None else None
 
     async def team(self) -> TeamSnapshot | None:
+        """The session's team snapshot (the Companion answers ``GetTeam`` with it)."""
         return None if self.ctx is None else await self.service.team(self.ctx)
+
+    def persona_status(self) -> PersonaStatus:
+        """What the Companion answers Mind (companion:v1) and the children feature."""
+        return PersonaStatus(
+            provider="persona-mind/persona",
+            version=self.companion_version,
+            enabled=self.enabled,
+            ready=self.ready,
+            active=self.active_name(),
+            backend_error=self.backend_error,
+        )
 
     # -- feature port ------------------------------------------------------------------
     def tool_specs(self) -> tuple[ToolSpec, ...]:
@@ -170,11 +159,15 @@ class PersonaFeature:
     async def recover(self, owner: OwnerState, start: SessionStart) -> None:
         """A new feature (a restarted Companion) resumes the session the Owner holds: the
         active persona, the team snapshot in use, the counters and any pending hand-off."""
-        held = await self.runtime.owner_ref.ask(GetPersonaSession())
+        from persona_mind.persona import PersonaSession  # noqa: PLC0415 - a session exists
+
+        held = await self.ports.owner.ask(GetPersonaSession())
+        if held is not None and not isinstance(held, PersonaSession):  # opaque in messages
+            raise PersonaMindError(f"the Owner holds no Persona session: {type(held).__name__}")
         if held is None or held.session_id != start.session_id:
             # The crash came before this session's state reached the Owner (mid session
             # start): open it as the start did, from the retained binding and the branch.
-            entries = tuple(await self.runtime.host.branch_entries())
+            entries = tuple(await self.ports.host.branch_entries())
             await self.on_event(msgspec.structs.replace(start, entries=entries), owner)
             return
         self.ctx = held.context()
@@ -203,7 +196,7 @@ class PersonaFeature:
         so a Companion that crashes after this call resumes from it)."""
         value = self._value()
         if value != self._held:
-            await self.runtime.owner_ref.ask(PutPersonaSession(session=value))
+            await self.ports.owner.ask(PutPersonaSession(session=value))
             self._held = value
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
@@ -240,14 +233,14 @@ class PersonaFeature:
                     cwd=Path(event.cwd),
                     other_commands=frozenset(event.other_commands),  # P-ACTIVE-5
                 )
-                problem = await self.runtime.offload(
+                problem = await self.ports.offload(
                     functools.partial(backend_problem, Workspace(Path(event.cwd)))
                 )
                 # P-CHILD-6/7: an invalid backend setting is a start-up error, and no child
                 # runs on a backend the user did not choose until it is fixed.
                 self.backend_error = problem
                 if problem is not None:
-                    await self.runtime.host.notify(
+                    await self.ports.host.notify(
                         f"persona: {problem} Consults and round-tables are off until then.",
                         "error",
                     )
@@ -260,7 +253,7 @@ class PersonaFeature:
                     )
                 except PersonaMindError as exc:  # answered to Mind as "disabled"
                     self.disabled = str(exc)
-                    await self.runtime.host.notify(f"persona: {exc}", "error")
+                    await self.ports.host.notify(f"persona: {exc}", "error")
                     return None
                 self.disabled = None
                 await self._publish_identity()
@@ -289,9 +282,9 @@ class PersonaFeature:
             return ToolResult(text="persona_pack: no session is active yet", is_error=True)
         from persona_mind.persona import tool_plan_needs  # noqa: PLC0415 - loaded by now
 
-        plans = await self._plans_for(tool_plan_needs(call))
+        plans = await self.plan_desk.for_call(tool_plan_needs(call), self.ctx)
         outcome = await self.service.handle_tool(self.ctx, call, plans=plans)
-        await self._send_plans(plans)
+        await self.plan_desk.send(plans)
         await self._apply(outcome.effects)
         result: ToolResult = outcome.result
         return result
@@ -300,13 +293,14 @@ class PersonaFeature:
         if self.ctx is None:
             return CommandResult(text="/persona: no session is active yet", level="error")
         head, _, rest = call.args.strip().partition(" ")
-        if call.name == "persona" and head in self.subcommands:
-            return await self.subcommands[head](rest.strip())
+        handler = self.peers.persona_subcommand(head) if call.name == "persona" else None
+        if handler is not None:
+            return await handler(rest.strip())
         from persona_mind.persona import command_plan_needs  # noqa: PLC0415 - loaded by now
 
-        plans = await self._plans_for(command_plan_needs(call))
+        plans = await self.plan_desk.for_call(command_plan_needs(call), self.ctx)
         outcome = await self.service.handle_command(self.ctx, call, plans=plans)
-        await self._send_plans(plans)
+        await self.plan_desk.send(plans)
         result: CommandResult = outcome.result
         effects = outcome.effects
         if result.reload and effects.reload:  # the host reloads after the command itself
@@ -316,7 +310,7 @@ class PersonaFeature:
             collected = self.collect_settings()
             if collected:
                 result = msgspec.structs.replace(result, text=f"{result.text}\n{collected}")
-            extra = [line for source in self.status_sources if (line := await source())]
+            extra = await self.peers.status_lines()
             if extra:
                 result = msgspec.structs.replace(result, text="\n".join([result.text, *extra]))
         return result
@@ -327,56 +321,24 @@ class PersonaFeature:
         Mind contributes its session snapshot (capture, nudge), M-SCOPE-11; a contribution
         that fails is named, never silently dropped."""
         parts: list[str] = []
-        for source in self.settings_sources:
-            try:
-                contribution = source()
-            except PersonaMindError as exc:
-                parts.append(f"(a companion's settings could not be collected: {exc})")
+        for contribution in self.peers.settings():
+            if isinstance(contribution, PersonaMindError):
+                parts.append(f"(a companion's settings could not be collected: {contribution})")
                 continue
             for area, values in sorted(contribution.items()):
                 if isinstance(values, Mapping):
                     parts += [f"{area}.{k}={v!r}" for k, v in sorted(values.items())]
         return f"Companion settings: {', '.join(parts)}" if parts else ""
 
-    # -- plans (held by the Owner) -------------------------------------------------------
-    async def _plans_for(self, need: PlanNeed | None) -> OwnerPlans:
-        """A per-call plan desk holding the Owner's answer to what the call needs."""
-        from persona_mind.persona import OwnerPlans, PlanRefused  # noqa: PLC0415
-
-        plans = OwnerPlans()
-        if need is None or self.ctx is None:
-            return plans
-        owner, sid = self.runtime.owner_ref, self.ctx.session_id
-        if need.kind == "take":
-            ask = TakePlan(
-                plan_id=need.plan_id, session_id=sid, user_messages=self.ctx.user_messages
-            )
-            try:
-                plans.taken[need.plan_id] = await owner.ask(ask)
-            except PlanRefused as exc:  # raised where the handler takes it, as before
-                plans.taken[need.plan_id] = exc
-        else:
-            key = (sid, need.action_prefix)
-            plans.dropped[key] = await owner.ask(DropPlans(session_id=sid, action_prefix=key[1]))
-        return plans
-
-    async def _send_plans(self, plans: OwnerPlans) -> None:
-        """What the call issued or dropped, to the Owner (before the host sees the answer)."""
-        owner = self.runtime.owner_ref
-        for plan in plans.issued:
-            await owner.ask(IssuePlan(plan=plan))
-        for session_id, prefix in plans.drops:
-            await owner.ask(DropPlans(session_id=session_id, action_prefix=prefix))
-
     async def _close(self, session_id: str) -> None:
         """Forget the session here and its plans in the Owner (the binding stays)."""
-        plans = await self._plans_for(None)
+        plans = await self.plan_desk.for_call(None, self.ctx)
         self.service.close_session(session_id, plans=plans)
-        await self._send_plans(plans)
+        await self.plan_desk.send(plans)
 
     # -- effects -------------------------------------------------------------------------
     async def _apply(self, effects: Effects) -> None:
-        host = self.runtime.host
+        host = self.ports.host
         for custom_type, data in effects.entries:
             await host.append_entry(custom_type, data)
         if effects.identity_changed:
@@ -396,23 +358,29 @@ class PersonaFeature:
             return
         if self.handoff is not None:
             args, self.handoff = self.handoff, None
-            plans = await self._plans_for(None)
+            plans = await self.plan_desk.for_call(None, self.ctx)
             outcome = await self.service.handle_command(
                 self.ctx, CommandCall(name="persona", args=args), plans=plans
             )
-            await self._send_plans(plans)
-            await self.runtime.host.notify(outcome.result.text, outcome.result.level)
+            await self.plan_desk.send(plans)
+            await self.ports.host.notify(outcome.result.text, outcome.result.level)
             await self._apply(outcome.effects)
             return
         if self.reload_pending:
             self.reload_pending = False
-            await self.runtime.host.request_reload()
+            await self.ports.host.request_reload()
 
     async def _publish_identity(self) -> None:
         identity = None if self.ctx is None else self.service.active_identity(self.ctx.session_id)
-        await self.runtime.owner_ref.ask(SetActivePersona(persona=identity))
+        await self.ports.owner.ask(SetActivePersona(persona=identity))
         # The footer says who is speaking (issue 17): "persona: official/software-team/architect".
-        await self.runtime.host.set_status("persona", f"persona: {identity}" if identity else None)
+        await self.ports.host.set_status("persona", f"persona: {identity}" if identity else None)
 
     def details(self) -> dict[str, Any]:
-        return {"ready": self.ready, "active": self.active_name()}
+        """What ``InspectFeatures`` reports of this half (values, never the objects)."""
+        return {
+            "ready": self.ready,
+            "active": self.active_name(),
+            "session_id": None if self.ctx is None else self.ctx.session_id,
+            "disabled": self.disabled,
+        }

@@ -73,11 +73,7 @@ _NO_TEAM = (
 
 
 async def _team(session: HeadlessSession) -> TeamSnapshot | None:
-    from persona_mind.features import PersonaFeature  # noqa: PLC0415 - product only
-
-    feature = session.runtime.feature("persona")
-    assert isinstance(feature, PersonaFeature)
-    return await feature.team()
+    return await session.runtime.team()  # GetTeam: asked of the Companion
 
 
 async def call_extra(session: HeadlessSession, name: str, arguments: dict[str, Any]) -> ToolResult:

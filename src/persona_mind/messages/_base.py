@@ -7,11 +7,11 @@ silently shifts positional arguments.
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
-__all__ = ("Ask", "Msg")
+__all__ = ("Ask", "Msg", "Recipient")
 
 
 class Msg(msgspec.Struct, frozen=True, kw_only=True, tag=True, forbid_unknown_fields=True):
@@ -28,3 +28,12 @@ class Ask(Msg, Generic[R_co], frozen=True, kw_only=True):
     reply; the handler's ``match`` arm returns an ``R``. Covariant (messages are frozen),
     so an ``Ask[tuple[X, ...]]`` is accepted where an ``Ask[Sized]`` is expected.
     """
+
+
+class Recipient(Protocol):
+    """Where a message names an actor to tell later (a progress stream, a timer's target):
+    what it needs of an ``ActorRef``, so the vocabulary names no actor module."""
+
+    def tell_if_alive(self, message: object, *, generation: int | None = None) -> bool:
+        """Tell unless the actor is gone; ``True`` if queued."""
+        ...

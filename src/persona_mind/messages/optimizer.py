@@ -1,9 +1,11 @@
 """The Optimizer actor's protocol: inspect, stage, apply, undo and history of consolidation.
 
 Every request names its *owner* (the session/scope key plans are bound to) and the
-:class:`~persona_mind.mind.MindScope` it acts in. Plans never travel in messages: staging
-answers a :class:`~persona_mind.mind.optimize._plans.Plan` that stays in the Optimizer's
-registry, and apply names it by id. :class:`DiscardPlans` (a session or scope change) and
+Mind scope it acts in (a ``mind.MindScope``: carried here as an opaque value — it is
+domain, with the rules that name a scope's files — and checked by the Optimizer). Plans
+never travel in messages: staging answers a
+:class:`~persona_mind.messages.consolidation.Plan` that stays in the Optimizer's registry,
+and apply names it by id. :class:`DiscardPlans` (a session or scope change) and
 every ``OwnerChanged`` drop plans (M-OPTIMIZE-MANUAL-39). These messages stay in-process.
 
 A later Scheduler submits reviews through the same actor; the manual verbs here are the
@@ -18,10 +20,12 @@ from persona_mind.messages._base import Ask, Msg
 from persona_mind.messages.owner import OwnerChanged
 
 if TYPE_CHECKING:
-    from persona_mind.mind import MindScope
-    from persona_mind.mind.optimize._inspect import Inspection  # noqa: F401 - Ask["…"]
-    from persona_mind.mind.optimize._plans import Applied, Plan  # noqa: F401 - Ask["…"]
-    from persona_mind.mind.optimize._review import ReviewReport  # noqa: F401 - Ask["…"]
+    from persona_mind.messages.consolidation import (  # noqa: F401 - named in Ask["…"]
+        Applied,
+        Inspection,
+        Plan,
+        ReviewReport,
+    )
 
 __all__ = (
     "DiscardPlans",
@@ -39,7 +43,7 @@ __all__ = (
 class OptimizeInspect(Ask["Inspection"], frozen=True, kw_only=True):
     """One bounded page of a store's safe entries (``fingerprint`` continues a paging)."""
 
-    scope: MindScope
+    scope: object
     tier: str
     offset: int = 0
     limit: int | None = None
@@ -50,7 +54,7 @@ class OptimizeStage(Ask["Plan"], frozen=True, kw_only=True):
     """Validate exact replacements and register them as a plan of ``owner``."""
 
     owner: str
-    scope: MindScope
+    scope: object
     tier: str
     operations: Any
 
@@ -59,14 +63,14 @@ class OptimizeApply(Ask["Applied"], frozen=True, kw_only=True):
     """Apply the staged plan ``plan`` of ``owner`` once, under the fingerprint CAS."""
 
     owner: str
-    scope: MindScope
+    scope: object
     plan: str
 
 
 class OptimizeUndo(Ask["Applied"], frozen=True, kw_only=True):
     """Restore the facts the applied receipt ``receipt`` replaced."""
 
-    scope: MindScope
+    scope: object
     tier: str
     receipt: str
 
@@ -74,7 +78,7 @@ class OptimizeUndo(Ask["Applied"], frozen=True, kw_only=True):
 class OptimizeHistoryList(Ask["list[dict[str, Any]]"], frozen=True, kw_only=True):
     """The newest receipts of one store, bounded and owner-filtered."""
 
-    scope: MindScope
+    scope: object
     tier: str
     limit: int | None = None
 
@@ -87,7 +91,7 @@ class OptimizeReview(Ask["ReviewReport"], frozen=True, kw_only=True):
     """
 
     owner: str
-    scope: MindScope
+    scope: object
     target: str | None = None
     model: str
 

@@ -1,17 +1,15 @@
-"""The Owner's protocol: session identity, lifecycle generations, the active persona."""
+"""The Owner's protocol: session identity, lifecycle generations, the active persona, and
+the values it keeps for the Companion's features (the notes' tally, the chat plans, the
+Persona half's session — the last opaque here: it is Persona's domain state)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
 from persona_mind.messages.host import ModelSelect, SessionShutdown, SessionStart
-
-if TYPE_CHECKING:  # value types of the domain, held opaquely here
-    from persona_mind.mind.notes._ledger import NotesTally
-    from persona_mind.persona.binding._session import PersonaSession
 
 __all__ = (
     "DropPlans",
@@ -21,6 +19,7 @@ __all__ = (
     "GetSessionStart",
     "IssuePlan",
     "ListPlans",
+    "NotesTally",
     "OwnerChanged",
     "OwnerMsg",
     "OwnerState",
@@ -57,6 +56,17 @@ class OwnerState(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def ready(self) -> bool:
         return self.session_id is not None
+
+
+class NotesTally(msgspec.Struct, frozen=True, kw_only=True):
+    """The lifetime budget of one session's notes as the Owner holds it (M-SESSION-NOTES-4,
+    -14): every event id seen on any branch with its size, and why notes closed, if they
+    did. A restarted Companion's ledger absorbs it, so events seen only on other branches
+    of a session without a file still count."""
+
+    session_id: str
+    seen: tuple[tuple[str, int], ...] = ()
+    closed: str | None = None
 
 
 class Plan(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,8 +128,12 @@ class GetSessionStart(Ask[SessionStart | None], frozen=True, kw_only=True):
     restarted Companion's features resume the session; ``None`` between sessions."""
 
 
-class GetPersonaSession(Ask["PersonaSession | None"], frozen=True, kw_only=True):
-    """The Persona half of the current session as the Owner holds it (``None``: none yet)."""
+class GetPersonaSession(Ask[object], frozen=True, kw_only=True):
+    """The Persona half of the current session as the Owner holds it (``None``: none yet).
+
+    The value is a ``persona.PersonaSession``, domain state the Owner keeps for the Persona
+    half without reading it: opaque here (messages name no domain type); the Persona
+    feature checks it."""
 
 
 class PutPersonaSession(Ask[None], frozen=True, kw_only=True):
@@ -127,10 +141,11 @@ class PutPersonaSession(Ask[None], frozen=True, kw_only=True):
     pending hand-off); ``None`` forgets it. Never bumps the generation by itself: an
     identity change is ``SetActivePersona``."""
 
-    session: PersonaSession | None
+    session: object
+    """A ``persona.PersonaSession``, or ``None`` (see :class:`GetPersonaSession`)."""
 
 
-class GetNotesTally(Ask["NotesTally | None"], frozen=True, kw_only=True):
+class GetNotesTally(Ask[NotesTally | None], frozen=True, kw_only=True):
     """The session notes' lifetime budget as the Owner holds it (``None``: none yet)."""
 
 

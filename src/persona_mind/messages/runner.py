@@ -9,11 +9,11 @@ the kernel stamps and checks it, and a newer generation cancels the work.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from persona_mind.messages._base import Ask, Msg
+from persona_mind.messages._base import Ask, Msg, Recipient
 from persona_mind.messages.child import (
     ChildProgress,
     ChildReply,
@@ -22,9 +22,6 @@ from persona_mind.messages.child import (
     ChildUsage,
 )
 from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
-
-if TYPE_CHECKING:
-    from persona_mind.actors import ActorRef
 
 __all__ = (
     "AwaitRoundtable",
@@ -49,7 +46,7 @@ class RunChild(Ask[ChildReply], frozen=True, kw_only=True):
     """Run one child; answered with its reply when it finishes (or its typed failure)."""
 
     request: ChildRequest
-    progress_to: ActorRef[Any] | None = None
+    progress_to: Recipient | None = None
 
 
 class CancelChild(Ask[bool], frozen=True, kw_only=True):

@@ -5,7 +5,8 @@ input arrived, the agent started or settled with its usage); the Scheduler alone
 whether an automatic review is admitted (M-OPTIMIZE-AUTO). Timers come back as
 :class:`WindowElapsed`, attempt outcomes as :class:`AttemptProbed`/:class:`AttemptEnded`.
 Explicit ``/mind optimize`` reviews ask :class:`ExplicitReview` so both paths share one
-single-flight admission.
+single-flight admission. The Mind scope is carried opaquely (a ``mind.MindScope``), as in the
+Optimizer's protocol: the Scheduler hands it on, the Optimizer checks it.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from persona_mind.messages._base import Ask, Msg
 from persona_mind.messages.owner import OwnerChanged
 
 if TYPE_CHECKING:
-    from persona_mind.mind import MindScope
-    from persona_mind.mind.optimize._review import ReviewReport  # noqa: F401 - Ask["…"]
+    from persona_mind.messages.consolidation import ReviewReport  # noqa: F401 - Ask["…"]
 
 __all__ = (
     "Activate",
@@ -40,7 +40,7 @@ class Activate(Msg, frozen=True, kw_only=True):
 
     session_id: str
     owner: str
-    scope: MindScope
+    scope: object
     model: str | None
     entries: tuple[Any, ...] = ()
 
@@ -110,7 +110,7 @@ class ExplicitReview(Ask["ReviewReport"], frozen=True, kw_only=True):
     """An explicit ``/mind optimize`` review through the same single-flight admission."""
 
     owner: str
-    scope: MindScope
+    scope: object
     target: str | None = None
     model: str
 

@@ -5,6 +5,11 @@ These messages stay inside one process (they carry a ``StoreTarget`` and a pure 
 function), so they are never encoded; the generation a mutation was admitted under is the
 one the kernel stamps on its envelope (no message carries it). The adapter
 :class:`persona_mind.actors.store.StoreClient` gives callers the typed ``StorePort`` API.
+
+The values they carry are ``messages.snapshot``'s. Three answers are the storage engine's
+own (a ``storage.Stored``: a snapshot with the fingerprint of its bytes, which only the
+engine computes; the engine itself, handed to a ``WithEngine`` step): they are typed
+``object`` here and ``StoreClient`` names them, so this vocabulary names no storage module.
 """
 
 from __future__ import annotations
@@ -15,13 +20,12 @@ from typing import TYPE_CHECKING, Any
 from persona_mind.messages._base import Ask
 
 if TYPE_CHECKING:
-    from persona_mind.storage import (  # noqa: F401 - named in Ask["…"]
-        CorruptStore,
-        FileStore,
+    from persona_mind.errors import StorageError  # noqa: F401 - named in Ask["…"]
+    from persona_mind.messages.snapshot import (  # noqa: F401 - named in Ask["…"]
+        Mutation,
         Snapshot,
-        Stored,
+        StoreTarget,
     )
-    from persona_mind.storage.port import Mutation, StoreTarget
 
 __all__ = (
     "Mutate",
@@ -48,14 +52,15 @@ class ReadMany(Ask["tuple[Snapshot[Any] | None, ...]"], frozen=True, kw_only=Tru
     targets: tuple[StoreTarget[Any], ...]
 
 
-class ReadStored(Ask["Stored[Any] | None"], frozen=True, kw_only=True):
-    """Read a snapshot with its raw-byte fingerprint."""
+class ReadStored(Ask[object], frozen=True, kw_only=True):
+    """Read a snapshot with its raw-byte fingerprint: a ``storage.Stored``, or ``None``."""
 
     target: StoreTarget[Any]
 
 
-class Mutate(Ask["Stored[Any]"], frozen=True, kw_only=True):
-    """Apply a pure mutation durably; answered once the directory fsync returned.
+class Mutate(Ask[object], frozen=True, kw_only=True):
+    """Apply a pure mutation durably; answered (a ``storage.Stored``) once the directory
+    fsync returned.
 
     The generation it was admitted under is re-checked inside the locked mutation step.
     """
@@ -66,15 +71,17 @@ class Mutate(Ask["Stored[Any]"], frozen=True, kw_only=True):
     purpose: str = "mutation"
 
 
-class Transact(Ask["list[Stored[Any]]"], frozen=True, kw_only=True):
-    """Several memory-store mutations under the memory transaction lock, in order."""
+class Transact(Ask[object], frozen=True, kw_only=True):
+    """Several memory-store mutations under the memory transaction lock, in order; answered
+    with a ``list`` of ``storage.Stored``."""
 
     steps: tuple[tuple[StoreTarget[Any], Mutation[Any]], ...]
     purpose: str = "memory transaction"
 
 
-class Repair(Ask["CorruptStore | None"], frozen=True, kw_only=True):
-    """Sweep orphan temps and quarantine a corrupt file; the problem found, or ``None``."""
+class Repair(Ask["StorageError | None"], frozen=True, kw_only=True):
+    """Sweep orphan temps and quarantine a corrupt file; the problem found (a
+    ``CorruptStore``), or ``None``."""
 
     target: StoreTarget[Any]
 
@@ -88,7 +95,8 @@ class WithEngine(Ask[object], frozen=True, kw_only=True):
     them; it must not block on anything but file IO.
     """
 
-    step: Callable[[FileStore], object]
+    step: Callable[[Any], object]
+    """Called with the Store's engine (a ``storage.FileStore``) on its IO thread."""
     purpose: str = "engine step"
 
 

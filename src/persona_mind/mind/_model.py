@@ -1,7 +1,9 @@
 """The durable Mind records: facts (LTM/STM) and backlog items, as strict msgspec Structs.
 
 ``BacklogItem`` is defined in ``persona_mind.messages.backlog`` (the Reminder protocol carries
-it, and messages import only values) and re-exported here unchanged.
+it) and ``Fact`` with its ``Kind``, ``Tier`` and ``FactStatus`` in ``persona_mind.messages.memory``
+(the Optimizer's answers carry facts); messages import only values, and both are re-exported
+here unchanged.
 
 Times are epoch seconds (floats) from the injected clock's ``wall()``.  A fact's content
 identity is kind + normalised text + sorted tags (M-FACT-7); provenance (persona, source,
@@ -12,11 +14,12 @@ content, so the *row key* there is identity + persona (M-FACT-20).
 from __future__ import annotations
 
 import hashlib
-from typing import Literal, get_args
+from typing import get_args
 
 import msgspec
 
 from persona_mind.messages.backlog import BacklogItem, BacklogStatus
+from persona_mind.messages.memory import Fact, FactStatus, Kind, Tier
 from persona_mind.mind._text import identity_text
 
 __all__ = (
@@ -32,34 +35,10 @@ __all__ = (
     "fact_id",
 )
 
-Kind = Literal["objective", "invariant", "preference", "convention", "gotcha", "rationale", "note"]
 KINDS: tuple[str, ...] = get_args(Kind)
-Tier = Literal["persona", "shared", "project", "stm"]
-FactStatus = Literal["active", "superseded"]
 
 STM_TTL = 48 * 3600.0
 """STM default time to live (M-FACT-4) and the backlog default expiry (M-BACKLOG-2)."""
-
-
-class Fact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One LTM or STM row."""
-
-    id: str
-    kind: Kind
-    text: str
-    tags: tuple[str, ...] = ()
-    persona: str | None = None
-    source: str | None = None
-    recordedAt: float  # noqa: N815 - on-disk camelCase (seed 000)
-    lastSeenAt: float  # noqa: N815
-    expiresAt: float | None = None  # noqa: N815 - STM only
-    status: FactStatus = "active"
-    supersededBy: str | None = None  # noqa: N815
-    derivedFrom: tuple[str, ...] = ()  # noqa: N815
-
-    def live(self, now: float) -> bool:
-        """Active and not expired (read-time expiry filtering, M-MIGRATE-7)."""
-        return self.status == "active" and (self.expiresAt is None or self.expiresAt > now)
 
 
 def content_identity(kind: str, text: str, tags: tuple[str, ...]) -> str:

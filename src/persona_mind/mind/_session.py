@@ -22,6 +22,8 @@ command                ``await on_command(call)`` → CommandResult
 owner/persona change   ``revoke()`` then a new ``start(...)``
 reminders              ``await reminder_items()`` → ArmReminders(items=...)
 =====================  =============================================================
+
+The companion handshake rules and the leg switch are in ``_companion`` (re-exported here).
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ from persona_mind.messages.host import (
     ToolSpec,
 )
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
+from persona_mind.mind._companion import (
+    CompanionAnswer,
+    companion_refusal,
+    is_leg,
+    one_disclosure,
+)
 from persona_mind.mind._deadline import with_deadline
 from persona_mind.mind._errors import AccessRefused, MindRefusal
 from persona_mind.mind._model import BacklogItem, Tier
@@ -78,59 +86,6 @@ __all__ = (
 INJECTION_DEADLINE = 0.75
 DEFERRED_INPUT_TYPE = "pi-persona-deferred-input"
 """The one custom type that replays direct user input (M-TRUST-2)."""
-MIN_COMPANION_VERSION: tuple[int, ...] = (1, 17, 5)
-"""The oldest Persona contract Mind pairs with (M-COMPANION-4: Mind 0.8.7 needs Persona
-1.17.5); the Persona half answers with the version it implements."""
-
-
-@dataclass(frozen=True, slots=True)
-class CompanionAnswer:
-    """One provider's answer to the companion capability query (companion:v1)."""
-
-    provider: str
-    version: tuple[int, ...] = MIN_COMPANION_VERSION
-    enabled: bool = True
-    ready: bool = True
-
-
-def companion_refusal(answers: Sequence[CompanionAnswer]) -> str | None:
-    """Why Mind must stay inactive, or ``None``: exactly one enabled, ready, compatible provider.
-
-    A settings file or an installed package is never evidence (M-COMPANION-3): only answers.
-    """
-    if not answers:
-        return "no Persona companion is loaded"
-    if len(answers) > 1:
-        return f"ambiguous: {len(answers)} Persona providers answered"
-    answer = answers[0]
-    if answer.version < MIN_COMPANION_VERSION:
-        have = ".".join(map(str, answer.version))
-        need = ".".join(map(str, MIN_COMPANION_VERSION))
-        return f"Persona companion {answer.provider} {have} is incompatible (needs ≥ {need})"
-    if not answer.enabled:
-        return "the Persona companion is disabled"
-    if not answer.ready:
-        return "the Persona companion is not ready yet"
-    return None
-
-
-MAX_DISCLOSURE_CHARS = 200
-"""One short toast line per turn (M-UI-4); the block's "Not shown" section has the detail."""
-
-
-def one_disclosure(parts: Sequence[str]) -> tuple[str, ...]:
-    """The plan's disclosures as at most one short line (the host toasts each one)."""
-    if not parts:
-        return ()
-    line = "persona-mind memory: " + "; ".join(parts)
-    if len(line) > MAX_DISCLOSURE_CHARS:
-        line = line[: MAX_DISCLOSURE_CHARS - 1] + "…"
-    return (line,)
-
-
-def is_leg(env: Mapping[str, str]) -> bool:
-    """A delegated leg, sampled once at activation (M-LEG-1/2)."""
-    return any(env.get(k, "") not in ("", "0") for k in ("PI_PERSONA_LEG", "PI_PERSONA_CHILD"))
 
 
 @dataclass(frozen=True, slots=True)

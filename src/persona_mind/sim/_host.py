@@ -55,11 +55,12 @@ from persona_mind.messages.host import (
     ToolSpec,
     Usage,
 )
-from persona_mind.runtime import FeatureFactory, Runtime
+from persona_mind.runtime import Runtime
 
 if TYPE_CHECKING:
     from persona_mind.children import ChildBackend
     from persona_mind.clock import Clock
+    from persona_mind.features import FeatureFactory
 
 __all__ = ("SimHost", "Turn")
 

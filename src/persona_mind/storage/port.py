@@ -6,6 +6,10 @@ actor runs it inside the locked compare-and-swap step off the event loop and ack
 only after the directory fsync. A mutation that raises aborts the write: nothing partial
 is ever stored.
 
+The values the port speaks (:class:`Snapshot`, :class:`StoreTarget`, :data:`Mutation`,
+:data:`LockDomain`) are defined in ``persona_mind.messages.snapshot`` (the Store actor's
+protocol carries them) and re-exported here unchanged.
+
 Implementations: the Store actor's client (``persona_mind.actors.store.StoreClient``), which
 every runtime, facade and face uses, and the in-memory fake for unit tests
 (``persona_mind.testing.MemoryStore``).  Both derive from
@@ -14,13 +18,10 @@ every runtime, facade and face uses, and the in-memory fake for unit tests
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
-import msgspec
-
+from persona_mind.messages.snapshot import LockDomain, Mutation, Snapshot, StoreTarget
 from persona_mind.storage._errors import LockTimeout
 
 __all__ = (
@@ -35,32 +36,6 @@ __all__ = (
 )
 
 E = TypeVar("E")
-
-LockDomain = Literal["memory", "history", "store", "backlog", "packs"]
-"""Lock domains; the order memory → history → store is enforced, backlog/packs are independent."""
-
-
-class Snapshot(msgspec.Struct, Generic[E], frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """A whole store file: schema version, a sequence bumped per write, and the entries."""
-
-    version: int
-    sequence: int
-    updatedAt: str  # noqa: N815 - the on-disk field name is camelCase (seed 000)
-    entries: tuple[E, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class StoreTarget(Generic[E]):
-    """One durable snapshot file and how to decode it."""
-
-    path: Path
-    entry_type: type[E]
-    lock: LockDomain = "store"
-    version: int = 1
-
-
-Mutation = Callable[[tuple[E, ...]], tuple[E, ...]]
-"""A pure function from the current entries to the new ones; raise to abort the write."""
 
 
 class StorePort(Protocol):

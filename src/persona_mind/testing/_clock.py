@@ -21,10 +21,10 @@ import contextvars
 import heapq
 import itertools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from persona_mind.actors import ActorRef
+    from persona_mind.messages._base import Recipient
 
 __all__ = ("ManualClock", "wait_all_tasks_blocked")
 
@@ -116,7 +116,7 @@ class ManualClock:
                     self.jumps += 1
                 idle = 0
 
-    def send_after(self, delay: float, ref: ActorRef[Any], message: object) -> _Timer:
+    def send_after(self, delay: float, ref: Recipient, message: object) -> _Timer:
         def fire() -> None:
             ref.tell_if_alive(message)
 

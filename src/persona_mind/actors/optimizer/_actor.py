@@ -14,6 +14,10 @@ request under, so an owner change while an apply waits for its lock refuses it
 Restart contract (docs/actors.md): plans live only in memory and are lost with the
 instance (re-stage them); receipts are on disk, so history and undo survive, and a
 receipt left prepared by a crash blocks further applies and is listed as needing recovery.
+
+The runtime spawns it at start; its consolidation rules (Mind, the receipt engine) are
+imported by the handlers and its plan registry is built at the first message, so start-up
+never loads them.
 """
 
 from __future__ import annotations
@@ -23,8 +27,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never
 
 from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy
-from persona_mind.actors.optimizer._consolidator import Consolidator, parse_tier
-from persona_mind.actors.optimizer._review import Record, ReviewContext, run_review
 from persona_mind.messages.optimizer import (
     DiscardPlans,
     OptimizeAdmissible,
@@ -37,16 +39,16 @@ from persona_mind.messages.optimizer import (
     OptimizeUndo,
 )
 from persona_mind.messages.owner import OwnerChanged
-from persona_mind.mind._errors import AccessRefused, InvalidArgument
-from persona_mind.mind.optimize._plans import Plan, PlanRegistry
-from persona_mind.mind.optimize._review import REVIEW_DEADLINE, ReviewReport, review_targets
 
 if TYPE_CHECKING:
+    from persona_mind.actors.optimizer._consolidator import Consolidator
+    from persona_mind.actors.optimizer._review import Record
     from persona_mind.actors.store import StoreClient
     from persona_mind.mind import MindScope
     from persona_mind.mind._model import Tier
     from persona_mind.mind.optimize._inspect import Inspection
-    from persona_mind.mind.optimize._plans import Applied
+    from persona_mind.mind.optimize._plans import Applied, Plan, PlanRegistry
+    from persona_mind.mind.optimize._review import ReviewReport
     from persona_mind.storage import FileStore, FileSystem, Layout
 
 R = TypeVar("R")
@@ -71,11 +73,22 @@ class OptimizerActor(Actor[OptimizerMsg]):
         self._runner = runner
         self._record = record
         self._cons: Consolidator | None = None  # touched only on the Store's IO thread
-        self.plans = PlanRegistry()
+        self._plans: PlanRegistry | None = None
         self.progress: dict[tuple[str, str], tuple[float, str]] = {}  # review cursors
+
+    @property
+    def plans(self) -> PlanRegistry:
+        """The staged plans (in memory only), built at the first message."""
+        if self._plans is None:
+            from persona_mind.mind.optimize._plans import PlanRegistry  # noqa: PLC0415
+
+            self._plans = PlanRegistry()
+        return self._plans
 
     def _with(self, engine: FileStore) -> Consolidator:
         """The Consolidator over the Store's engine (rebuilt if the Store restarted)."""
+        from persona_mind.actors.optimizer._consolidator import Consolidator  # noqa: PLC0415
+
         if self._cons is None or self._cons.engine is not engine:
             safe = self._cons.safe if self._cons is not None else None
             self._cons = Consolidator(engine)
@@ -87,12 +100,14 @@ class OptimizerActor(Actor[OptimizerMsg]):
         return await self.store.with_engine(lambda engine: step(self._with(engine)), "optimize")
 
     async def receive(self, message: OptimizerMsg) -> object:
+        from persona_mind.actors.optimizer._consolidator import parse_tier  # noqa: PLC0415
+
         match message:
             case OptimizeInspect():
-                now = self.clock.wall()
+                now, scope = self.clock.wall(), _scope(message.scope)
                 return await self._run(
                     lambda cons: cons.inspect(
-                        message.scope,
+                        scope,
                         parse_tier(message.tier),
                         now=now,
                         offset=message.offset,
@@ -103,22 +118,20 @@ class OptimizerActor(Actor[OptimizerMsg]):
             case OptimizeStage():
                 return await self._stage(message)
             case OptimizeApply():
+                scope = _scope(message.scope)
                 plan = self.plans.take(message.plan, message.owner, self.clock.wall())
                 generation = self.admitted
-                return await self._run(
-                    lambda cons: cons.apply(plan, message.scope, generation=generation)
-                )
+                return await self._run(lambda cons: cons.apply(plan, scope, generation=generation))
             case OptimizeUndo():
                 generation, tier = self.admitted, parse_tier(message.tier)
+                scope = _scope(message.scope)
                 return await self._run(
-                    lambda cons: cons.undo(
-                        message.scope, tier, message.receipt, generation=generation
-                    )
+                    lambda cons: cons.undo(scope, tier, message.receipt, generation=generation)
                 )
             case OptimizeHistoryList():
-                tier = parse_tier(message.tier)
+                tier, scope = parse_tier(message.tier), _scope(message.scope)
                 return await self._run(
-                    lambda cons: cons.list_history(message.scope, tier, limit=message.limit)
+                    lambda cons: cons.list_history(scope, tier, limit=message.limit)
                 )
             case OptimizeReview():
                 return self._review(message)
@@ -129,7 +142,8 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 self.plans.discard_owner(message.owner)
                 return None
             case OwnerChanged():
-                self.plans.clear()
+                if self._plans is not None:  # none staged before the registry exists
+                    self._plans.clear()
                 self.progress.clear()  # review progress is session/scope-local
                 return None
             case _:
@@ -137,15 +151,20 @@ class OptimizerActor(Actor[OptimizerMsg]):
 
     def _review(self, message: OptimizeReview) -> object:
         """Admit one review batch (single-flight) as deferred work; see ``_review.py``."""
-        targets = review_targets(message.scope, message.target)
+        from persona_mind.actors.optimizer import _review  # noqa: PLC0415
+        from persona_mind.mind._errors import InvalidArgument  # noqa: PLC0415
+        from persona_mind.mind.optimize._review import review_targets  # noqa: PLC0415
+
+        scope = _scope(message.scope)
+        targets = review_targets(scope, message.target)
         runner = self._admissible()
         if not message.model:
             raise InvalidArgument("optimize.no_model", "the session has no model to review with")
-        ctx = ReviewContext(
+        ctx = _review.ReviewContext(
             io=self._run,
             runner=runner,
             clock=self.clock,
-            scope=message.scope,
+            scope=scope,
             model=message.model,
             generation=self.admitted,
             record=self._record,
@@ -154,12 +173,14 @@ class OptimizerActor(Actor[OptimizerMsg]):
         )
 
         async def work() -> ReviewReport:
-            return await run_review(targets, ctx)
+            return await _review.run_review(targets, ctx)
 
         return self.defer("review", work)
 
     def _admissible(self) -> ActorRef[Any]:
         """Single flight and a child runner: the gates a review must pass; the runner."""
+        from persona_mind.mind._errors import AccessRefused, InvalidArgument  # noqa: PLC0415
+
         if "review" in self.work_keys():
             raise InvalidArgument("optimize.busy", "a review is already running; wait for it")
         runner = self._runner() if self._runner is not None else None
@@ -170,20 +191,31 @@ class OptimizerActor(Actor[OptimizerMsg]):
         return runner
 
     async def _stage(self, message: OptimizeStage) -> Plan:
-        tier, now = parse_tier(message.tier), self.clock.wall()
+        from persona_mind.actors.optimizer._consolidator import parse_tier  # noqa: PLC0415
+
+        tier, now, scope = parse_tier(message.tier), self.clock.wall(), _scope(message.scope)
         self.plans.check_room(message.owner, now)  # refuse before reading the store
-        staged = await self._run(
-            lambda cons: cons.stage(message.scope, tier, message.operations, now=now)
-        )
+        staged = await self._run(lambda cons: cons.stage(scope, tier, message.operations, now=now))
         return self.plans.add(
             owner=message.owner,
             tier=staged.tier,
             store=staged.store,
-            persona=message.scope.persona,
+            persona=scope.persona,
             fingerprint=staged.fingerprint,
             replacements=staged.replacements,
             now=self.clock.wall(),
         )
+
+
+def _scope(value: object) -> MindScope:
+    """A request's Mind scope, checked: the protocol carries it opaquely (messages name no
+    domain type)."""
+    from persona_mind.mind._errors import InvalidArgument  # noqa: PLC0415
+    from persona_mind.mind._scope import MindScope  # noqa: PLC0415
+
+    if not isinstance(value, MindScope):
+        raise InvalidArgument("optimize.scope", f"not a Mind scope: {type(value).__name__}")
+    return value
 
 
 def spawn_optimizer(
@@ -278,6 +310,8 @@ class OptimizerClient:
     async def review(
         self, owner: str, scope: MindScope, target: str | None, model: str
     ) -> ReviewReport:
+        from persona_mind.mind.optimize._review import REVIEW_DEADLINE  # noqa: PLC0415
+
         scheduler = self._admission() if self._admission is not None else None
         if scheduler is not None:
             from persona_mind.messages.scheduler import ExplicitReview  # noqa: PLC0415

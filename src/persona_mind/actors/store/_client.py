@@ -197,7 +197,8 @@ class StoreClient(StoreBase):
 
     async def read_stored(self, target: StoreTarget[E]) -> Stored[E] | None:
         """The snapshot with the raw-byte fingerprint to pass as ``expect_fingerprint``."""
-        return await self.ref.ask(ReadStored(target=target), timeout=self.timeout)
+        found = await self.ref.ask(ReadStored(target=target), timeout=self.timeout)
+        return cast("Stored[E] | None", found)  # the engine's answer (messages/store.py)
 
     async def mutate_stored(
         self,
@@ -216,9 +217,10 @@ class StoreClient(StoreBase):
             purpose=purpose,
         )
         try:
-            return await self.ref.ask(message, timeout=self.timeout, generation=generation)
+            stored = await self.ref.ask(message, timeout=self.timeout, generation=generation)
         except MutationAborted as aborted:
             raise _cause(aborted) from None
+        return cast("Stored[E]", stored)  # the engine's answer (messages/store.py)
 
     async def transact(
         self,
@@ -230,9 +232,10 @@ class StoreClient(StoreBase):
         """Several memory-store mutations as one decision (see ``FileStore.transact``)."""
         message = Transact(steps=tuple(steps), purpose=purpose)
         try:
-            return await self.ref.ask(message, timeout=self.timeout, generation=generation)
+            stored = await self.ref.ask(message, timeout=self.timeout, generation=generation)
         except MutationAborted as aborted:
             raise _cause(aborted) from None
+        return cast("list[Stored[Any]]", stored)  # the engine's answers (messages/store.py)
 
     async def with_engine(self, step: Callable[[FileStore], R], purpose: str = "step") -> R:
         """Run ``step`` on the Store's IO thread with its engine (see ``WithEngine``)."""

@@ -25,6 +25,7 @@ from typing import Any, Literal
 import msgspec
 
 from persona_mind.messages.host import CustomEntry
+from persona_mind.messages.owner import NotesTally
 from persona_mind.mind._errors import (
     AccessRefused,
     InvalidArgument,
@@ -97,17 +98,6 @@ class OwnerKey:
     manager: str
     session_id: str
     session_file: str | None
-
-
-class NotesTally(msgspec.Struct, frozen=True, kw_only=True):
-    """The lifetime budget of one session's notes as the Owner holds it (M-SESSION-NOTES-4,
-    -14): every event id seen on any branch with its size, and why notes closed, if they
-    did. A restarted Companion's ledger absorbs it, so events seen only on other branches
-    of a session without a file still count."""
-
-    session_id: str
-    seen: tuple[tuple[str, int], ...] = ()
-    closed: str | None = None
 
 
 def _encode(event: NoteEvent) -> bytes:

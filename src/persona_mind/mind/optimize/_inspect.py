@@ -12,6 +12,10 @@ rows) and the caller starts again at offset 0.
 Candidate pairs are *advisory*: a lexical overlap score over the entries of one page only
 (negation keeps nearly every word while reversing the meaning, M-OPTIMIZE-MANUAL-11).
 Everything here is pure: the caller passes the rows and fingerprint of a strict read.
+
+The values ``Inspection``, ``Omitted`` and ``CandidatePair`` are defined in
+``persona_mind.messages.consolidation`` (the Optimizer answers them) and re-exported here
+unchanged.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from __future__ import annotations
 import bisect
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass
 from operator import attrgetter
 
+from persona_mind.messages.consolidation import CandidatePair, Inspection, Omitted
 from persona_mind.mind._errors import InvalidArgument, LimitExceeded
 from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind._text import lexical_tokens
@@ -46,45 +50,6 @@ DEFAULT_INSPECT_LIMIT = 20
 MAX_CANDIDATE_PAIRS = 12
 PAIR_THRESHOLD = 0.5
 """Minimum Jaccard overlap of two entries' word sets to be listed as a candidate pair."""
-
-
-@dataclass(frozen=True, slots=True)
-class Omitted:
-    """Rows of the store not offered for consolidation, by reason (M-OPTIMIZE-MANUAL-9)."""
-
-    expired: int = 0
-    superseded: int = 0
-    foreign: int = 0
-    unsafe: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.expired + self.superseded + self.foreign + self.unsafe
-
-
-@dataclass(frozen=True, slots=True)
-class CandidatePair:
-    """Two entries of one page with a high lexical overlap; a hint, never an approval."""
-
-    a: str
-    b: str
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class Inspection:
-    """One page of a store's safe entries and the snapshot it was cut from."""
-
-    tier: Tier
-    fingerprint: str
-    entries: tuple[Fact, ...]
-    offset: int
-    matched: int
-    next_offset: int | None
-    omitted: Omitted
-    pairs: tuple[CandidatePair, ...]
-    newest: Fact | None = None
-    """The newest safe entry of the whole store (a review always reserves it)."""
 
 
 def safe_row(row: Fact) -> bool:

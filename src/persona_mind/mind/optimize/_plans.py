@@ -13,14 +13,17 @@ Rules (M-OPTIMIZE-MANUAL-33..35, -38, -39):
 
 The registry lives in the Optimizer's memory only: an Optimizer restart loses the plans
 (they are re-staged) while receipts, which are on disk, survive.
+
+The values ``Plan`` and ``Applied`` are defined in ``persona_mind.messages.consolidation``
+(the Optimizer answers them) and re-exported here unchanged.
 """
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 from typing import Any
 
+from persona_mind.messages.consolidation import Applied, Plan
 from persona_mind.mind._errors import LimitExceeded, NotFound
 from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind.optimize._errors import PlanExpired
@@ -31,47 +34,6 @@ __all__ = ("MAX_PLANS_PER_OWNER", "PLAN_LIFETIME", "Applied", "Plan", "PlanRegis
 MAX_PLANS_PER_OWNER = 4
 PLAN_LIFETIME = 600.0
 """Ten minutes, in wall seconds of the injected clock (rechecked inside the store lock)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """A staged, validated consolidation of one store."""
-
-    id: str
-    owner: str
-    tier: Tier
-    store: str
-    persona: str | None
-    fingerprint: str
-    created: float
-    expires: float
-    replacements: tuple[Replacement, ...]
-
-    @property
-    def before(self) -> tuple[Fact, ...]:
-        return tuple(s for r in self.replacements for s in r.sources)
-
-    @property
-    def after(self) -> tuple[Fact, ...]:
-        return tuple(r.new for r in self.replacements)
-
-
-@dataclass(frozen=True, slots=True)
-class Applied:
-    """A committed consolidation (or undo): its receipt and the rows before and after.
-
-    ``needs_recovery`` is true when the receipt could not be settled (the store write is
-    committed, the receipt stays prepared until reconciled, M-OPTIMIZE-HISTORY-10).
-    """
-
-    kind: str
-    tier: Tier
-    receipt: str
-    outcome: str
-    needs_recovery: bool
-    before: tuple[Fact, ...]
-    after: tuple[Fact, ...]
-    warnings: tuple[str, ...]
 
 
 def _fact_view(f: Fact) -> dict[str, Any]:

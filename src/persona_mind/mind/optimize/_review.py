@@ -14,20 +14,23 @@ only: worker output is never echoed into a card, a log or an exception (M-OPTIMI
 Syntactically invalid JSON is :class:`WorkerJsonInvalid` — the one case that earns a single
 bounded retry (-25). What passes is validated again, independently, by the same staging
 rules as a manual plan and applied through the same CAS/receipt path (-5, -24, -26).
+
+The values ``ReviewReport`` and ``TargetOutcome`` are defined in
+``persona_mind.messages.consolidation`` (the Optimizer answers them) and re-exported here
+unchanged.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-from persona_mind.messages.child import ChildUsage
+from persona_mind.messages.consolidation import ReviewReport, TargetOutcome
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind._scope import MindScope
 from persona_mind.mind.optimize._inspect import Inspection
-from persona_mind.mind.optimize._plans import Applied
 from persona_mind.mind.optimize._stage import MAX_OPERATIONS, MAX_SOURCES_PER_OPERATION
 
 __all__ = (
@@ -101,41 +104,6 @@ class NoInput:
             "entries on the first page (an empty page is not a claim the target is empty)",
             "no worker started and no memory changed",
         )
-
-
-Status = Literal["no-input", "reviewed-no-op", "applied", "refused", "failed"]
-
-
-@dataclass(frozen=True, slots=True)
-class TargetOutcome:
-    """What happened to one target (target-qualified, M-OPTIMIZE-BATCH-27)."""
-
-    tier: Tier
-    status: Status
-    lines: tuple[str, ...]
-    applied: Applied | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewReport:
-    """The terminal report of one batch."""
-
-    run_id: str
-    model: str
-    outcomes: tuple[TargetOutcome, ...]
-    not_examined: tuple[Tier, ...] = field(default=())
-    usage: ChildUsage = field(default_factory=ChildUsage)
-    """What the batch's worker children spent (every attempt, the JSON retry included)."""
-
-    def lines(self) -> tuple[str, ...]:
-        u = self.usage
-        spent = f" · workers {u.total_tokens:,} tokens" + (f", ${u.cost:.4f}" if u.cost else "")
-        out = [f"run {self.run_id} · model {self.model}{spent}"]
-        for o in self.outcomes:
-            out += [f"[{o.tier}] {o.status}", *(f"  {line}" for line in o.lines)]
-        if self.not_examined:
-            out.append(f"NOT YET EXAMINED: {', '.join(self.not_examined)}")
-        return tuple(out)
 
 
 class WorkerOutputRefused(MindRefusal):

@@ -14,6 +14,9 @@ Replacement provenance (-28..30): the earliest ``recordedAt`` of its sources, th
 (source ids first, then their ``derivedFrom``) and the distinct source origins joined
 with ``"; "`` — both bounded, refused rather than truncated on overflow (-27, -32) — and
 in STM the *earliest* source expiry, so consolidation never revives stale working context.
+
+The values ``Replacement`` are defined in ``persona_mind.messages.consolidation`` (the
+Optimizer answers them) and re-exported here unchanged.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from persona_mind.messages.consolidation import Replacement
 from persona_mind.mind._errors import (
     ForeignOwner,
     InvalidArgument,
@@ -72,14 +76,6 @@ class Operation:
     kind: str | None
     tags: tuple[str, ...] | None
     source: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Replacement:
-    """A validated operation: the exact source rows and the row that replaces them."""
-
-    sources: tuple[Fact, ...]
-    new: Fact
 
 
 def _str_list(value: object, what: str) -> tuple[str, ...]:
