@@ -11,16 +11,25 @@ with asyncio's cancellation, not through the group's scope: a leg answers a canc
 by stopping its child process and awaiting that (``run_child``), which a level-triggered
 scope would cut short. A fan-out runs once per round-table phase, next to child
 processes, so the anyio group's per-leg cost (docs/actors.md, "Concurrency") is noise.
+
+The unwind is bounded as an actor's work is: a leg still running ``STOP_GRACE`` after its
+cancellation ignored it, so its own cancel scope is cancelled (level-triggered: every await
+it makes fails from then on), with a warning. A leg that raises a ``BaseException`` that is
+not an ``Exception`` fails the fan-out like any other leg (``FanOutFailed``, the exception
+as its cause) instead of escaping as a bare ``BaseExceptionGroup``; only
+``KeyboardInterrupt`` and ``SystemExit`` still propagate (they end the runtime).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import anyio
 
+from persona_mind.actors.kernel import _work
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import FanOutFailed
 
@@ -30,6 +39,9 @@ T = TypeVar("T")
 
 DEADLINE_LEG = "<deadline>"
 
+_FATAL = (KeyboardInterrupt, SystemExit)
+_log = logging.getLogger("persona_mind.actors")
+
 
 class _Legs:
     """The bookkeeping of one fan-out: results, the first failure, the running legs."""
@@ -38,6 +50,7 @@ class _Legs:
         self.results: dict[str, Any] = {}
         self.failure: tuple[str, BaseException] | None = None
         self.running: dict[str, asyncio.Task[Any]] = {}
+        self.scopes: dict[str, anyio.CancelScope] = {}
         self.left = count
         self.unwinding = False
         self.decided = asyncio.Event()  # every leg succeeded, or the first failure
@@ -53,26 +66,52 @@ class _Legs:
 
     async def run(self, name: str, leg: Callable[[], Awaitable[Any]]) -> None:
         self.running[name] = asyncio.current_task()  # type: ignore[assignment]
+        finished = False
         try:
-            if not self.unwinding:  # else: the fan-out failed before this leg started
-                self.results[name] = await leg()
+            with anyio.CancelScope() as scope:  # cancelled only past the grace (unwind)
+                self.scopes[name] = scope
+                if not self.unwinding:  # else: the fan-out failed before this leg started
+                    self.results[name] = await leg()
+                finished = True
+            if not finished:
+                self.fail(name, asyncio.CancelledError(f"leg {name!r} ignored its cancellation"))
         except asyncio.CancelledError:
             self.fail(name, asyncio.CancelledError(f"leg {name!r} was cancelled"))
         except Exception as exc:
             self.fail(name, exc)
+        except BaseException as exc:  # a fan-out failure too; fatal ones end the runtime
+            self.fail(name, exc)
+            if isinstance(exc, _FATAL):
+                raise
         finally:
             del self.running[name]
+            self.scopes.pop(name, None)
             self.left -= 1
             if self.left == 0:
                 self.decided.set()
                 self.ended.set()
 
     async def unwind(self) -> None:
-        """Cancel every running leg once and wait until all have ended."""
+        """Cancel every running leg once and wait until all have ended; a leg still
+        running after ``STOP_GRACE`` has its cancel scope cancelled, and is awaited."""
         self.unwinding = True
         for task in self.running.values():
             task.cancel()
-        await self.ended.wait()
+        if self.ended.is_set():
+            return
+        grace = _work.STOP_GRACE
+        try:
+            async with asyncio.timeout(grace):
+                await self.ended.wait()
+        except TimeoutError:
+            _log.warning(
+                "fan-out legs %s ignored cancellation for %gs; cancelling their scopes",
+                ", ".join(sorted(self.running)),
+                grace,
+            )
+            for scope in self.scopes.values():
+                scope.cancel()
+            await self.ended.wait()
 
 
 async def fan_out(
@@ -103,5 +142,6 @@ async def fan_out(
             handle.cancel()
             await state.unwind()  # a no-op when every leg already ended
     if state.failure is not None:
-        raise FanOutFailed(*state.failure)
+        leg, cause = state.failure
+        raise FanOutFailed(leg, cause) from cause
     return {name: state.results[name] for name in legs}

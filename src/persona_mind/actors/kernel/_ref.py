@@ -81,7 +81,7 @@ class ActorRef(Generic[M]):
             raise UnknownMessage(cell.name, message)
         env = Envelope(message, _admitted() if generation is None else generation, None)
         if cell.tracer.enabled:
-            cell.trace_send(env)
+            cell.trace.send(env)
         cell.mailbox.put(env)
 
     def tell_if_alive(self, message: object, *, generation: int | None = None) -> bool:
@@ -120,7 +120,7 @@ class ActorRef(Generic[M]):
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         env = self._envelope(message, generation, fut)
         if cell.tracer.enabled:
-            cell.trace_send(env)
+            cell.trace.send(env)
         cell.mailbox.put(env)
         name = cell.name
 
