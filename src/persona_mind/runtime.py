@@ -117,6 +117,7 @@ class Runtime:
             self._companion = self.system.spawn(
                 self._companion_factory(), name="companion", restart=POLICY
             )
+            self.system.link(self.owner_ref, self._companion)  # an Owner crash restarts it
             await self.owner_ref.ask(Subscribe(ref=self._companion))
             await self.specs()
         except BaseException:

@@ -256,9 +256,13 @@ class Cell(Generic[M]):
         if self.state == "starting":
             self.state = "running"
         self.trace.step("start", f"incarnation {self.restarts + 1}")
+        crash: BaseException | None = None
         try:
-            return await self._loop(actor)
+            crash = await self._loop(actor)
+            return crash
         finally:
+            why = "it stopped before answering" if crash is None else f"crashed: {_describe(crash)}"
+            self.jobs.fail_deferred(why)  # now: the work's later answer is void
             await self.jobs.end("actor stopped")
             try:
                 await actor.on_stop()
@@ -266,7 +270,7 @@ class Cell(Generic[M]):
                 raise
             except BaseException:
                 _log.exception("on_stop of %s failed", self.name)
-            self.jobs.fail_outstanding("it stopped before answering")  # on_stop may be more precise
+            self.jobs.fail_outstanding(why)  # promises: on_stop may have answered them
 
     async def _loop(self, actor: Actor[M]) -> BaseException | None:  # noqa: PLR0915 - hot loop: one frame per message
         mailbox = self.mailbox

@@ -142,14 +142,23 @@ class CellWork(Generic[M]):
         if self.group is not None:
             await self.group.end(reason, _work.STOP_GRACE)
 
-    def fail_outstanding(self, why: str) -> None:
-        """Fail every deferred answer not settled yet (``on_stop`` may answer some more
-        precisely before this runs)."""
+    def fail_deferred(self, why: str) -> None:
+        """Fail the asker of every ``defer`` not settled yet: the incarnation is ending and
+        its work is being cancelled, so whatever it returns later answers nobody (an asker
+        never waits out the grace a stubborn piece of work gets)."""
         name = self._cell.name
-        for deferred in [*self._promises.values(), *self._deferred]:
+        for deferred in list(self._deferred):
+            deferred.reject(ActorStopped(name, f"{why}; its deferred work was cancelled"))
+        self._deferred.clear()
+
+    def fail_outstanding(self, why: str) -> None:
+        """Fail every deferred answer not settled yet, promises included (``on_stop`` may
+        have answered some more precisely before this runs)."""
+        self.fail_deferred(why)
+        name = self._cell.name
+        for deferred in list(self._promises.values()):
             deferred.reject(ActorStopped(name, why))
         self._promises.clear()
-        self._deferred.clear()
 
 
 def chain(name: str, deferred: Deferred, reply: asyncio.Future[Any]) -> None:
