@@ -85,7 +85,8 @@ async def test_the_end_of_an_incarnation_fails_every_outstanding_deferred() -> N
         async with asyncio.timeout(BOUND):
             with pytest.raises(ActorStopped, match="stopped before answering"):
                 await deferred
-        assert not ended.is_set() and not stopping.done()  # the work is still awaited
+        assert not ended.is_set()
+        assert not stopping.done()
         release.set()
         await stopping
         assert ended.is_set()
@@ -153,7 +154,8 @@ async def test_actor_loops_and_escalations_are_children_of_the_systems_task_grou
         system.spawn(_Echo, name="echo")
         await wait_all_tasks_blocked()
         host = system.tasks._host
-        assert host is not None and not host.done()
+        assert host is not None
+        assert not host.done()
         loops = [t for t in asyncio.all_tasks() if t.get_name() == "actor:echo"]
         assert len(loops) == 1
     assert host.done()

@@ -142,6 +142,6 @@ async def fan_out(
             handle.cancel()
             await state.unwind()  # a no-op when every leg already ended
     if state.failure is not None:
-        leg, cause = state.failure
-        raise FanOutFailed(leg, cause) from cause
+        failed, cause = state.failure
+        raise FanOutFailed(failed, cause) from cause
     return {name: state.results[name] for name in legs}
