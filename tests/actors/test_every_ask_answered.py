@@ -241,3 +241,53 @@ async def test_an_owner_crash_elsewhere_restarts_the_linked_companion(
         assert await _counts(host) == (1, 1)
         await host.turn("second")
         assert await _counts(host) == (2, 2)
+
+
+@pytest.mark.asyncio
+async def test_index_builds_and_retirements_are_store_jobs_not_domain_tasks(
+    tmp_path: Path,
+) -> None:
+    """A turn after a remember rebuilds the tier's index and retires the old one: both run
+    as the Store's ``RunIO`` jobs, and no task is created for them (every task created in
+    the session is the kernel's: an actor loop, a work group's child, an escalation)."""
+    from persona_mind.messages.store import RunIO  # noqa: PLC0415
+
+    loop = asyncio.get_running_loop()
+    created: list[str] = []
+    previous = loop.get_task_factory()
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: object, **kwargs: object) -> asyncio.Task:  # type: ignore[type-arg]
+        created.append(getattr(coro, "__qualname__", repr(coro)))
+        return asyncio.Task(coro, loop=loop, **kwargs)  # type: ignore[arg-type]
+
+    loop.set_task_factory(factory)  # type: ignore[arg-type]
+    try:
+        async with await _session(tmp_path) as host:
+            await host.start()
+            saved = await host.call_tool(
+                "memory", {"action": "remember", "kind": "note", "text": "Deploys on Tuesdays"}
+            )
+            assert not saved.is_error, saved.text
+            jobs: list[str] = []
+            store = host.runtime.store._ref._cell  # type: ignore[union-attr]
+            real = store.actor.receive
+
+            async def receive(message: object) -> object:
+                if isinstance(message, RunIO):
+                    jobs.append(message.purpose)
+                return await real(message)
+
+            store.actor.receive = receive
+            await host.turn("when do we deploy")
+            again = await host.call_tool(
+                "memory", {"action": "remember", "kind": "note", "text": "Freeze on Fridays"}
+            )
+            assert not again.is_error, again.text
+            turn = await host.turn("when do we deploy and freeze")
+            assert "Freeze on Fridays" in turn.system_prompt
+            await wait_all_tasks_blocked()
+    finally:
+        loop.set_task_factory(previous)
+    assert not [name for name in created if "IndexCache" in name]
+    assert "build a fact index" in jobs
+    assert "retire a fact index" in jobs

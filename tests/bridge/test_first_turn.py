@@ -3,8 +3,8 @@
 Reproduction: on a 16 MiB store (19,000 facts) the first turn answered after 2.12 s with
 the event loop blocked (a ping waited as long), past the 750 ms fail-open. The index build
 now runs on the runtime's IO thread (``MemoryService(offload=...)``, wired by the Mind
-feature), as a task of its own: the deadline fails the turn open while the build goes on,
-and the next turn uses its result. Timing figures are in ``bench/bridge.py``; these tests
+feature), as a job of the Store's (``StoreClient.submit_io``): the deadline fails the turn
+open while the build goes on, and the next turn uses its result. Timing figures are in ``bench/bridge.py``; these tests
 check the behaviour with gates and the manual clock.
 """
 
@@ -42,7 +42,8 @@ class GatedOffload:
         self.calls = 0
         self.inner = inner
 
-    async def __call__(self, fn: Callable[[], T]) -> T:
+    def gated(self, fn: Callable[[], T]) -> Callable[[], T]:
+        """``fn``, waiting for the gate first when it is an index build (counted)."""
         is_build = "IndexCache._build" in getattr(fn, "__qualname__", "")
         self.calls += is_build
 
@@ -52,10 +53,27 @@ class GatedOffload:
                 assert self.gate.wait(30), "the test never opened the gate"
             return fn()
 
+        return run
+
+    async def __call__(self, fn: Callable[[], T]) -> T:
+        run = self.gated(fn)
         if self.inner is not None:
             result: T = await self.inner(run)
             return result
         return await asyncio.to_thread(run)
+
+
+class JobStore(DirectStore):
+    """A DirectStore that takes jobs as the runtime's Store does (``IOJobs``): each job runs
+    through the test's offload on a thread and settles its future whether or not its
+    submitter still waits (the test stands in for the Store's job queue)."""
+
+    def __init__(self, engine: FileStore, offload: Callable[[Callable[[], Any]], Any]) -> None:
+        super().__init__(engine)
+        self.offload = offload
+
+    def submit_io(self, work: Callable[[], T], purpose: str = "io job") -> asyncio.Future[T]:
+        return asyncio.ensure_future(self.offload(work))
 
 
 def _write_project_facts(agent: Path, repo: Path, n: int = 300) -> MindScope:
@@ -84,7 +102,7 @@ async def test_a_build_cut_off_by_the_deadline_goes_on_and_the_next_call_uses_it
     clock = ManualClock()
     offload = GatedOffload()
     service = MemoryService(
-        DirectStore(FileStore(Layout(tmp_path / "agent"))), clock, scope, offload=offload
+        JobStore(FileStore(Layout(tmp_path / "agent")), offload), clock, scope, offload=offload
     )
     now = clock.wall()
     first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))
@@ -106,7 +124,10 @@ async def test_concurrent_callers_share_one_build(tmp_path: Path) -> None:
     scope = _write_project_facts(tmp_path / "agent", repo)
     offload = GatedOffload()
     service = MemoryService(
-        DirectStore(FileStore(Layout(tmp_path / "agent"))), ManualClock(), scope, offload=offload
+        JobStore(FileStore(Layout(tmp_path / "agent")), offload),
+        ManualClock(),
+        scope,
+        offload=offload,
     )
     now = service.now()
     a = asyncio.ensure_future(service.index("project", now))
@@ -129,6 +150,9 @@ async def test_the_runtime_answers_while_the_first_index_builds_and_fails_open_o
     async with Runtime(NullHost(), agent_dir=agent, clock=clock) as rt:
         offload = GatedOffload(rt.offload)
         rt.offload = offload  # type: ignore[method-assign]  # the feature reads it at session
+        store: Any = rt.store  # index builds are the Store's jobs: gate them there
+        submit = store.submit_io
+        store.submit_io = lambda work, purpose="io job": submit(offload.gated(work), purpose)
         await rt.event(SessionStart(reason="startup", session_id="s1", cwd=str(repo)))
         hook = asyncio.ensure_future(rt.event(BeforeAgentStart(prompt="parser cache retry")))
         assert await asyncio.to_thread(offload.started.wait, 30)  # a build is running
@@ -169,7 +193,7 @@ async def test_a_build_that_failed_after_its_caller_left_is_retried_by_the_next_
         return await asyncio.to_thread(run)
 
     service = MemoryService(
-        DirectStore(FileStore(Layout(tmp_path / "agent"))), clock, scope, offload=flaky
+        JobStore(FileStore(Layout(tmp_path / "agent")), flaky), clock, scope, offload=flaky
     )
     now = clock.wall()
     first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))

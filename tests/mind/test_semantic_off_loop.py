@@ -65,6 +65,10 @@ class Offload:
     async def __call__(self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.pool, fn)
 
+    def submit_io(self, work: Callable[[], T], purpose: str = "io job") -> asyncio.Future[T]:
+        """A job the worker owns from submission (as the runtime's Store takes them)."""
+        return asyncio.wrap_future(self.pool.submit(work))
+
     async def drain(self) -> None:
         await self(lambda: None)  # one thread, in order: every earlier job is done
 
