@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -256,11 +257,11 @@ async def test_index_builds_and_retirements_are_store_jobs_not_domain_tasks(
     created: list[str] = []
     previous = loop.get_task_factory()
 
-    def factory(loop: asyncio.AbstractEventLoop, coro: object, **kwargs: object) -> asyncio.Task:  # type: ignore[type-arg]
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
         created.append(getattr(coro, "__qualname__", repr(coro)))
-        return asyncio.Task(coro, loop=loop, **kwargs)  # type: ignore[arg-type]
+        return asyncio.Task(coro, loop=loop, **kwargs)
 
-    loop.set_task_factory(factory)  # type: ignore[arg-type]
+    loop.set_task_factory(factory)
     try:
         async with await _session(tmp_path) as host:
             await host.start()
@@ -269,7 +270,8 @@ async def test_index_builds_and_retirements_are_store_jobs_not_domain_tasks(
             )
             assert not saved.is_error, saved.text
             jobs: list[str] = []
-            store = host.runtime.store._ref._cell  # type: ignore[union-attr]
+            store: Any = host.runtime.store
+            store = store.ref._cell
             real = store.actor.receive
 
             async def receive(message: object) -> object:

@@ -4,8 +4,8 @@ Reproduction: on a 16 MiB store (19,000 facts) the first turn answered after 2.1
 the event loop blocked (a ping waited as long), past the 750 ms fail-open. The index build
 now runs on the runtime's IO thread (``MemoryService(offload=...)``, wired by the Mind
 feature), as a job of the Store's (``StoreClient.submit_io``): the deadline fails the turn
-open while the build goes on, and the next turn uses its result. Timing figures are in ``bench/bridge.py``; these tests
-check the behaviour with gates and the manual clock.
+open while the build goes on, and the next turn uses its result. Timing figures are in
+``bench/bridge.py``; these tests check the behaviour with gates and the manual clock.
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ class JobStore(DirectStore):
         self.offload = offload
 
     def submit_io(self, work: Callable[[], T], purpose: str = "io job") -> asyncio.Future[T]:
-        return asyncio.ensure_future(self.offload(work))
+        job: asyncio.Future[T] = asyncio.ensure_future(self.offload(work))
+        return job
 
 
 def _write_project_facts(agent: Path, repo: Path, n: int = 300) -> MindScope:
