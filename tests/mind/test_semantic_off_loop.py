@@ -338,4 +338,4 @@ async def test_few_but_long_facts_are_embedded_off_the_loop_too(
     svc.semantic = edge = _edge(enc)
     assert _warming((await svc.injection("deploy checklist")).disclosures)
     await _warmed(edge)
-    assert [name for n, name in enc.threads if n > 1] == ["persona-mind-embedding-binds"]
+    assert [name for n, name in enc.threads if n > 1] == ["persona-mind-embedding"]
