@@ -138,13 +138,14 @@ class Cell(Generic[M]):
         self._halt, self._forced, self.task = None, False, None
         self._done = asyncio.get_running_loop().create_future()
         try:
-            self.system.tasks.start_soon(self._run, f"actor:{self.name}")
+            self.system.tasks.start_soon(self._run, f"actor:{self.name}", self._done)
         except BaseException:
             self.state, self._done = "stopped", None
             raise
 
     async def _run(self) -> None:
         self.task = asyncio.current_task()
+        self.system.tasks.enter()
         fatal: BaseException | None = None
         try:
             while not self._forced:  # forced: stopped before this task took its first step

@@ -53,7 +53,7 @@ class Supervisor:
         self.children: list[Cell[Any] | Supervisor] = []
         self.restart_times: list[float] = []
         self.stopped = False
-        self._escalation: asyncio.Event | None = None
+        self._escalation: asyncio.Future[None] | None = None
         """Set when the escalation running in the system's task group has ended."""
         self._escalator: asyncio.Task[Any] | None = None
 
@@ -102,19 +102,21 @@ class Supervisor:
         """Escalate in a child of the system's task group (a crash decides it in the crashed
         actor's own task, which this escalation is about to stop)."""
         if self._escalation is None:
-            ended = self._escalation = asyncio.Event()
+            ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._escalation = ended
 
             async def escalate() -> None:
                 self._escalator = asyncio.current_task()
+                self.system.tasks.enter()
                 try:
                     await self._escalate(child, error)
                 finally:
-                    ended.set()
+                    ended.set_result(None)
 
             try:
-                self.system.tasks.start_soon(escalate, f"escalate:{self.name}")
+                self.system.tasks.start_soon(escalate, f"escalate:{self.name}", ended)
             except ActorError:  # the system is closing: its stop stops this subtree too
-                ended.set()
+                ended.set_result(None)
 
     async def _escalate(self, child: str, error: BaseException) -> None:
         if self.system.tracer.enabled:
@@ -158,8 +160,8 @@ class Supervisor:
         no escalation task outlives the system that started it)."""
         ended = self._escalation
         here = self._escalator is not None and self._escalator is asyncio.current_task()
-        if ended is not None and not ended.is_set() and not here:
-            await ended.wait()
+        if ended is not None and not ended.done() and not here:
+            await asyncio.wait({ended})
         for child in self.children:
             if isinstance(child, Supervisor):
                 await child.settle_escalations()

@@ -9,18 +9,21 @@ closed by another) while an anyio group must be left by the task that entered it
 group lives in a task of its own — the one task the kernel creates directly, as anyio's own
 blocking portal hosts its group — opened when the system is entered and closed, after
 every actor stopped, when it is left. Nothing the kernel starts is unowned: a loop or an
-escalation still running at the close is cancelled by the group and awaited.
+escalation still running ``STOP_GRACE`` after the close is cancelled by the group, and
+awaited.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from persona_mind.actors.kernel import _work
 from persona_mind.errors import ActorError
 
 if TYPE_CHECKING:
@@ -29,6 +32,10 @@ if TYPE_CHECKING:
 __all__ = ("TaskTree",)
 
 _log = logging.getLogger("persona_mind.actors")
+
+_inside: contextvars.ContextVar[TaskTree | None] = contextvars.ContextVar(
+    "persona_mind_task_tree", default=None
+)
 
 
 class TaskTree:
@@ -39,6 +46,7 @@ class TaskTree:
         self._group: TaskGroup | None = None
         self._host: asyncio.Task[None] | None = None
         self._close: asyncio.Event | None = None
+        self._children: set[asyncio.Future[None]] = set()
         self.closed = False
 
     async def open(self) -> None:
@@ -60,20 +68,44 @@ class TaskTree:
                 self._group = group
                 opened.set_result(None)
                 await self._close.wait()
-                group.cancel_scope.cancel()  # what outlived the system's stop (see close)
+                alive = {f for f in self._children if not f.done()}
+                if alive:  # normally none: the system stopped every actor first
+                    _, alive = await asyncio.wait(alive, timeout=_work.STOP_GRACE)
+                if alive:
+                    _log.warning(
+                        "%d actor task(s) of %r outlived the system's stop; cancelling",
+                        len(alive),
+                        self.name,
+                    )
+                    group.cancel_scope.cancel()
         finally:
             self._group = None
             self.closed = True
 
-    def start_soon(self, fn: Callable[[], Coroutine[Any, Any, None]], name: str) -> None:
-        """Start ``fn()`` as a child of the group (synchronous; it runs from the next step)."""
+    def start_soon(
+        self, fn: Callable[[], Coroutine[Any, Any, None]], name: str, done: asyncio.Future[None]
+    ) -> None:
+        """Start ``fn()`` as a child of the group (synchronous; it runs from the next step).
+
+        ``done`` is set by the child when it ends (a cell's, an escalation's): the group's
+        close waits on those, never wrapping the child in a frame of its own (an actor's
+        loop resumes through every frame around it at every message)."""
         group = self._group
-        if group is None:
+        if group is None or self._close is None or self._close.is_set():
             raise ActorError(
                 f"the actor system {self.name!r} is not running; "
                 "enter it with `async with ActorSystem(...)` before spawning actors"
             )
+        self._children = {f for f in self._children if not f.done()}
+        self._children.add(done)
         group.start_soon(fn, name=name)
+
+    def enter(self) -> None:
+        """Called by a child at its first step: marks its task as one of the group's."""
+        _inside.set(self)
+
+    def _children_include_current(self) -> bool:
+        return _inside.get() is self
 
     async def close(self) -> None:
         """Close the group: a child still running is cancelled, and awaited.
@@ -84,8 +116,8 @@ class TaskTree:
         if host is None or self._close is None:
             return
         self._close.set()
-        if host is asyncio.current_task():
-            return
+        if host is asyncio.current_task() or self._children_include_current():
+            return  # stopped from inside (an actor's own task): the group ends when it does
         done, _ = await asyncio.wait({host})
         for task in done:
             if not task.cancelled() and (error := task.exception()) is not None:
