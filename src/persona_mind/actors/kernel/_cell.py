@@ -35,6 +35,8 @@ from persona_mind.actors.kernel import _context, _work
 from persona_mind.actors.kernel._actor import Deferred
 from persona_mind.actors.kernel._cell_trace import CellTrace
 from persona_mind.actors.kernel._cell_work import CellWork, chain
+from persona_mind.actors.kernel._crash import FATAL as _FATAL
+from persona_mind.actors.kernel._crash import LinkedExit, cancelling, describe
 from persona_mind.actors.kernel._envelope import Envelope
 from persona_mind.actors.kernel._mailbox import Mailbox
 from persona_mind.actors.kernel._ref import ActorRef
@@ -51,7 +53,7 @@ if TYPE_CHECKING:
     from persona_mind.actors.kernel._supervisor import RestartPolicy, Supervisor
     from persona_mind.actors.kernel._system import ActorSystem
 
-__all__ = ("Cell", "LinkedExit")
+__all__ = ("Cell",)
 
 M = TypeVar("M")
 T = TypeVar("T")
@@ -61,11 +63,6 @@ _log = logging.getLogger("persona_mind.actors")
 _CONTROL = object()
 """The envelope that wakes the loop to read ``Cell._halt`` (a stop, or a link's exit)."""
 _STOPPING = object()
-_FATAL = (KeyboardInterrupt, SystemExit)
-
-
-class LinkedExit(Exception):
-    """The crash of an actor whose dependency crashed and restarted (``ActorSystem.link``)."""
 
 
 class Cell(Generic[M]):
@@ -188,7 +185,7 @@ class Cell(Generic[M]):
                 try:
                     crash = await self._incarnation()
                     if crash is not None:  # now, before the group's exit lets others run
-                        self._fail_pending(f"crashed: {_describe(crash)}")
+                        self._fail_pending(f"crashed: {describe(crash)}")
                 finally:
                     await self.jobs.end("actor stopped")  # work started in on_start too
                     self.jobs.group = None
@@ -196,12 +193,12 @@ class Cell(Generic[M]):
         except BaseExceptionGroup as failed:  # a piece of work raised past its wrapper
             fatal = failed.subgroup(_FATAL)
             crash = fatal.exceptions[0] if fatal is not None else failed
-            self._fail_pending(f"crashed: {_describe(crash)}")
+            self._fail_pending(f"crashed: {describe(crash)}")
             if restart is None:
                 restart = self._decide(crash)
         finally:
             self.jobs.fail_outstanding(
-                "it stopped before answering" if crash is None else f"crashed: {_describe(crash)}"
+                "it stopped before answering" if crash is None else f"crashed: {describe(crash)}"
             )
         return crash, bool(restart)
 
@@ -209,7 +206,7 @@ class Cell(Generic[M]):
         """Trace a crash and ask the supervisor; ``True`` to restart (counted here)."""
         if crash is None:
             return False
-        reason = _describe(crash)
+        reason = describe(crash)
         self.trace.step("crash", reason)
         if isinstance(crash, _FATAL):
             return False
@@ -249,7 +246,7 @@ class Cell(Generic[M]):
             self.actor = actor
             await actor.on_start()
         except asyncio.CancelledError:
-            if _cancelling():
+            if cancelling():
                 raise
             return asyncio.CancelledError("on_start was cancelled")
         except BaseException as exc:  # a crash in on_start (fatal ones end the runtime)
@@ -262,7 +259,7 @@ class Cell(Generic[M]):
             crash = await self._loop(actor)
             return crash
         finally:
-            why = "it stopped before answering" if crash is None else f"crashed: {_describe(crash)}"
+            why = "it stopped before answering" if crash is None else f"crashed: {describe(crash)}"
             self.jobs.fail_deferred(why)  # now: the work's later answer is void
             await self.jobs.end("actor stopped")
             try:
@@ -322,7 +319,7 @@ class Cell(Generic[M]):
                     _log.warning("%s refused %s: %s", name, type(env.message).__name__, refusal)
                 continue
             except asyncio.CancelledError as exc:
-                if _cancelling():  # this actor is being stopped by force
+                if cancelling():  # this actor is being stopped by force
                     self._fail_reply(env, "stopped by force", None)
                     raise
                 self._fail_reply(env, "crashed", exc, "its handler was cancelled")
@@ -402,13 +399,3 @@ class Cell(Generic[M]):
     def lifecycle_changed(self) -> asyncio.Event:
         """See ``CellTrace.lifecycle_changed`` (the probe behind ``wait_for_actor``)."""
         return self.trace.lifecycle_changed()
-
-
-def _cancelling() -> bool:
-    """Whether the running task itself is being cancelled (not a stray CancelledError)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def _describe(crash: BaseException) -> str:
-    return f"{type(crash).__name__}: {crash}"

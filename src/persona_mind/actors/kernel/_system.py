@@ -60,7 +60,7 @@ class ActorSystem:
 
     async def __aenter__(self) -> ActorSystem:
         self._failed = asyncio.Event()
-        await self.tasks.open()
+        self.tasks.open()
         return self
 
     async def __aexit__(

@@ -47,26 +47,28 @@ class TaskTree:
         self._host: asyncio.Task[None] | None = None
         self._close: asyncio.Event | None = None
         self._children: set[asyncio.Future[None]] = set()
+        self._pending: list[tuple[Callable[[], Coroutine[Any, Any, None]], str]] = []
         self.closed = False
 
-    async def open(self) -> None:
-        """Start the hosting task and wait until its group accepts children."""
+    def open(self) -> None:
+        """Start the hosting task (synchronous: entering the system never yields, so a
+        runtime that starts without awaiting anything else stays as quick as it was).
+
+        Children started before the host took its first step wait in ``_pending`` and are
+        started, in order, as soon as its group is open."""
         if self._host is not None:
             return
-        loop = asyncio.get_running_loop()
-        opened: asyncio.Future[None] = loop.create_future()
         self._close = asyncio.Event()
-        self._host = loop.create_task(self._hold(opened), name=f"tasks:{self.name}")
-        await asyncio.wait({opened, self._host}, return_when=asyncio.FIRST_COMPLETED)
-        if not opened.done():  # the host failed before opening its group
-            await self._host
+        self._host = asyncio.get_running_loop().create_task(self._hold(), name=f"tasks:{self.name}")
 
-    async def _hold(self, opened: asyncio.Future[None]) -> None:
+    async def _hold(self) -> None:
         assert self._close is not None
         try:
             async with anyio.create_task_group() as group:
                 self._group = group
-                opened.set_result(None)
+                pending, self._pending = self._pending, []
+                for fn, name in pending:
+                    group.start_soon(fn, name=name)
                 await self._close.wait()
                 alive = {f for f in self._children if not f.done()}
                 if alive:  # normally none: the system stopped every actor first
@@ -90,15 +92,17 @@ class TaskTree:
         ``done`` is set by the child when it ends (a cell's, an escalation's): the group's
         close waits on those, never wrapping the child in a frame of its own (an actor's
         loop resumes through every frame around it at every message)."""
-        group = self._group
-        if group is None or self._close is None or self._close.is_set():
+        if self._host is None or self._close is None or self._close.is_set() or self.closed:
             raise ActorError(
                 f"the actor system {self.name!r} is not running; "
                 "enter it with `async with ActorSystem(...)` before spawning actors"
             )
         self._children = {f for f in self._children if not f.done()}
         self._children.add(done)
-        group.start_soon(fn, name=name)
+        if self._group is None:
+            self._pending.append((fn, name))  # the host has not opened its group yet
+        else:
+            self._group.start_soon(fn, name=name)
 
     def enter(self) -> None:
         """Called by a child at its first step: marks its task as one of the group's."""
