@@ -184,8 +184,8 @@ class Cell(Generic[M]):
                 self.jobs.opened(WorkGroup(self.name, group))
                 try:
                     crash = await self._incarnation()
-                    if crash is not None:  # now, before the group's exit lets others run
-                        self._fail_pending(f"crashed: {describe(crash)}")
+                    if crash is not None and not isinstance(crash, LinkedExit):
+                        self._fail_pending(f"crashed: {describe(crash)}")  # before others run
                 finally:
                     await self.jobs.end("actor stopped")  # work started in on_start too
                     self.jobs.group = None
@@ -220,11 +220,12 @@ class Cell(Generic[M]):
         return True
 
     def dependency_restarted(self, dependency: str, reason: str) -> None:
-        """A dependency crashed and restarts: crash at the next message (or now, if idle).
+        """A dependency crashed and restarts: restart before the next message.
 
         A handler running now finishes first (it may be awaiting that very dependency, and
-        then crashes on its ``ActorStopped`` anyway); the next incarnation's ``on_start``
-        reads the dependency afresh, so a signal that arrives before it began is spent."""
+        then crashes on its ``ActorStopped`` anyway). The queued messages are kept for the
+        new incarnation, whose ``on_start`` reads the dependency afresh before it handles
+        them; a signal that arrives before that ``on_start`` began is spent by it."""
         if self.closed or self._done is None or self._done.done() or self._halt is not None:
             return
         self._halt = LinkedExit(f"{dependency!r}, linked to it, crashed and restarted ({reason})")
@@ -284,10 +285,12 @@ class Cell(Generic[M]):
                 halt = self._halt
                 if halt is None:
                     continue  # a link's wake-up already spent by a restart
-                if env.message is not _CONTROL:
-                    mailbox.put(env)  # failed with the rest by _fail_pending
                 if halt is _STOPPING:
+                    if env.message is not _CONTROL:
+                        mailbox.put(env)  # failed with the rest by _fail_pending
                     return None
+                if env.message is not _CONTROL:
+                    items.appendleft(env)  # kept, first, for the resynced incarnation
                 self._halt = None
                 assert isinstance(halt, LinkedExit)
                 return halt

@@ -11,7 +11,8 @@ FATAL = (KeyboardInterrupt, SystemExit)
 
 
 class LinkedExit(Exception):
-    """The crash of an actor whose dependency crashed and restarted (``ActorSystem.link``)."""
+    """The restart of an actor whose dependency crashed and restarted (``ActorSystem.link``):
+    a crash for the supervisor (it counts), but the actor's queued messages are kept."""
 
 
 def cancelling() -> bool:
