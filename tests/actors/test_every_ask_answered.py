@@ -224,8 +224,9 @@ async def test_an_owner_crash_mid_turn_restarts_the_companion_and_its_next_turn_
 async def test_an_owner_crash_elsewhere_restarts_the_linked_companion(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """An Owner crash the Companion took no part in restarts it too (the link), and the
-    restarted Companion's features recovered the Owner's session."""
+    """An Owner crash the Companion took no part in restarts it too (the link); a turn sent
+    right after it waits for the restart instead of failing, and the restarted Companion's
+    features recovered the Owner's session."""
     from persona_mind.actors.owner import OwnerActor  # noqa: PLC0415
     from persona_mind.messages.owner import SetWorkspace  # noqa: PLC0415
 
@@ -236,11 +237,11 @@ async def test_an_owner_crash_elsewhere_restarts_the_linked_companion(
         before = list(host.runtime.features)
         with pytest.raises(ActorStopped):
             await host.runtime.owner_ref.ask(SetWorkspace(cwd="/boom"))
+        turn = await host.turn("second")  # queued behind the restart: kept, not failed
+        assert turn.injection is not None
         stats = await restarted(host.runtime.companion)
         assert stats.restarts == 1
         assert not any(n is o for n, o in zip(host.runtime.features, before, strict=True))
-        assert await _counts(host) == (1, 1)
-        await host.turn("second")
         assert await _counts(host) == (2, 2)
 
 
