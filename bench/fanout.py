@@ -14,6 +14,15 @@ Python script) and ``node -e 0`` (the real pi is Node). Backends: the in-process
 model, the fake pi (process, RPC mode), and the real pi with the fake OpenAI server when
 ``scripts/install-pi.sh`` has installed it (otherwise reported as skipped, ok=null).
 
+The decision record a passing round-table leaves costs one Store mutation after the
+synthesis (issue 26): ``record.store_mutations`` counts the Store verbs one record asks for
+(target 1); ``record.write`` is one record written (its text built, then
+``MemoryService.remember`` through the Store actor into a real project file) against the
+same ``remember`` of an already built record text, interleaved (target 1.2x: a record costs
+what any fact of its size costs); ``record.write_vs_bare_durable_write`` (informational)
+is against a bare temp+write+fsync+replace+directory-fsync of the file's bytes — the gap
+is the fact scanner's pass over the record's text and the Store's mutation protocol.
+
     python bench/fanout.py [--json] [--quick] [--no-pi]
 """
 
@@ -23,6 +32,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import shutil
 import statistics
 import subprocess
@@ -40,16 +50,28 @@ from bench._report import Result, emit
 from persona_mind.actors import ActorSystem
 from persona_mind.actors.child_runner import ChildRunner
 from persona_mind.actors.roundtable import RoundtableCoordinator
+from persona_mind.actors.store import spawn_store
 from persona_mind.children import (
     ChildBackend,
     ChildPersona,
     ChildRequest,
     ChildTeam,
+    ChildUsage,
     PiBackend,
+    Position,
+    RoundtableResult,
 )
 from persona_mind.cli._children import fake_script
 from persona_mind.clock import MonotonicClock
+from persona_mind.features._decisions import record_decision
 from persona_mind.messages.runner import AwaitRoundtable
+from persona_mind.mind import MemoryService, MindScope, find_project
+from persona_mind.persona.children._decision import (
+    DECISION_KIND,
+    DECISION_TAGS,
+    decision_source,
+    decision_text,
+)
 from persona_mind.persona.children._roundtable import SECTIONS, SELECT_MARKER, SYNTHESIS_MARKER
 from persona_mind.testing._fake_openai import FakeOpenAI, message_text, pi_agent_env
 from persona_mind.testing._fake_pi import SCRIPT_ENV, fake_pi_command
@@ -197,6 +219,112 @@ async def bench_backend(
     return out
 
 
+def _result_for_record(i: int) -> RoundtableResult:
+    positions = tuple(
+        Position(
+            name=f"s{k}",
+            reason=f"cover part {k} of the question",
+            round1=f"an independent view {k}",
+            final=f"a final view {k}",
+            adopted=k != 1,
+            model="fake/fake-model",
+        )
+        for k in range(3)
+    )
+    return RoundtableResult(
+        query=f"Should service {i} move its nightly export to a queue?",
+        lead="lead",
+        roster=tuple((p.name, p.reason) for p in positions),
+        synthesis="(shown in the session)",
+        children=7,
+        usage=ChildUsage(input_tokens=7000, output_tokens=700),
+        elapsed=3.0,
+        run_id=f"rt{i}",
+        positions=positions,
+        decision="Move the export to a queue behind a flag once replay tests pass.",
+        disagreements="whether the broker must be hardened first",
+        uncertainty="broker cost at peak load",
+        lead_model="fake/fake-model",
+        verdict_marked=True,
+    )
+
+
+def _floor_durable(directory: Path, data: bytes) -> float:
+    tmp = directory / ".floor.tmp"
+    start = time.perf_counter()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    os.write(fd, data)
+    os.fsync(fd)
+    os.close(fd)
+    os.replace(tmp, directory / "floor.json")
+    dfd = os.open(directory, os.O_RDONLY)
+    os.fsync(dfd)
+    os.close(dfd)
+    return time.perf_counter() - start
+
+
+async def record_rows(tmp: Path, reps: int) -> list[Result]:
+    """``record.*`` rows (see the module doc)."""
+    agent, repo = tmp / "record-agent", tmp / "record-repo"
+    (repo / ".git").mkdir(parents=True)
+    clock = MonotonicClock()
+    scope = MindScope(agent, "bench/lead", find_project(repo, home=tmp / "home"))
+    records, plain, times, floors = 0, 0, [], []
+    async with ActorSystem(clock=clock) as system:
+        store = spawn_store(system, agent)
+        service = MemoryService(store, clock, scope)
+        asks: list[str] = []
+        real_mutate = store.mutate
+
+        async def counted(*args: Any, **kw: Any) -> Any:
+            asks.append("mutate")
+            return await real_mutate(*args, **kw)
+
+        store.mutate = counted  # type: ignore[method-assign]
+        await record_decision(service, _result_for_record(0), session_file=None, call_id="c0")
+        mutations = len(asks)
+        for _ in range(reps * 4):  # interleaved: a record, then the same write as any fact
+            records += 1
+            start = time.perf_counter()
+            await record_decision(
+                service, _result_for_record(records), session_file=None, call_id="c"
+            )
+            times.append(time.perf_counter() - start)
+            plain -= 1
+            text = decision_text(_result_for_record(plain), date="2026-01-01")
+            source = decision_source("rt", None, "c")
+            start = time.perf_counter()
+            await service.remember(
+                DECISION_KIND, text, tags=DECISION_TAGS, source=source, tier="project"
+            )
+            floors.append(time.perf_counter() - start)
+    path = scope.fact_target("project").path
+    data = path.read_bytes()
+    bare = statistics.median(_floor_durable(path.parent, data) for _ in range(reps * 4))
+    value, floor = statistics.median(times), statistics.median(floors)
+    return [
+        Result("record.store_mutations", mutations, "asks", 1, mutations, "<= 1", mutations <= 1),
+        Result(
+            "record.write",
+            value * 1000,
+            "ms",
+            floor * 1000,
+            value / floor,
+            "<= 1.2x the same remember",
+            value / floor <= 1.2,
+        ),
+        Result(
+            "record.write_vs_bare_durable_write",
+            value * 1000,
+            "ms",
+            bare * 1000,
+            value / bare,
+            None,
+            None,
+        ),
+    ]
+
+
 async def main_async(args: argparse.Namespace) -> list[Result]:
     tmp = Path(tempfile.mkdtemp(prefix="pm-bench-"))
     try:
@@ -236,6 +364,7 @@ async def _measure(args: argparse.Namespace, tmp: Path) -> list[Result]:
     results += await bench_backend(
         "scripted", scripted, latency, sizes, reps, None, None, wide_reps=0
     )
+    results += await record_rows(tmp, reps)
 
     def fake(lat: float, team: ChildTeam) -> ChildBackend:
         script = tmp / f"script-{lat}-{len(team.personas)}.json"

@@ -45,6 +45,22 @@ function log(text: string): void {
 type Usage = { input_tokens: number; output_tokens: number; cache_read_tokens: number; cache_write_tokens: number };
 const zeroUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
 
+// A tool's nested model usage (consult and round-table children) in Pi's `Usage` shape: Pi
+// adds a tool result's `usage` to the session's totals (footer, /session, get_session_stats).
+// Children report a cost total only (Pi's totals read only `cost.total`).
+export function piUsage(u: any): any {
+  if (!u || typeof u !== "object") return undefined;
+  const n = (v: unknown) => (Number.isFinite(Number(v)) && Number(v) > 0 ? Number(v) : 0);
+  const input = n(u.input_tokens), output = n(u.output_tokens);
+  const cacheRead = n(u.cache_read_tokens), cacheWrite = n(u.cache_write_tokens), cost = n(u.cost);
+  if (!(input || output || cacheRead || cacheWrite || cost)) return undefined;
+  return {
+    input, output, cacheRead, cacheWrite,
+    totalTokens: input + output + cacheRead + cacheWrite,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: cost },
+  };
+}
+
 function textOf(message: any): string {
   const c = message?.content;
   if (typeof c === "string") return c;
@@ -216,7 +232,8 @@ export default function personaMind(pi: ExtensionAPI): void {
           } catch (err: any) {
             throw new Error(`persona-mind ${spec.name}: ${err?.message ?? err}`);
           }
-          return { content: [{ type: "text", text: String(result?.text ?? "") }], details: result?.details ?? undefined, isError: Boolean(result?.is_error) };
+          const usage = piUsage(result?.usage);
+          return { content: [{ type: "text", text: String(result?.text ?? "") }], details: result?.details ?? undefined, isError: Boolean(result?.is_error), ...(usage ? { usage } : {}) };
         }),
       } as any);
     }

@@ -8,7 +8,10 @@ them; :func:`consult` and the round-table coordinator build on it. See docs/chil
 This facade gathers the library's child API from where each part lives: the process layer
 here in ``runners/``, the consult and round-table rules in ``persona/``, the consult glue
 and the tool/command declarations in ``features/``, and :func:`run_roundtable` beside the
-coordinator it drives (``actors/roundtable.py``).
+coordinator it drives (``actors/roundtable.py``). A :class:`RoundtableResult` carries each
+specialist's :class:`Position` (its stances, whether the decision adopted it) and the
+children's :class:`ChildUsage`; :func:`decision_text` and :func:`dissent_line` render its
+decision record and dissent line as a session records and shows them.
 """
 
 from __future__ import annotations
@@ -40,11 +43,14 @@ from persona_mind.messages.child import (
     ChildProgress,
     ChildReply,
     ChildRequest,
+    ChildSpend,
     ChildTeam,
     ChildUsage,
 )
-from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.messages.roundtable_progress import Position, RoundtableProgress, RoundtableResult
 from persona_mind.persona.children._consult import ConsultResult, render_consult
+from persona_mind.persona.children._costs import usage_text
+from persona_mind.persona.children._decision import decision_text, dissent_line
 from persona_mind.persona.children._launch import HostState
 from persona_mind.persona.children._progress import render_progress
 from persona_mind.persona.children._roundtable import MAX_SPECIALISTS, parse_selection
@@ -81,6 +87,7 @@ __all__ = (
     "ChildReply",
     "ChildRequest",
     "ChildSpawnFailed",
+    "ChildSpend",
     "ChildTeam",
     "ChildUnavailable",
     "ChildUsage",
@@ -90,6 +97,7 @@ __all__ = (
     "PersonaNotInTeam",
     "PiBackend",
     "PiMode",
+    "Position",
     "ProcessSpec",
     "ProgressFn",
     "RequesterNotActive",
@@ -102,6 +110,8 @@ __all__ = (
     "child_env",
     "consult",
     "consult_many",
+    "decision_text",
+    "dissent_line",
     "group_alive",
     "group_members",
     "handle_consult_tool",
@@ -112,4 +122,5 @@ __all__ = (
     "render_progress",
     "run_roundtable",
     "team_from_snapshot",
+    "usage_text",
 )

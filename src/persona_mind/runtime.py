@@ -269,7 +269,12 @@ class Runtime:
         if self.child_backend is not None:
             out.append(
                 ChildrenFeature(
-                    self, lambda: self.child_runner, persona, mind, desk=lambda: self.roundtables
+                    self,
+                    lambda: self.child_runner,
+                    persona,
+                    mind,
+                    desk=lambda: self.roundtables,
+                    spawned_runner=lambda: self._child_runner,
                 )
             )
         return out

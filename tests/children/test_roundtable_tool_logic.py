@@ -207,9 +207,10 @@ def test_result_is_the_synthesis_in_full_with_the_present_verbatim_instruction()
         elapsed=1.0,
     )
     text = result_text(result)
-    assert text.endswith("\n\n" + FULL)
+    # the whole synthesis, then the dissent line (issue 26: never lost in the summary)
+    assert "\n\n" + FULL + "\n\nDissent: " in text
     assert PRESENT_IN_FULL in text
-    assert "3 children, 15 tokens" in text
+    assert "3 children, 15 tokens (input 10 · output 5)" in text
 
 
 # -- the sidecar's host side speaks the two new frames ---------------------------------------

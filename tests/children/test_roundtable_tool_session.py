@@ -101,7 +101,7 @@ async def test_one_valid_call_runs_the_rounds_with_live_progress(
     await ask(host)
     result = await host.call_tool("persona_roundtable", call())
     assert not result.is_error, result.text
-    assert result.text.endswith(SYNTHESIS)
+    assert "\n\n" + SYNTHESIS + "\n\nDissent: " in result.text
     assert result.details["roster"] == [["architect", "the design"], ["test-engineer", "the proof"]]
     kinds = [c.kind for c in model.calls]
     assert sorted(kinds) == ["round1", "round1", "round2", "round2", "synthesis"]

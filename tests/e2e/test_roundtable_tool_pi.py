@@ -163,7 +163,7 @@ def test_roundtable_is_the_leads_tool_call_with_live_progress_and_the_full_synth
         message_text(m) for m in panel.main_requests()[1]["messages"] if m.get("role") == "tool"
     ]
     assert len(results) == 1
-    assert results[0].endswith(SYNTHESIS)
+    assert SYNTHESIS + "\n\nDissent: " in results[0]  # then the dissent line (issue 26)
     assert "in full" in results[0]
     # the lead's answer is rendered as markdown: headings lose their "##"
     screen = _wait_pane(tmux, *BODIES.values())

@@ -14,11 +14,12 @@ import os
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from persona_mind.cli import main as cli_main
-from persona_mind.mind import MindScope, find_project
+from persona_mind.mind import BacklogItem, Fact, MindScope, find_project
 from persona_mind.storage import (
     CorruptStore,
     FileStore,
@@ -40,6 +41,18 @@ KINDS: dict[str, tuple[Callable[[MindScope], Path], LockDomain]] = {
     "stm": (lambda scope: scope.fact_target("stm").path, "memory"),
     "backlog": (lambda scope: scope.backlog_target().path, "backlog"),
 }
+Entry = Fact | BacklogItem
+
+
+def _entry(kind: str, ident: str, pad: str = "") -> Entry:
+    """A real entry of the store kind: ``store check`` decodes each kind with Mind's types."""
+    if kind == "backlog":
+        return BacklogItem(id=ident, text=pad or ident, createdAt=1.0, updatedAt=1.0, expiresAt=9e9)
+    return Fact(id=ident, kind="note", text=pad or ident, recordedAt=1.0, lastSeenAt=1.0)
+
+
+def _entry_type(kind: str) -> type[Entry]:
+    return BacklogItem if kind == "backlog" else Fact
 
 
 def _truncate(path: Path, _tmp: Path) -> None:
@@ -86,7 +99,7 @@ CORRUPTIONS: dict[str, Callable[[Path, Path], None]] = {
 }
 
 
-def _ids(store: FileStore, target: StoreTarget[Item]) -> list[str]:
+def _ids(store: FileStore, target: StoreTarget[Any]) -> list[str]:
     found = store.read(target)
     return [] if found is None else [e.id for e in found.entries]
 
@@ -107,11 +120,13 @@ def test_repair_recovers_all_but_at_most_the_last_named(
     project.mkdir()
     scope = MindScope(layout.agent_dir, PERSONA, find_project(project))
     path_of, lock = KINDS[kind]
-    target = StoreTarget(path=path_of(scope), entry_type=Item, lock=lock)
+    target: StoreTarget[Any] = StoreTarget(
+        path=path_of(scope), entry_type=_entry_type(kind), lock=lock
+    )
     store = FileStore(layout, lock_timeout=2.0)
     acked = []
     for i in range(N):
-        snap = store.mutate(target, lambda e, i=i: (*e, Item(id=f"w{i}", pad="p" * 50)))  # type: ignore[misc]
+        snap = store.mutate(target, lambda e, i=i: (*e, _entry(kind, f"w{i}", "p" * 50)))  # type: ignore[misc]
         acked.append((snap.sequence, f"w{i}"))
     bak = backup_path(target.path)
     kept = bak.read_bytes()
@@ -121,10 +136,10 @@ def test_repair_recovers_all_but_at_most_the_last_named(
         FileStore(layout).read(target)
     if write_first:  # the mutation that finds it quarantines it; later ones are refused
         with pytest.raises(CorruptStore):
-            store.mutate(target, lambda e: (*e, Item(id="late")))
+            store.mutate(target, lambda e: (*e, _entry(kind, "late")))
         for _ in range(2):
             with pytest.raises(StoreQuarantined):
-                store.mutate(target, lambda e: (*e, Item(id="late")))
+                store.mutate(target, lambda e: (*e, _entry(kind, "late")))
         assert bak.read_bytes() == kept  # the backup was never rotated away
         argv = ["memory", "--agent-dir", str(layout.agent_dir), "--cwd", str(project)]
         argv += ["--persona", PERSONA]
@@ -144,7 +159,7 @@ def test_repair_recovers_all_but_at_most_the_last_named(
         assert named, out
         assert f"sequence {last_seq}" in named[0] or f"after sequence {last_seq - 1}" in named[0]
     assert cli_main(["store", "check", str(target.path)]) == 0  # healthy again
-    assert store.mutate(target, lambda e: (*e, Item(id="next"))).sequence == N
+    assert store.mutate(target, lambda e: (*e, _entry(kind, "next"))).sequence == N
 
 
 @pytest.mark.parametrize("mode", ["drop", "garble", "random"])

@@ -167,7 +167,8 @@ async def test_roundtable_presents_the_full_synthesis(host: SimHost, model: Scri
     }
     result = await host.call_tool("persona_roundtable", picks)
     assert not result.is_error, result.text
-    assert result.text.endswith(synthesis)  # the synthesis in full (P-ROUNDTABLE-16)
+    # the synthesis in full (P-ROUNDTABLE-16), then the dissent line (issue 26)
+    assert "\n\n" + synthesis + "\n\nDissent: " in result.text
     assert "in full" in result.text
     phases = [c.kind for c in model.calls]
     assert phases.count("round1") == 2

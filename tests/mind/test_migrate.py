@@ -13,10 +13,10 @@ from persona_mind.mind import MemoryService
 from persona_mind.mind.migrate._legacy import (
     MAX_SOURCE_BYTES,
     LegacyImport,
-    _read_bounded,
     legacy_persona_file,
     legacy_project_slug,
 )
+from persona_mind.mind.migrate._legacy_files import read_bounded as _read_bounded
 from persona_mind.testing import ManualClock
 from tests.mind._fakestore import FakeStore
 

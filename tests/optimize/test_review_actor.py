@@ -28,7 +28,7 @@ LONG = " and keep the integration suite green before every release of the servic
 
 
 def _setup(tmp_path: Path, clock: ManualClock) -> list[str]:
-    facts = seed(tmp_path, clock, [f"run ruff{LONG}", f"always run ruff{LONG}"], tier="stm")
+    facts = seed(tmp_path, clock, [f"run ruff{LONG}", f"Always run ruff{LONG}"], tier="stm")
     return [f.id for f in facts]
 
 

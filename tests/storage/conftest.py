@@ -11,10 +11,25 @@ from persona_mind.storage import FileStore, Layout, StoreTarget
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True):
-    """A minimal entry type for storage tests."""
+    """A small entry type for storage tests, written in the on-disk shape of Mind's facts.
+
+    Its fields are :class:`persona_mind.mind.Fact`'s, in the same order, with defaults, so
+    the stores these tests write under a ``Layout`` are real memory stores: ``store check``
+    decodes them with Mind's entry type exactly as the reader does (issue 24 H1).
+    """
 
     id: str
+    kind: str = "note"
     text: str = ""
+    tags: tuple[str, ...] = ()
+    persona: str | None = None
+    source: str | None = None
+    recordedAt: float = 0.0  # noqa: N815 - on-disk camelCase
+    lastSeenAt: float = 0.0  # noqa: N815
+    expiresAt: float | None = None  # noqa: N815
+    status: str = "active"
+    supersededBy: str | None = None  # noqa: N815
+    derivedFrom: tuple[str, ...] = ()  # noqa: N815
 
 
 @pytest.fixture

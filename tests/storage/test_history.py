@@ -166,3 +166,25 @@ def test_m_optimize_history_20_ambiguous_needs_manual_resolution(layout: Layout)
     resolved = history.resolve(target, receipt.id, "discarded")
     assert (resolved.state, resolved.outcome) == ("settled", "discarded")
     history.apply(target, lambda e: (*e, Fact(id="n")), before=0, after=0)
+
+
+def test_issue24_m2_an_uncertain_receipt_the_store_disproves_is_settled_aborted(
+    layout: Layout,
+) -> None:
+    """The rename was lost (the store holds its before bytes again): the next apply settles
+    the uncertain receipt ``aborted`` on that proof, notes why, and goes on; one the store
+    shows applied stays blocking (its durability is what was uncertain)."""
+    target, store, fs = _faulty(layout)
+    history = OptimizeHistory(store)
+    before_bytes = target.path.read_bytes()
+    fs.fail_at(2, ops=["fsync_dir"])
+    with pytest.raises(OutcomeUncertain):
+        history.apply(target, _merge, before=0, after=0)
+    fs.clear()
+    target.path.write_bytes(before_bytes)  # as after a power loss that dropped the rename
+    done = history.apply(target, _append("n"), before=0, after=0)
+    first, second = history.receipts(target)
+    assert (first.state, first.outcome) == ("settled", "aborted")
+    assert "before-fingerprint" in first.note
+    assert second.id == done.receipt.id
+    assert (second.state, second.outcome) == ("settled", "applied")

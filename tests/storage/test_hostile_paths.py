@@ -121,24 +121,47 @@ def test_item3_directory_at_store_path_reported_and_repaired(
     assert [(p / "inside").read_text() for p in moved] == ["kept"]  # moved, never deleted
 
 
-def test_item3_symlinked_store_directory_reported_never_followed(
+def test_issue24_symlinked_store_directory_is_checked_through_like_list_reads_it(
     layout: Layout, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The engine reads and writes through a symlinked ``memory/stm`` (only state files are
+    never followed), so ``store check`` follows it too, says so, and a corrupt store behind
+    it fails the check as ``memory list`` fails (issue 24 low item: before, the warning said
+    "never followed" while ``list`` read through it, and the check passed)."""
     elsewhere = tmp_path / "elsewhere"
     FileStore().mutate(StoreTarget(path=elsewhere / "p.json", entry_type=Fact), add("x"))
     (elsewhere / "bad.json").write_bytes(b"{")
     stm = layout.stm("p").parent
     stm.parent.mkdir(parents=True)
     stm.symlink_to(elsewhere, target_is_directory=True)
+    through = FileStore(layout).read(StoreTarget(path=stm / "p.json", entry_type=Fact))
+    assert through is not None  # the reader follows the directory link
     report = FileStore(layout).scan(layout.root)
-    assert [(a.kind, a.path) for a in report.anomalies] == [("symlink", stm)]
-    assert report.corrupt == []  # its stores were not walked into
+    assert report.anomalies == []
+    assert report.followed == [(stm, elsewhere.resolve())]
+    assert [c.path for c in report.corrupt] == [stm / "bad.json"]
+    assert report.ok == [stm / "p.json"]
     assert _run(["store", "check", str(layout.root)]) == 1
-    assert "symlink" in capsys.readouterr().out
-    assert _run(["store", "check", "--repair", str(layout.root)]) == 1
-    assert "NOT FIXED: symlink" in capsys.readouterr().out
-    assert stm.is_symlink()
-    assert (elsewhere / "bad.json").read_bytes() == b"{"
+    out = capsys.readouterr().out
+    assert "followed:" in out
+    assert "reads and writes the stores through it" in out
+    assert "never followed" not in out.split("only state files themselves are")[0]
+    assert _run(["store", "check", "--repair", str(layout.root)]) == 1  # nothing valid of bad
+    assert stm.is_symlink()  # the link itself is never moved
+    assert not (elsewhere / "bad.json").exists()  # quarantined where the engine writes
+    assert _run(["store", "check", str(layout.root)]) == 0
+
+
+def test_a_symlink_loop_is_walked_once(layout: Layout, tmp_path: Path) -> None:
+    stm = layout.stm("p").parent
+    stm.mkdir(parents=True)
+    FileStore().mutate(StoreTarget(path=stm / "p.json", entry_type=Fact), add("x"))
+    (stm / "again").symlink_to(stm.parent, target_is_directory=True)
+    report = FileStore(layout).scan(layout.root)
+    assert report.ok == [stm / "p.json"]
+    assert report.followed == []
+    assert report.left_alone == [(stm / "again", "a symlink to a directory checked already")]
+    assert report.anomalies == []
 
 
 def test_item3_directory_backup_reported_and_moved_aside(

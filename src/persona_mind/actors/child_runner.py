@@ -8,6 +8,12 @@ admitted, spawned (pid), exited (return code, ladder rungs used), finished/faile
 cancelled — is traced with ``system.trace_child``. Nothing is retried after launch
 (P-CHILD-8). On stop the runner waits (bounded) until its children's processes are gone.
 
+What children cost is the runner's bookkeeping too, because every child — consult,
+round-table child, review worker — passes through it: each assistant message's usage is
+counted as the child reports it (a ``usage`` progress event, also traced), and a finished
+child's reply replaces those running figures with its own total. ``ChildTotals`` answers
+per owner generation, persona and kind (``/persona status`` sums a session's).
+
 Generations are the kernel's: a ``RunChild`` stamped with a stale generation is dropped
 before it is admitted, and a newer generation cancels every child admitted under an older
 one (the kernel cancels the child's work; its outcome still arrives here as bookkeeping,
@@ -15,7 +21,8 @@ so the entry is cleaned up and the asker gets ``StaleGeneration``).
 
 Restart contract (docs/actors.md): a crash cancels and awaits every child's work, so no
 process outlives the incarnation that started it; every pending ``RunChild`` ask fails
-(``ActorStopped``) and nothing is retried.
+(``ActorStopped``) and nothing is retried. The finished children's costs are kept
+(checkpointed after each child); what the cancelled ones had reported is lost.
 """
 
 from __future__ import annotations
@@ -31,12 +38,19 @@ from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
 from persona_mind.child_errors import ChildCancelled, ChildDeadlineExceeded
 from persona_mind.clock import TimerHandle
 from persona_mind.errors import ActorError, ChildError, StaleGeneration
-from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest
+from persona_mind.messages.child import (
+    ChildProgress,
+    ChildReply,
+    ChildRequest,
+    ChildSpend,
+    ChildUsage,
+)
 from persona_mind.messages.runner import (
     CancelChild,
     ChildActivity,
     ChildOverdue,
     ChildStatus,
+    ChildTotals,
     ChildWorkDone,
     ListChildren,
     RunChild,
@@ -58,6 +72,8 @@ class _Running:
     watchdog: TimerHandle | None = None
     pid: int | None = None
     cancel_reason: str | None = None
+    usage: ChildUsage = field(default_factory=ChildUsage)
+    """What the child reported so far (summed over its assistant messages)."""
     gone: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -72,7 +88,14 @@ class ChildRunner(Actor[RunnerMessage]):
         self.stop_wait = stop_wait
         self.running: dict[str, _Running] = {}
         self.launched = 0
+        self.spent: dict[tuple[int, str, str], ChildSpend] = {}
+        """Finished children's cost per (generation, persona, kind)."""
         self._cancels = itertools.count(1)
+
+    async def on_start(self) -> None:
+        saved = self.recovered  # the finished children's costs outlive a restart
+        if isinstance(saved, tuple):
+            self.spent = {(r.generation, r.persona, r.kind): r for r in saved}
 
     async def receive(self, message: RunnerMessage) -> object:
         match message:
@@ -88,9 +111,12 @@ class ChildRunner(Actor[RunnerMessage]):
                         kind=e.request.kind,
                         pid=e.pid,
                         started=e.started,
+                        usage=e.usage,
                     )
                     for rid, e in self.running.items()
                 )
+            case ChildTotals(since=since):
+                return self._totals(since)
             case ChildActivity(progress=progress):
                 self._activity(progress)
             case ChildWorkDone(request_id=rid, outcome=outcome):
@@ -168,6 +194,9 @@ class ChildRunner(Actor[RunnerMessage]):
             return
         if progress.event == "spawned":
             entry.pid = progress.pid
+        if progress.event == "usage" and progress.usage is not None:
+            entry.usage = entry.usage + progress.usage
+            self._trace("usage", entry.request, tokens=progress.usage.total_tokens)
         if entry.progress_to is not None:
             entry.progress_to.tell_if_alive(ChildActivity(progress=progress))
 
@@ -181,7 +210,13 @@ class ChildRunner(Actor[RunnerMessage]):
         error: Exception
         match outcome:
             case Ok(value=reply):
-                self._trace("finished", request, duration=round(reply.duration, 6))
+                self._spend(entry, reply.usage)
+                self._trace(
+                    "finished",
+                    request,
+                    duration=round(reply.duration, 6),
+                    tokens=reply.usage.total_tokens,
+                )
                 entry.answer.resolve(reply)
                 return
             case Failed(error=exc):
@@ -194,8 +229,40 @@ class ChildRunner(Actor[RunnerMessage]):
                 error = ChildCancelled(request.label, reason)
             case _:
                 raise AssertionError(f"unexpected outcome {outcome!r}")
+        self._spend(entry, entry.usage)  # what a failed child reported was spent
         self._trace("failed", request, error=type(error).__name__)
         entry.answer.reject(error)
+
+    def _spend(self, entry: _Running, usage: ChildUsage) -> None:
+        """Count one ended child; the checkpoint keeps the costs across a restart."""
+        key = (entry.generation, entry.request.persona.name, entry.request.kind)
+        row = self.spent.get(key) or ChildSpend(
+            generation=key[0], persona=key[1], kind=entry.request.kind
+        )
+        self.spent[key] = ChildSpend(
+            generation=row.generation,
+            persona=row.persona,
+            kind=row.kind,
+            children=row.children + 1,
+            usage=row.usage + usage,
+        )
+        self.checkpoint(tuple(self.spent.values()))
+
+    def _totals(self, since: int) -> tuple[ChildSpend, ...]:
+        """Finished children's rows and each running child's reported usage so far."""
+        rows = [r for r in self.spent.values() if r.generation >= since]
+        rows += [
+            ChildSpend(
+                generation=e.generation,
+                persona=e.request.persona.name,
+                kind=e.request.kind,
+                children=1,
+                usage=e.usage,
+            )
+            for e in self.running.values()
+            if e.generation >= since
+        ]
+        return tuple(rows)
 
     def _trace(self, phase: str, request: ChildRequest, **detail: object) -> None:
         self.system.trace_child(

@@ -71,9 +71,9 @@ from persona_mind.messages.runner import (
     RoundtableStep,
     RoundtableWorkDone,
 )
+from persona_mind.persona.children._outcome import Member, roundtable_result
 from persona_mind.persona.children._progress import RoundtableTracker
 from persona_mind.persona.children._roundtable import (
-    check_synthesis,
     parse_selection,
     picks_by_name,
     round1_prompt,
@@ -81,6 +81,7 @@ from persona_mind.persona.children._roundtable import (
     selection_prompt,
     synthesis_prompt,
 )
+from persona_mind.persona.children._verdict import one_model
 
 __all__ = ("PHASE_DEADLINE", "RoundtableCoordinator", "run_roundtable")
 
@@ -130,6 +131,11 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         if selection is not None:  # chosen already: the display starts at Round 1
             self.tracker.selected(selection)
             self.tracker.enter("independent")
+            chosen = [team.find(name) for name, _ in selection]
+            if lead is not None and all(chosen):
+                self.tracker.same_model = one_model(
+                    [self._model_of(p) for p in (lead, *chosen) if p is not None]
+                )
         self.result: asyncio.Future[RoundtableResult] | None = None
 
     async def on_start(self) -> None:
@@ -185,7 +191,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             case "selected":
                 self.tracker.selected(step.picks)
             case "child":
-                self.tracker.child_done(step.persona, step.usage or ChildUsage(), step.ok)
+                self.tracker.child_done(step.persona, step.usage, step.ok)
+            case "models":
+                self.tracker.same_model = step.model
 
     def _done(self, outcome: object) -> None:
         now = self.clock.monotonic()
@@ -267,6 +275,9 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
             picks = parse_selection(selection.text, self.team)
         roster = tuple((p.name, reason) for p, reason in picks)
         tell(RoundtableStep(kind="selected", picks=roster))
+        panel = [Member(p.name, reason, self._model_of(p)) for p, reason in picks]
+        same = one_model([self._model_of(lead), *(m.model for m in panel)])
+        tell(RoundtableStep(kind="models", model=same))
         tell(RoundtableStep(kind="phase", phase="independent"))
         first = await self._phase(
             "round1", {p.name: (p, round1_prompt(self.query, p, r)) for p, r in picks}
@@ -281,18 +292,25 @@ class RoundtableCoordinator(Actor[RoundtableMessage]):
         synthesis = await self._child(
             "synthesis", lead, synthesis_prompt(self.query, roster, finals)
         )
-        check_synthesis(synthesis.text)
         for reply in (*first.values(), *second.values(), synthesis):
             usage = usage + reply.usage
-        return RoundtableResult(
+        return roundtable_result(
             query=self.query,
             lead=lead.name,
-            roster=roster,
+            lead_model=self._model_of(lead),
+            panel=panel,
+            round1={name: reply.text for name, reply in first.items()},
+            final=dict(finals),
             synthesis=synthesis.text,
-            children=children + 2 * len(picks),
             usage=usage,
+            children=children + 2 * len(picks),
             elapsed=self.clock.monotonic() - self.tracker.started,
+            run_id=self.run_id,
         )
+
+    def _model_of(self, persona: ChildPersona) -> str:
+        """The model this persona's children run (its declared one, else the session's)."""
+        return self._request("round1", persona, "").child_model
 
 
 _run_ids = itertools.count(1)

@@ -15,12 +15,19 @@ lost; the run counter is kept (checkpointed: each run's coordinator is named aft
 the restarted desk admits a new run. ``WatchRoundtable`` long-polls the progress (the
 lead's ``persona_roundtable`` tool streams it to Pi that way); watchers waiting when the
 desk stops are failed by the kernel like every other promise.
+
+A run started with a display (``StartRoundtable.on_progress``) gets a second piece of the
+desk's work beside it: a relay that long-polls the desk the same way and awaits the
+display with each new snapshot while the run lasts. It is the desk's work, so it ends with
+the run, a newer generation or the desk's stop, and no task outlives its owner.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import logging
+import math
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
@@ -41,6 +48,8 @@ if TYPE_CHECKING:
     from persona_mind.messages.roundtable_progress import RoundtableProgress
 
 __all__ = ("RoundtableDesk",)
+
+_log = logging.getLogger("persona_mind.roundtable")
 
 
 class RoundtableDesk(Actor[DeskMsg]):
@@ -132,7 +141,30 @@ class RoundtableDesk(Actor[DeskMsg]):
             )
 
         self.start_work(key, run, lambda outcome: RoundtableEnded(outcome=outcome))
+        if message.on_progress is not None:
+            self.start_work(f"{key}-display", self._relay(message.on_progress, self.version))
         return answer
+
+    def _relay(
+        self, display: Callable[[RoundtableProgress], Awaitable[None]], after: int
+    ) -> Callable[[], Awaitable[None]]:
+        """The run's live display: each new snapshot, until the run ends (see module)."""
+        ref = self.ref
+
+        async def relay() -> None:
+            seen = after
+            while True:
+                news = await ref.ask(WatchRoundtable(after=seen), timeout=math.inf)
+                if news is None or not news.running:
+                    return
+                seen = news.version
+                if news.progress is not None:
+                    try:
+                        await display(news.progress)
+                    except Exception:  # a display that failed never stops the run
+                        _log.exception("round-table display failed")
+
+        return relay
 
     def _watched(self) -> WatchedProgress:
         return WatchedProgress(

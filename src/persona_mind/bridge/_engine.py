@@ -37,9 +37,7 @@ from persona_mind.bridge._runtime import (
 from persona_mind.bridge._work import MAX_ADMITTED_BYTES, Work
 from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
-from persona_mind.messages.host import (
-    HostEvent,
-)
+from persona_mind.messages.host import HostEvent, SessionShutdown
 
 __all__ = ("EXIT_ESCALATED", "EXIT_FAILED", "MAX_ADMITTED_BYTES", "Sidecar", "say")
 
@@ -48,6 +46,9 @@ T = TypeVar("T")
 EXIT_FAILED = 1
 #: Exit code when the runtime's root supervisor gave up (the extension restarts us).
 EXIT_ESCALATED = 3
+#: How long a stop after EOF or a signal lets the events queued before it run (each is
+#: bounded by its own deadlines; this bounds a hung one). After it the rest is cancelled.
+DRAIN_TIMEOUT = 20.0
 
 
 class Sidecar(Work):
@@ -83,6 +84,8 @@ class Sidecar(Work):
         self._tasks: set[asyncio.Task[Any]] = set()
         self._start_task: asyncio.Task[Any] | None = None
         self._watch: asyncio.Task[Any] | None = None
+        self._worker: asyncio.Task[Any] | None = None
+        self._signalled = False
         self._failure: BaseException | None = None
         self._cancelled: set[int] = set()
         self._waiting: set[int] = set()  # ids of event requests queued, not started
@@ -157,7 +160,25 @@ class Sidecar(Work):
                     self.emit(b.ErrorFrame(code="failed", message=f"frame not handled: {err}"))
 
     def eof(self) -> None:
-        self._spawn(self.stop(0))
+        """Stdin ended: stop, but first apply every event queued before it (issue 24: a
+        bare EOF used to drop queued capture inputs — 2 of 5 kept)."""
+        self._spawn(self.stop(0, drain=True))
+
+    def terminate(self, signame: str = "SIGTERM") -> None:
+        """SIGTERM/SIGINT: leave the way Pi's ``session_shutdown`` does — the events queued so
+        far run, then a :class:`SessionShutdown`, then the runtime stops (its stores are
+        written when each mutation is acknowledged) and the process exits 0. A second
+        signal stops at once, cancelling what still runs."""
+        if self._signalled:
+            say(f"{signame} again: stopping now")
+            if self._worker is not None:
+                self._worker.cancel()
+            return
+        self._signalled = True
+        say(f"{signame}: shutting down (session_shutdown path)")
+        if self.state == "ready":
+            self._events.put_nowait((None, SessionShutdown(reason="quit"), 0))
+        self._spawn(self.stop(0, drain=True))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -250,7 +271,7 @@ class Sidecar(Work):
         wait = failure_watch(runtime)
         if wait is not None:
             self._watch = self._spawn(self._watch_failure(wait))
-        self._spawn(self._event_worker())
+        self._worker = self._spawn(self._event_worker())
         self.emit(
             b.Ready(
                 protocol=b.PROTOCOL_VERSION,
@@ -279,8 +300,13 @@ class Sidecar(Work):
         self._respond(ident, None)
         await self.stop(0)
 
-    async def stop(self, code: int) -> None:
-        """Stop serving: fail in-flight work, leave the runtime, resolve :attr:`done`."""
+    async def stop(self, code: int, *, drain: bool = False) -> None:
+        """Stop serving: fail in-flight work, leave the runtime, resolve :attr:`done`.
+
+        With ``drain`` (EOF, a signal) the events already queued run first — new work is
+        refused ``shutting_down`` meanwhile, and host requests fail at once — for at most
+        :data:`DRAIN_TIMEOUT`; tool and command requests are cancelled as always.
+        """
         if self.state in {"stopping", "stopped"}:
             return
         starting = self._start_task if self.state == "starting" else None
@@ -289,6 +315,16 @@ class Sidecar(Work):
             await asyncio.gather(starting, return_exceptions=True)  # it leaves the runtime
         if self._watch is not None and self._watch is not asyncio.current_task():
             self._watch.cancel()
+        worker = self._worker
+        if drain and worker is not None and worker is not asyncio.current_task():
+            self._events.put_nowait(None)  # after everything queued before the stop
+            try:
+                await asyncio.wait_for(asyncio.shield(worker), DRAIN_TIMEOUT)
+            except TimeoutError:
+                say(f"queued events did not finish within {DRAIN_TIMEOUT:g}s; cancelling them")
+            except asyncio.CancelledError:
+                if not worker.cancelled():  # we ourselves are being cancelled
+                    raise
         # tool and command requests run as tasks of their own; an event request runs on the
         # event worker, which is cancelled for it alone and goes on (``_run_event``)
         running = self._running

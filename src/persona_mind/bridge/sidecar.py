@@ -12,9 +12,11 @@ instead of corrupting the protocol. Flow (see ``docs/bridge.md``):
    can be cancelled (``cancel`` notify) when Pi aborts a tool;
 3. the runtime's :class:`~persona_mind.host.HostPort` requests go to the extension as request
    frames (:class:`BridgeHost`); an unanswered one fails with :class:`HostTimeout`;
-4. ``shutdown`` or EOF on stdin stops the runtime and exits 0; a runtime that fails to start
-   exits 1; a runtime whose root supervisor gives up exits 3 (one stderr line says why) and
-   the extension restarts the sidecar.
+4. ``shutdown`` or EOF on stdin stops the runtime and exits 0 (after EOF the events queued
+   before it still run); SIGTERM or SIGINT take Pi's ``session_shutdown`` path — the queued
+   events, a ``SessionShutdown``, the runtime's stop — and exit 0 (a second signal stops at
+   once); a runtime that fails to start exits 1; a runtime whose root supervisor gives up
+   exits 3 (one stderr line says why) and the extension restarts the sidecar.
 
 Nothing a peer sends can crash the loop or grow it without bound: bad frames (not UTF-8,
 nested too deep, oversized) get an ``error`` frame, failing handlers an error response, work
@@ -28,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -143,6 +146,9 @@ async def _serve(started_at: float) -> int:
     sidecar = Sidecar(transport.write, started_at=started_at)
     reader, _ = await loop.connect_read_pipe(lambda: _StdinProtocol(sidecar), sys.stdin.buffer)
     writer.reader = reader
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows
+            loop.add_signal_handler(sig, sidecar.terminate, sig.name)
     code = await sidecar.done
     with contextlib.suppress(Exception):
         transport.close()

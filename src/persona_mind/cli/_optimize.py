@@ -36,7 +36,7 @@ from persona_mind.storage import FileStore, Layout, agent_dir
 
 __all__ = ("add_optimize_parser", "run_optimize_cli")
 
-_TARGETS = ["persona", "shared", "project", "stm"]
+_TARGETS = ["persona", "shared", "project", "stm", "project-long"]  # project-long: project
 
 
 def add_optimize_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -236,6 +236,11 @@ class StoreTree(msgspec.Struct, kw_only=True):
     repaired: bool
     anomalies: list[str] = []
     """Unexpected things at state paths (with ``--repair``: the ones it could not fix)."""
+    invalid: list[str] = []
+    """Files that read but break a rule of their kind (duplicate ids, a document that does
+    not match its schema); ``--repair`` never decides these for the user."""
+    leftAlone: list[str] = []
+    """What was not checked, each with the reason (pack trees, Pi's own files, …)."""
 
 
 class Receipt(msgspec.Struct, kw_only=True):

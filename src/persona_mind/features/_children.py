@@ -48,6 +48,8 @@ if TYPE_CHECKING:
     from persona_mind.features._mind import MindFeature
     from persona_mind.features._persona import PersonaFeature
     from persona_mind.messages.child import ChildTeam
+    from persona_mind.messages.roundtable_progress import RoundtableResult
+    from persona_mind.mind import MemoryService
     from persona_mind.persona import HostState
     from persona_mind.runtime import Runtime
 
@@ -83,7 +85,10 @@ class ChildrenFeature:
         *,
         default_model: str | None = None,
         desk: Callable[[], ActorRef[Any] | None] | None = None,
+        spawned_runner: Callable[[], ActorRef[Any] | None] | None = None,
     ) -> None:
+        """``spawned_runner`` returns the ChildRunner only if it runs already (never spawns
+        it): ``/persona status`` asks it for this session's costs."""
         self.runtime = runtime
         self._runner = runner  # the ChildRunner, or a function spawning it at first use
         self.persona = persona
@@ -93,6 +98,12 @@ class ChildrenFeature:
         self._desk = desk  # the RoundtableDesk: one round-table at a time, by mailbox order
         self.host_state: HostState | None = None
         self.asked: _Asked | None = None  # the round-table request the lead answers
+        self._spawned_runner = spawned_runner
+        self.session_since = 0
+        """The owner generation this session started under: its children's costs count
+        from there (a Companion restarted mid-session counts from the one it resumed at)."""
+        persona.status_sources.append(self.status_line)
+        persona.subcommands["decisions"] = self.decisions
 
     @property
     def runner(self) -> ActorRef[Any]:
@@ -130,6 +141,7 @@ class ChildrenFeature:
         match event:
             case SessionStart():
                 self.asked = None
+                self.session_since = owner.generation
                 self.model = event.model or self.model
                 self.cwd = event.cwd
                 from persona_mind.persona import HostState  # noqa: PLC0415
@@ -147,7 +159,7 @@ class ChildrenFeature:
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult | Background[ToolResult]:
         if call.name == ROUNDTABLE_TOOL_NAME:
-            return self._roundtable_call(call)
+            return self._roundtable_call(call, owner)
         from persona_mind.features._consult import (  # noqa: PLC0415 - at the first consult
             handle_consult_tool,
         )
@@ -253,7 +265,32 @@ class ChildrenFeature:
             ),
         )
 
-    def _roundtable_call(self, call: ToolCall) -> ToolResult | Background[ToolResult]:
+    def _service(self) -> MemoryService | None:
+        """Mind's memory service for this session, when Mind is active (else ``None``)."""
+        mind = self.mind
+        if mind is None:
+            return None
+        session = mind.session
+        return session.service if session.active else None
+
+    async def status_line(self) -> str:
+        """``/persona status``: what this session's children cost, per persona."""
+        from persona_mind.features._decisions import spend_status  # noqa: PLC0415
+
+        runner = self._spawned_runner() if self._spawned_runner is not None else None
+        if runner is None and not callable(self._runner):
+            runner = self._runner
+        return await spend_status(runner, self.session_since)
+
+    async def decisions(self, args: str) -> CommandResult:
+        """``/persona decisions [query]``: this project's round-table decision records."""
+        from persona_mind.features._decisions import list_decisions  # noqa: PLC0415
+
+        return await list_decisions(self._service(), args)
+
+    def _roundtable_call(
+        self, call: ToolCall, owner: OwnerState
+    ) -> ToolResult | Background[ToolResult]:
         """The lead's ``persona_roundtable`` call: validate, accept once, run (see module)."""
         from persona_mind.child_errors import SelectionInvalid  # noqa: PLC0415
         from persona_mind.features._roundtable_call import run_roundtable_call  # noqa: PLC0415
@@ -296,9 +333,17 @@ class ChildrenFeature:
             selection=tuple((persona.name, reason) for persona, reason in picks),
         )
         host, call_id = self.runtime.host, call.call_id
+        service, session_file = self._service(), owner.session_file
+
+        async def record(result: RoundtableResult) -> str:
+            from persona_mind.features._decisions import record_decision  # noqa: PLC0415
+
+            return await record_decision(
+                service, result, session_file=session_file, call_id=call_id
+            )
 
         async def work() -> ToolResult:
-            return await run_roundtable_call(desk, host, call_id, start)
+            return await run_roundtable_call(desk, host, call_id, start, record)
 
         return Background(key="roundtable", work=work)
 

@@ -154,4 +154,6 @@ async def handle_consult_tool(
         )
     except ChildError as exc:
         return ToolResult(text=f"persona_consult: {exc}", is_error=True)
-    return ToolResult(text=render_consult(result), details=msgspec.to_builtins(result))
+    return ToolResult(
+        text=render_consult(result), details=msgspec.to_builtins(result), usage=result.usage
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +103,10 @@ class PersonaFeature:
         self.reload_pending = False
         self.settings_sources: list[Callable[[], Mapping[str, Any]]] = []
         """Companions' effective-settings contributions (settings:collect:v1, M-SCOPE-11)."""
+        self.status_sources: list[Callable[[], Awaitable[str]]] = []
+        """Other features' lines for ``/persona status`` (the children's costs, issue 26)."""
+        self.subcommands: dict[str, Callable[[str], Awaitable[CommandResult]]] = {}
+        """``/persona <word> …`` answered by another feature (``decisions``: children)."""
         self.disabled: str | None = None
         """Why the Persona half could not open this session (Mind then refuses, M-COMPANION-7)."""
         self.backend_error: str | None = None
@@ -295,6 +299,9 @@ class PersonaFeature:
     async def _command(self, call: CommandCall) -> CommandResult:
         if self.ctx is None:
             return CommandResult(text="/persona: no session is active yet", level="error")
+        head, _, rest = call.args.strip().partition(" ")
+        if call.name == "persona" and head in self.subcommands:
+            return await self.subcommands[head](rest.strip())
         from persona_mind.persona import command_plan_needs  # noqa: PLC0415 - loaded by now
 
         plans = await self._plans_for(command_plan_needs(call))
@@ -309,6 +316,9 @@ class PersonaFeature:
             collected = self.collect_settings()
             if collected:
                 result = msgspec.structs.replace(result, text=f"{result.text}\n{collected}")
+            extra = [line for source in self.status_sources if (line := await source())]
+            if extra:
+                result = msgspec.structs.replace(result, text="\n".join([result.text, *extra]))
         return result
 
     def collect_settings(self) -> str:

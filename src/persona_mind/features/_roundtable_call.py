@@ -3,18 +3,23 @@
 In Pi, ``/persona-roundtable <q>`` asks the session's lead (a user message) to select
 specialists; the lead answers with exactly one ``persona_roundtable`` call whose arguments
 are the selection (P-ROUNDTABLE-2, -4). :func:`run_roundtable_call` runs that accepted call:
-it asks the desk for the round-table (Round 1, Round 2, synthesis on children) and, while
-it runs, long-polls the desk's progress (``WatchRoundtable``) and streams each snapshot to
-the host as a partial result of the call (``HostPort.tool_update`` → Pi's ``onUpdate``;
-P-ROUNDTABLE-17). The answer is the synthesis in full, with the instruction to present it
-without paraphrasing (P-ROUNDTABLE-16); a failed phase is an error result that says so.
+it asks the desk for the round-table (Round 1, Round 2, synthesis on children) with a
+display that sends each progress snapshot to the host as a partial result of the call
+(``HostPort.tool_update`` → Pi's ``onUpdate``; P-ROUNDTABLE-17) — the desk runs that
+display as its own work, so nothing here starts a task. Once the synthesis passed its
+check, ``record`` writes the decision record (one Store mutation) and says what it wrote.
+
+The answer is the synthesis in full, with the instruction to present it without
+paraphrasing (P-ROUNDTABLE-16), ending with the dissent line, the same-model warning when
+it applies and the record's id; it carries the children's total ``usage``, which Pi adds
+to the session's totals. A failed phase is an error result that says so (and carries what
+the finished children spent).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import math
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -22,52 +27,72 @@ import msgspec
 from persona_mind.child_errors import RoundtableBusy
 from persona_mind.errors import ChildError
 from persona_mind.messages.host import ToolResult
-from persona_mind.messages.roundtable_desk import StartRoundtable, WatchRoundtable
-from persona_mind.messages.roundtable_progress import RoundtableResult
+from persona_mind.messages.roundtable_desk import RoundtableStatus, StartRoundtable
+from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
+from persona_mind.persona.children._costs import usage_text
+from persona_mind.persona.children._decision import dissent_line
 from persona_mind.persona.children._progress import render_live
+from persona_mind.persona.children._verdict import model_warning
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
     from persona_mind.host import HostPort
+    from persona_mind.messages.child import ChildUsage
 
-__all__ = ("PRESENT_IN_FULL", "result_text", "run_roundtable_call")
+__all__ = ("PRESENT_IN_FULL", "Record", "result_text", "run_roundtable_call")
 
 PRESENT_IN_FULL = (
     "Present the synthesis below to the user in full and word for word, as your answer: "
     "do not paraphrase, shorten or summarize it into a second, shorter answer."
 )
 
+Record = Callable[[RoundtableResult], Awaitable[str]]
+"""Writes a finished round-table's decision record; returns the line that says so."""
 
-def result_text(result: RoundtableResult) -> str:
-    """The tool's answer to the lead: totals, the instruction, then the whole synthesis."""
-    tokens = result.usage.input_tokens + result.usage.output_tokens
+
+def result_text(result: RoundtableResult, recorded: str = "") -> str:
+    """The tool's answer to the lead: totals, the instruction, the whole synthesis, then
+    the dissent line, the same-model warning and the record line (see the module doc)."""
     roster = ", ".join(name for name, _ in result.roster)
+    tail = [dissent_line(result)]
+    if result.same_model:
+        tail.append(model_warning(result.same_model))
+    if recorded:
+        tail.append(recorded)
     return (
         f"Round-table finished: moderator {result.lead}; specialists {roster}; "
-        f"{result.children} children, {tokens} tokens, {result.elapsed:.1f}s.\n"
-        f"{PRESENT_IN_FULL}\n\n{result.synthesis}"
+        f"{result.children} children, {usage_text(result.usage)}, {result.elapsed:.1f}s.\n"
+        f"{PRESENT_IN_FULL}\n\n{result.synthesis}\n\n" + "\n".join(tail)
     )
 
 
-async def _relay(desk: ActorRef[Any], host: HostPort, call_id: str) -> None:
-    """Stream the desk's progress snapshots of the running round-table to the call."""
-    seen = 0
-    while True:
-        news = await desk.ask(WatchRoundtable(after=seen), timeout=math.inf)
-        seen = news.version
-        if news.running and news.progress is not None:
-            await host.tool_update(
-                call_id,
-                render_live(news.progress),
-                {"roundtable": msgspec.to_builtins(news.progress)},
-            )
+def _display(host: HostPort, call_id: str) -> Callable[[RoundtableProgress], Awaitable[None]]:
+    async def show(progress: RoundtableProgress) -> None:
+        await host.tool_update(
+            call_id, render_live(progress), {"roundtable": msgspec.to_builtins(progress)}
+        )
+
+    return show
+
+
+async def _spent(desk: ActorRef[Any]) -> ChildUsage | None:
+    """What the children of the run that just ended had spent (its last snapshot)."""
+    try:
+        status = await desk.ask(RoundtableStatus())
+    except Exception:  # the error result matters more than its usage
+        return None
+    return None if status.progress is None else status.progress.usage
 
 
 async def run_roundtable_call(
-    desk: ActorRef[Any], host: HostPort, call_id: str, start: StartRoundtable
+    desk: ActorRef[Any],
+    host: HostPort,
+    call_id: str,
+    start: StartRoundtable,
+    record: Record | None = None,
 ) -> ToolResult:
     """Run the accepted selection; see the module doc. Cancelling it stops the run."""
-    relay = asyncio.ensure_future(_relay(desk, host, call_id))
+    start = msgspec.structs.replace(start, on_progress=_display(host, call_id))
     try:
         result: RoundtableResult = await desk.ask(start, timeout=math.inf)
     except RoundtableBusy:
@@ -81,19 +106,23 @@ async def run_roundtable_call(
             text=f"persona_roundtable: the round-table stopped: {exc}. Tell the user it "
             "failed and why; do not write a synthesis of your own.",
             is_error=True,
+            usage=await _spent(desk),
         )
-    finally:
-        relay.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await relay
+    recorded = await record(result) if record is not None else ""
     return ToolResult(
-        text=result_text(result),
+        text=result_text(result, recorded),
         details={
             "query": result.query,
             "lead": result.lead,
             "roster": [list(r) for r in result.roster],
             "children": result.children,
-            "tokens": result.usage.input_tokens + result.usage.output_tokens,
+            "tokens": result.usage.total_tokens,
+            "usage": msgspec.to_builtins(result.usage),
             "elapsed": result.elapsed,
+            "positions": msgspec.to_builtins(result.positions),
+            "decision": result.decision,
+            "same_model": result.same_model,
+            "recorded": recorded,
         },
+        usage=result.usage,
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -39,6 +39,7 @@ from persona_mind.messages.host import (
 
 __all__ = (
     "MAX_FRAME_BYTES",
+    "MAX_ID",
     "MAX_NESTING",
     "PROTOCOL_VERSION",
     "AnyFrame",
@@ -53,6 +54,7 @@ __all__ = (
     "EventParams",
     "ExtensionMethod",
     "Frame",
+    "FrameId",
     "Hello",
     "LineSplitter",
     "Notify",
@@ -78,6 +80,13 @@ MAX_FRAME_BYTES: Final = 16 * 1024 * 1024
 #: levels; a bound far below the interpreter's recursion limit means a hostile frame gets a
 #: ``too_deep`` error instead of a ``RecursionError`` inside the reader (issue 15, item 7).
 MAX_NESTING: Final = 128
+#: The largest id a frame may carry: 2^53 - 1, the last integer a JavaScript number holds
+#: exactly. A larger id would be rounded by the extension and could answer another request,
+#: so such a frame is refused without echoing it (issue 24).
+MAX_ID: Final = 2**53 - 1
+
+FrameId = Annotated[int, msgspec.Meta(ge=-MAX_ID, le=MAX_ID)]
+""""An integer id both sides represent exactly."""
 
 ErrorCode = Literal[
     "malformed",  # not JSON, not an object, or fields of the wrong type
@@ -142,7 +151,7 @@ class Ready(Frame, frozen=True, kw_only=True, tag="ready"):
 class Request(Frame, frozen=True, kw_only=True, tag="request"):
     """A call that gets exactly one :class:`Response` with the same ``id``."""
 
-    id: int
+    id: FrameId
     method: str
     params: msgspec.Raw = msgspec.Raw(b"null")
 
@@ -157,7 +166,7 @@ class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
 class Response(Frame, frozen=True, kw_only=True, tag="response"):
     """The answer to the peer's request ``id``: ``result`` or ``error``."""
 
-    id: int
+    id: FrameId
     result: msgspec.Raw = msgspec.Raw(b"null")
     error: ErrorBody | None = None
 
@@ -174,7 +183,7 @@ class ErrorFrame(Frame, frozen=True, kw_only=True, tag="error"):
 
     code: str
     message: str
-    id: int | None = None
+    id: FrameId | None = None
 
 
 AnyFrame = Hello | Ready | Request | Response | Notify | ErrorFrame
@@ -190,7 +199,7 @@ class EventParams(msgspec.Struct, frozen=True, kw_only=True):
 class CancelParams(msgspec.Struct, frozen=True, kw_only=True):
     """``cancel`` (notify): the extension gave up on its request ``id`` (tool aborted)."""
 
-    id: int
+    id: FrameId
 
 
 ToolParams = ToolCall
@@ -297,10 +306,16 @@ def decode_frame(line: bytes) -> AnyFrame | BadFrame:
 
 
 def _bad(code: str, message: str, kind: object, ident: object) -> BadFrame:
-    """The error frame for a bad line; the id goes where the peer or we can use it."""
-    readable = ident if type(ident) is int else None  # never a bool's True
+    """The error frame for a bad line; the id goes where the peer or we can use it.
+
+    The id of anything but a response (a request, or a frame whose ``type`` is unknown: a
+    request with a misspelt type, say) is echoed so the peer can fail what it waits for;
+    a response's id names one of *our* requests. An id outside :data:`MAX_ID` is never
+    echoed: the peer would read it rounded, as another request's.
+    """
+    readable = ident if type(ident) is int and abs(ident) <= MAX_ID else None  # not a bool
     return BadFrame(
-        reply=ErrorFrame(code=code, message=message, id=readable if kind == "request" else None),
+        reply=ErrorFrame(code=code, message=message, id=readable if kind != "response" else None),
         answers=readable if kind == "response" else None,
     )
 
@@ -314,6 +329,12 @@ def _classify(line: bytes, detail: str) -> BadFrame:
     if not isinstance(loose, dict):
         return _bad("malformed", "a frame must be a JSON object with a 'type'", None, None)
     kind, ident = loose.get("type"), loose.get("id")
+    if type(ident) is int and abs(ident) > MAX_ID:
+        message = (
+            f"a {kind!r} frame's id is outside ±(2^53 - 1), the integers a JavaScript number "
+            "holds exactly; it was refused and is not echoed — use smaller ids"
+        )
+        return _bad("malformed", message, kind, ident)
     if kind not in _KNOWN_TYPES:
         message = f"unknown frame type {kind!r}; expected one of {sorted(_KNOWN_TYPES)}"
         return _bad("unknown_type", message, kind, ident)

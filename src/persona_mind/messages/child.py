@@ -21,6 +21,7 @@ __all__ = (
     "ChildProgress",
     "ChildReply",
     "ChildRequest",
+    "ChildSpend",
     "ChildTeam",
     "ChildUsage",
     "ProgressEvent",
@@ -79,13 +80,24 @@ class ChildTeam(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ChildUsage(msgspec.Struct, frozen=True, kw_only=True):
-    """Provider usage of one child (worker tokens: never counted toward the main gate)."""
+    """Provider usage of one child (worker tokens: never counted toward the main gate).
+
+    The four token counts are Pi's ``Usage`` fields (``input`` excludes cache reads and
+    writes, as Pi reports it); ``cost`` is Pi's ``cost.total`` (its catalog estimate or the
+    provider's billed figure), ``0.0`` where the events carry none. A tool result hands
+    this value to Pi as its ``usage`` (docs/children.md, "What every child costs")."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     cost: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        """Every token the child's provider counted: input, output and both cache kinds."""
+        cache = self.cache_read_tokens + self.cache_write_tokens
+        return self.input_tokens + self.output_tokens + cache
 
     def __add__(self, other: ChildUsage) -> ChildUsage:
         return ChildUsage(
@@ -117,6 +129,14 @@ class ChildRequest(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def label(self) -> str:
         return f"{self.kind}:{self.persona.name}#{self.request_id}"
+
+    @property
+    def child_model(self) -> str:
+        """The model the child runs: the persona's declared model (P-RESOLVER-21), else the
+        session's; a Mind worker always runs the exact session model (M-OPTIMIZE-WORKER-2)."""
+        if self.kind != "worker" and self.persona.model:
+            return self.persona.model
+        return self.model
 
     @property
     def system_prompt(self) -> str:
@@ -151,3 +171,16 @@ class ChildProgress(msgspec.Struct, frozen=True, kw_only=True):
     detail: str = ""
     pid: int | None = None
     usage: ChildUsage | None = None
+
+
+class ChildSpend(msgspec.Struct, frozen=True, kw_only=True):
+    """What one persona's children of one kind cost under one owner generation.
+
+    The ChildRunner keeps these (``ChildTotals``) as children run: a running child's usage
+    counts as each of its assistant messages ends, a finished one's as its reply reports."""
+
+    generation: int
+    persona: str
+    kind: ChildKind
+    children: int = 0
+    usage: ChildUsage = ChildUsage()

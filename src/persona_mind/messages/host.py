@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from persona_mind.messages._base import Ask
+from persona_mind.messages.child import ChildUsage
 
 if TYPE_CHECKING:
     from persona_mind.messages.owner import OwnerState  # noqa: F401 - named in Ask["OwnerState"]
@@ -202,11 +203,16 @@ class ToolCall(Ask["ToolResult"], frozen=True, kw_only=True):
 
 
 class ToolResult(msgspec.Struct, frozen=True, kw_only=True):
-    """A tool's answer: compact ``text`` for the model, structured ``details`` for UIs."""
+    """A tool's answer: compact ``text`` for the model, structured ``details`` for UIs.
+
+    ``usage`` is what the tool spent on nested model calls (a consult's or a round-table's
+    children): the Pi extension returns it as the tool result's ``usage``, which Pi adds
+    to the parent session's totals (footer, ``/session``, ``get_session_stats``)."""
 
     text: str
     details: Any = None
     is_error: bool = False
+    usage: ChildUsage | None = None
 
 
 class CommandCall(Ask["CommandResult"], frozen=True, kw_only=True):

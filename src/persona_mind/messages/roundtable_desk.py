@@ -7,6 +7,7 @@ messages from the run's coordinator, and the run's end is the desk's own bookkee
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -39,6 +40,10 @@ class StartRoundtable(Ask[RoundtableResult], frozen=True, kw_only=True):
     selection: tuple[tuple[str, str], ...] | None = None
     """The session lead's validated ``(name, reason)`` roster (its ``persona_roundtable``
     call); ``None``: a child lead selects (the CLI/library path)."""
+    on_progress: Callable[[RoundtableProgress], Awaitable[None]] | None = None
+    """A live display: the desk awaits it with each new snapshot while the run lasts, as
+    its own work (the tool call's partial results in Pi). This message never leaves the
+    process, like the Store's mutation functions."""
 
 
 class DeskStatus(msgspec.Struct, frozen=True, kw_only=True):

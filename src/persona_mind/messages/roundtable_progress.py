@@ -15,7 +15,14 @@ import msgspec
 
 from persona_mind.messages.child import ChildUsage
 
-__all__ = ("PersonaState", "Phase", "RoundtableProgress", "RoundtableResult", "State")
+__all__ = (
+    "PersonaState",
+    "Phase",
+    "Position",
+    "RoundtableProgress",
+    "RoundtableResult",
+    "State",
+)
 
 Phase = Literal["selection", "independent", "revision", "synthesis", "done", "failed", "cancelled"]
 State = Literal["waiting", "running", "done", "failed", "cancelled"]
@@ -40,12 +47,37 @@ class RoundtableProgress(msgspec.Struct, frozen=True, kw_only=True):
     children_started: int
     children_finished: int
     usage: ChildUsage
+    """Running totals: every finished child's usage plus what the running ones reported
+    so far (each assistant message's usage as it ends)."""
     elapsed: float
     error: str | None = None
+    same_model: str | None = None
+    """The one model the lead and every selected specialist run, when they all run one
+    (the panel is then not independent); ``None`` when the models differ or are unknown."""
+
+
+class Position(msgspec.Struct, frozen=True, kw_only=True):
+    """One specialist's part in a round-table, as its decision record keeps it.
+
+    ``round1`` and ``final`` are the one-line stances the specialist stated itself (the
+    ``Stance:`` line each round asks for; its first line when it gave none). ``adopted``
+    is the moderator's structured verdict on whether the decision adopts the final
+    position; ``None`` when the moderator did not mark it."""
+
+    name: str
+    reason: str
+    round1: str
+    final: str
+    adopted: bool | None
+    model: str
 
 
 class RoundtableResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The one moderator synthesis (P-ROUNDTABLE-14), presented in full (-16)."""
+    """The one moderator synthesis (P-ROUNDTABLE-14), presented in full (-16).
+
+    ``synthesis`` is the moderator's text without its structured verdict block; the fields
+    after ``elapsed`` are what the decision record is built from (docs/children.md,
+    "Decision records")."""
 
     query: str
     lead: str
@@ -54,3 +86,18 @@ class RoundtableResult(msgspec.Struct, frozen=True, kw_only=True):
     children: int
     usage: ChildUsage
     elapsed: float
+    run_id: str = ""
+    positions: tuple[Position, ...] = ()
+    decision: str = ""
+    """The decision in one line: the moderator's verdict, else the Decision section."""
+    disagreements: str = ""
+    uncertainty: str = ""
+    lead_model: str = ""
+    same_model: str | None = None
+    verdict_marked: bool = False
+    """Whether the moderator returned a valid verdict block (``adopted`` is known)."""
+
+    @property
+    def dissent(self) -> tuple[Position, ...]:
+        """Specialists whose final position the decision did not adopt."""
+        return tuple(p for p in self.positions if p.adopted is False)

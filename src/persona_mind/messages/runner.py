@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from persona_mind.messages._base import Ask, Msg
-from persona_mind.messages.child import ChildProgress, ChildReply, ChildRequest, ChildUsage
+from persona_mind.messages.child import (
+    ChildProgress,
+    ChildReply,
+    ChildRequest,
+    ChildSpend,  # noqa: F401 - named in Ask["…"]
+    ChildUsage,
+)
 from persona_mind.messages.roundtable_progress import RoundtableProgress, RoundtableResult
 
 if TYPE_CHECKING:
@@ -27,6 +33,7 @@ __all__ = (
     "ChildActivity",
     "ChildOverdue",
     "ChildStatus",
+    "ChildTotals",
     "ChildWorkDone",
     "GetRoundtableProgress",
     "ListChildren",
@@ -66,6 +73,15 @@ class ChildStatus(msgspec.Struct, frozen=True, kw_only=True):
     kind: str
     pid: int | None
     started: float
+    usage: ChildUsage = ChildUsage()
+    """What the child reported so far (each assistant message's usage as it ended)."""
+
+
+class ChildTotals(Ask["tuple[ChildSpend, ...]"], frozen=True, kw_only=True):
+    """What the runner's children cost, per owner generation, persona and kind, counting
+    running children as far as they reported; only generations ``>= since``."""
+
+    since: int = 0
 
 
 class ChildActivity(Msg, frozen=True, kw_only=True):
@@ -87,7 +103,15 @@ class ChildOverdue(Msg, frozen=True, kw_only=True):
     request_id: str
 
 
-RunnerMessage = RunChild | CancelChild | ListChildren | ChildActivity | ChildWorkDone | ChildOverdue
+RunnerMessage = (
+    RunChild
+    | CancelChild
+    | ListChildren
+    | ChildTotals
+    | ChildActivity
+    | ChildWorkDone
+    | ChildOverdue
+)
 
 
 class GetRoundtableProgress(Ask[RoundtableProgress], frozen=True, kw_only=True):
@@ -119,6 +143,8 @@ class RoundtableStep(Msg, frozen=True, kw_only=True):
     picks: tuple[tuple[str, str], ...] = ()
     usage: ChildUsage | None = None
     ok: bool = True
+    model: str | None = None
+    """``kind="models"``: the one model the whole panel runs, ``None`` when it differs."""
 
 
 RoundtableMessage = (

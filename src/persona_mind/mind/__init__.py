@@ -68,6 +68,7 @@ from persona_mind.mind.inject._planner import InjectionPlan as InjectionPlan
 from persona_mind.mind.inject._planner import NoteView as NoteView
 from persona_mind.mind.inject._planner import plan_injection as plan_injection
 from persona_mind.mind.migrate._legacy import ImportReport as ImportReport
+from persona_mind.mind.migrate._legacy import ImportStamp as ImportStamp
 from persona_mind.mind.migrate._legacy import LegacyImport as LegacyImport
 from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE as NOTE_ENTRY_TYPE
 from persona_mind.mind.notes._ledger import NoteRecord as NoteRecord
@@ -105,6 +106,7 @@ __all__ = (
     "ForeignOwner",
     "FoundFact",
     "ImportReport",
+    "ImportStamp",
     "InjectionInput",
     "InjectionPlan",
     "InputOutcome",

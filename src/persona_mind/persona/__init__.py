@@ -47,7 +47,7 @@ from persona_mind.persona.children._launch import HostState
 from persona_mind.persona.children._team import team_from_snapshot
 from persona_mind.persona.packs._model import Pack, PackManifest, PersonaDef
 from persona_mind.persona.packs._scan import Limits
-from persona_mind.persona.packs._state import StoreStateCorrupt
+from persona_mind.persona.packs._state import StoreStateCorrupt, state_problem
 from persona_mind.persona.packs._store import CATALOG_DIR, PackStore, default_agent_dir
 from persona_mind.persona.packs._validate import load_pack
 from persona_mind.persona.plans._change import Change
@@ -68,7 +68,11 @@ from persona_mind.persona.plans._tool import (
     tool_plan_needs,
 )
 from persona_mind.persona.workspace._files import Workspace
-from persona_mind.persona.workspace._migrate import MigrationStatus, migration_status
+from persona_mind.persona.workspace._migrate import (
+    MigrationStatus,
+    migration_status,
+    receipt_problem,
+)
 
 __all__ = (
     "ACTIVE_ENTRY",
@@ -136,12 +140,14 @@ __all__ = (
     "persona_tour",
     "prepare",
     "read",
+    "receipt_problem",
     "render_consult",
     "resolve_team",
     "run_command",
     "run_handoff",
     "run_tool",
     "session_key",
+    "state_problem",
     "team_from_snapshot",
     "tool_plan_needs",
 )

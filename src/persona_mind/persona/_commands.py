@@ -45,6 +45,7 @@ HELP = """\
 /persona migrate inspect|status|preview [name]|cancel|apply [name]|rollback
 /persona onboard [preview|apply]
 /persona doctor
+/persona decisions [query]    round-table decisions recorded in this project
 /persona-list                 this session's team"""
 
 

@@ -101,7 +101,7 @@ def pi_argv(
         argv += ["--append-system-prompt", prompt_path]
     tools = persona.tools if not worker else ()
     argv += ["--tools", ",".join(tools)] if tools else ["--no-tools"]
-    argv += ["--model", (persona.model if not worker else None) or request.model]
+    argv += ["--model", request.child_model]
     return argv
 
 
@@ -290,7 +290,7 @@ class PiBackend:
             persona=request.persona.name,
             text=text,
             usage=state.usage,
-            model=request.model,
+            model=request.child_model,
             duration=self._clock.monotonic() - started,
             stop_reason=stop,
             backend=self._name,

@@ -7,7 +7,14 @@ contract.
 
 from __future__ import annotations
 
-from persona_mind.storage._atomic import backup_path, ensure_dir, sweep_temps, write_atomic
+from persona_mind.storage._atomic import (
+    backup_path,
+    ensure_dir,
+    sweep_temps,
+    temp_owner,
+    write_atomic,
+)
+from persona_mind.storage._catalog import RECEIPTS, layout_catalog
 from persona_mind.storage._codec import (
     ABSENT_FINGERPRINT,
     MAX_STORE_BYTES,
@@ -22,7 +29,7 @@ from persona_mind.storage._dirswap import (
     remove_directory,
     stage_directory,
 )
-from persona_mind.storage._engine import FileStore, lock_path
+from persona_mind.storage._engine import FileStore
 from persona_mind.storage._errors import (
     CasConflict,
     CorruptStore,
@@ -45,10 +52,13 @@ from persona_mind.storage._history import (
     Receipt,
     history_target,
 )
+from persona_mind.storage._kinds import ENVELOPE, Catalog, FileKind, anchor_of
+from persona_mind.storage._lockplan import lock_path
 from persona_mind.storage._locks import (
     DEFAULT_LOCK_TIMEOUT,
     FileLock,
     LockOwner,
+    describe_holder,
     held_locks,
     locked,
 )
@@ -64,26 +74,32 @@ from persona_mind.storage._paths import (
     project_name,
     safe_name,
 )
-from persona_mind.storage._recover import Lost, RecoveryReport
-from persona_mind.storage._scan import ScanReport
+from persona_mind.storage._recover import Lost, RecoveryReport, move_aside
+from persona_mind.storage._scan import Anomaly, Finding, ScanReport, check_document, check_store
 from persona_mind.storage._stored import Stored
 from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StorePort, StoreTarget
 
 __all__ = (
     "ABSENT_FINGERPRINT",
     "DEFAULT_LOCK_TIMEOUT",
+    "ENVELOPE",
     "MAX_HISTORY_BYTES",
     "MAX_RECEIPTS",
     "MAX_STORE_BYTES",
+    "RECEIPTS",
     "RESERVED_NAMES",
+    "Anomaly",
     "ApplyResult",
     "CasConflict",
+    "Catalog",
     "CorruptStore",
     "DurablePackFiles",
     "FileIdentity",
+    "FileKind",
     "FileLock",
     "FileStore",
     "FileSystem",
+    "Finding",
     "HistoryBlocked",
     "HistoryFull",
     "Layout",
@@ -111,9 +127,13 @@ __all__ = (
     "UnsupportedVersion",
     "WriteFailed",
     "agent_dir",
+    "anchor_of",
     "backup_path",
+    "check_document",
+    "check_store",
     "confine",
     "decode_snapshot",
+    "describe_holder",
     "encode_snapshot",
     "ensure_dir",
     "fingerprint",
@@ -121,9 +141,11 @@ __all__ = (
     "held_locks",
     "history_target",
     "is_windows_reserved",
+    "layout_catalog",
     "lock_path",
     "locked",
     "marker_path",
+    "move_aside",
     "project_identity",
     "project_name",
     "recover_swaps",
@@ -131,5 +153,6 @@ __all__ = (
     "safe_name",
     "stage_directory",
     "sweep_temps",
+    "temp_owner",
     "write_atomic",
 )

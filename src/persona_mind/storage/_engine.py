@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import stat
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
 from persona_mind.errors import StaleGeneration, StorageError
-from persona_mind.storage._atomic import (
-    ensure_dir,
-    sweep_temps,
-    write_atomic,
-)
+from persona_mind.storage._atomic import sweep_temps, write_atomic
 from persona_mind.storage._codec import (
     ABSENT_FINGERPRINT,
     MAX_STORE_BYTES,
@@ -34,7 +30,9 @@ from persona_mind.storage._errors import (
     WriteFailed,
 )
 from persona_mind.storage._fs import FileIdentity, FileSystem, OsFileSystem, identity_of
-from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT, FileLock
+from persona_mind.storage._kinds import Catalog
+from persona_mind.storage._lockplan import LockPlanner, lock_path
+from persona_mind.storage._locks import DEFAULT_LOCK_TIMEOUT
 from persona_mind.storage._marker import StoreQuarantined, quarantine_store, quarantined_error
 from persona_mind.storage._paths import Layout
 from persona_mind.storage._recover import RecoveryReport, recover
@@ -45,11 +43,6 @@ from persona_mind.storage.port import LockDomain, Mutation, Snapshot, StoreTarge
 __all__ = ("FileStore", "RecoveryReport", "ScanReport", "Stored", "lock_path")
 
 E = TypeVar("E")
-
-
-def lock_path(path: Path) -> Path:
-    """The sidecar lock file of a state file: ``.<name>.lock`` (never deleted)."""
-    return path.with_name(f".{path.name}.lock")
 
 
 class FileStore:
@@ -74,7 +67,7 @@ class FileStore:
         self.layout = layout
         self.fs: FileSystem = fs if fs is not None else OsFileSystem()
         self.wall = wall
-        self.lock_timeout = lock_timeout
+        self.locks = LockPlanner(self.fs, layout, lock_timeout)
         self.current_generation = current_generation
         self.backup = backup
         self.max_bytes = max_bytes
@@ -87,9 +80,8 @@ class FileStore:
         # Paths whose orphan temps this instance swept and whose every write since has been
         # acknowledged (so it left no temp). A crashed *other* process's temp is swept by
         # the first mutation of that file in each process (and by ``repair``); see
-        # docs/storage.md "Performance". Directories this instance made sure exist.
+        # docs/storage.md "Performance".
         self._swept: set[Path] = set()
-        self._dirs: set[Path] = set()
 
     # ----------------------------------------------------------------- reads (never write)
 
@@ -159,57 +151,20 @@ class FileStore:
 
     # --------------------------------------------------------------------------- locks
 
+    @property
+    def lock_timeout(self) -> float:
+        """How long a lock is waited for (default 30 s; DEC-9)."""
+        return self.locks.timeout
+
     def lock_plan(self, target: StoreTarget[Any]) -> list[tuple[LockDomain, Path]]:
         """The locks a mutation of ``target`` takes, in order (M-STORE-13..16)."""
-        path = target.path
-        match target.lock:
-            case "store" | "backlog":
-                return [(target.lock, lock_path(path))]
-            case "packs":
-                return [("packs", self._layout("packs").packs_lock)]
-            case "memory":
-                return [("memory", self._layout("memory").memory_lock), ("store", lock_path(path))]
-            case "history":
-                return [
-                    ("memory", self._layout("history").memory_lock),
-                    ("history", lock_path(Layout.history(path))),
-                    ("store", lock_path(path)),
-                ]
-        raise StorageError(f"unknown lock domain {target.lock!r}")  # pragma: no cover
+        return self.locks.plan(target)
 
-    def _layout(self, domain: str) -> Layout:
-        if self.layout is None:
-            raise StorageError(
-                f"a {domain}-domain target needs FileStore(layout=Layout(agent_dir)) "
-                "to find the profile-wide lock"
-            )
-        return self.layout
-
-    @contextmanager
-    def hold(self, plan: Sequence[tuple[LockDomain, Path]], purpose: str) -> Iterator[None]:
+    def hold(
+        self, plan: Sequence[tuple[LockDomain, Path]], purpose: str
+    ) -> AbstractContextManager[None]:
         """Hold the locks of ``plan`` in order (creating their directories durably)."""
-        with ExitStack() as stack:
-            for domain, path in plan:
-                stack.callback(self._acquire(domain, path, purpose).release)
-            yield
-
-    def _acquire(self, domain: LockDomain, path: Path, purpose: str) -> FileLock:
-        """Take one lock, creating its directory durably the first time this instance needs
-        it (an ``lstat`` walk per mutation otherwise); a directory removed since is
-        recreated on the ``ENOENT`` of the lock file's open."""
-        lock = FileLock(self.fs, path, domain, purpose=purpose, timeout=self.lock_timeout)
-        parent = path.parent
-        if parent in self._dirs:
-            try:
-                lock.acquire()
-            except FileNotFoundError:
-                self._dirs.discard(parent)
-            else:
-                return lock
-        ensure_dir(self.fs, parent)
-        self._dirs.add(parent)
-        lock.acquire()
-        return lock
+        return self.locks.hold(plan, purpose)
 
     # ------------------------------------------------------------------------ mutation
 
@@ -281,7 +236,7 @@ class FileStore:
         results: list[Stored[Any]] = []
         path = steps[0][0].path if steps else Path()
         try:
-            with self.hold([("memory", self._layout("memory").memory_lock)], purpose):
+            with self.hold([("memory", self.locks.need_layout("memory").memory_lock)], purpose):
                 for target, mutation in steps:
                     path = target.path
                     with self.hold([("store", lock_path(target.path))], purpose):
@@ -407,9 +362,10 @@ class FileStore:
 
     # ------------------------------------------------------------------------ recovery
 
-    def scan(self, root: Path, *, version: int = 1) -> ScanReport:
-        """Read-only health check of every store under ``root`` (see ``_scan.scan``)."""
-        return scan(self, root, version=version)
+    def scan(self, root: Path, *, version: int = 1, catalog: Catalog | None = None) -> ScanReport:
+        """Read-only health check of every state file under ``root``, each by its kind in
+        ``catalog`` (see ``_scan.scan``)."""
+        return scan(self, root, version=version, catalog=catalog)
 
     def repair(self, target: StoreTarget[Any]) -> CorruptStore | None:
         """Recover ``target`` (see :meth:`recover`); the problem found, or ``None`` when the

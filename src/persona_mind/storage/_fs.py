@@ -18,7 +18,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Protocol
 
-__all__ = ("FileIdentity", "FileSystem", "OsFileSystem", "ReadResult", "identity_of")
+__all__ = (
+    "FileIdentity",
+    "FileSystem",
+    "OsFileSystem",
+    "ReadResult",
+    "describe_mode",
+    "identity_of",
+)
 
 
 def _portalocker() -> ModuleType:
@@ -73,20 +80,59 @@ class ReadResult:
     unchanged: bool = False
 
 
+def describe_mode(mode: int) -> str:
+    """What a non-regular entry is, in words ("a socket", "a FIFO", ...)."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device or other special file"
+
+
+def _not_a_file(mode: int, path: Path) -> IsADirectoryError:
+    what = describe_mode(mode)
+    return IsADirectoryError(_errno.EISDIR, f"state path is {what}, not a regular file", str(path))
+
+
 def _refuse_special(st: os.stat_result, path: Path) -> None:
     if not stat.S_ISREG(st.st_mode):
-        kind = (
-            "a directory"
-            if stat.S_ISDIR(st.st_mode)
-            else "a FIFO"
-            if stat.S_ISFIFO(st.st_mode)
-            else "a socket"
-            if stat.S_ISSOCK(st.st_mode)
-            else "a device or other special file"
-        )
-        raise IsADirectoryError(
-            _errno.EISDIR, f"state path is {kind}, not a regular file", str(path)
-        )
+        raise _not_a_file(st.st_mode, path)
+
+
+def _classify_first(path: Path) -> os.stat_result | None:
+    """``lstat`` a state path *before* anything opens it (issue 24, M1).
+
+    Opening a socket fails with ``ENXIO``, a FIFO or a device may block or act (a tape
+    rewinds, a terminal becomes the controlling one), and a symlink would be followed: so
+    whatever is not a regular file is refused here, by its type, without an ``open``. The
+    open that follows still uses ``O_NOFOLLOW|O_NONBLOCK`` and ``fstat`` for the race with
+    a replacement in between. ``None`` when nothing is there.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    _refuse_special(st, path)
+    return st
+
+
+def _opened(path: Path, flags: int, mode: int = 0o644) -> int:
+    """``os.open`` of a state path classified just before; an entry swapped in since for a
+    socket (``ENXIO``) or a symlink (``ELOOP``) is refused as not a regular file."""
+    try:
+        return os.open(path, flags, mode)
+    except OSError as exc:
+        if exc.errno == _errno.ELOOP:
+            raise IsADirectoryError(_errno.ELOOP, "state file is a symlink", str(path)) from exc
+        if exc.errno in (_errno.ENXIO, _errno.EOPNOTSUPP):
+            raise IsADirectoryError(
+                exc.errno, "state path is a socket or device, not a regular file", str(path)
+            ) from exc
+        raise
 
 
 class FileSystem(Protocol):
@@ -221,14 +267,17 @@ class OsFileSystem:
     def read_capped(
         self, path: Path, cap: int, known: FileIdentity | None = None
     ) -> ReadResult | None:
+        first = _classify_first(path)
+        if first is None:
+            return None
+        if known is not None and identity_of(first) == known:
+            # our own bytes, by the lstat alone: a regular file whose inode, size and
+            # timestamps are unchanged (no open, fstat or close needed)
+            return ReadResult(None, first.st_size, known, unchanged=True)
         try:
-            fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK)
+            fd = _opened(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            if exc.errno == _errno.ELOOP:
-                raise IsADirectoryError(_errno.ELOOP, "state file is a symlink", str(path)) from exc
-            raise
         try:
             st = os.fstat(fd)
             _refuse_special(st, path)
@@ -267,8 +316,9 @@ class OsFileSystem:
             return []
 
     def open_lock(self, path: Path) -> int:
+        _classify_first(path)
         flags = os.O_RDWR | os.O_CREAT | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK
-        fd = os.open(path, flags, 0o644)
+        fd = _opened(path, flags)
         try:
             _refuse_special(os.fstat(fd), path)
         except BaseException:
@@ -317,7 +367,9 @@ class OsFileSystem:
         return (held.st_ino, held.st_dev) == (named.st_ino, named.st_dev)
 
     def read_record(self, path: Path, cap: int) -> bytes:
-        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK)
+        if _classify_first(path) is None:
+            raise FileNotFoundError(_errno.ENOENT, "no lock file", str(path))
+        fd = _opened(path, os.O_RDONLY | _O_CLOEXEC | _O_NOFOLLOW | _O_BINARY | _O_NONBLOCK)
         try:
             _refuse_special(os.fstat(fd), path)
             return os.read(fd, cap)

@@ -4,7 +4,12 @@
 standard protocol and backup (M-OPTIMIZE-HISTORY-1, -5). :meth:`OptimizeHistory.apply` runs
 a replacement under memory -> history -> store locks (M-OPTIMIZE-HISTORY-2):
 
-1. refuse while any receipt of the target is still *prepared* (``HistoryBlocked``, -7);
+1. settle what the store proves: a prepared receipt whose after-fingerprint the store shows
+   is ``applied`` (its settle marker was lost to an OS crash), one whose before-fingerprint
+   it shows is ``aborted`` — the apply was interrupted before the store's rename (a kill -9
+   between the prepared receipt and the store write, issue 24 M2) — with a line saying so
+   in the receipt's note; then refuse while any receipt is still *prepared*
+   (``HistoryBlocked``, -7): its outcome is not proven;
 2. CAS and generation checks and the pure mutation: a known pre-write conflict or lifecycle
    refusal is rejected and nothing is recorded (-9, -18);
 3. evict the oldest *settled* receipts until the new one fits 32 receipts / 2 MiB; refuse if
@@ -36,17 +41,14 @@ receipt's after- or before-fingerprint); anything else needs :meth:`resolve` by 
 
 from __future__ import annotations
 
-import contextlib
 import secrets
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import msgspec
 
 from persona_mind.errors import StorageError
-from persona_mind.storage._codec import ABSENT_FINGERPRINT, encode_snapshot
-from persona_mind.storage._engine import FileStore, lock_path
+from persona_mind.storage._codec import ABSENT_FINGERPRINT
+from persona_mind.storage._engine import FileStore
 from persona_mind.storage._errors import (
     HistoryBlocked,
     HistoryFull,
@@ -54,9 +56,20 @@ from persona_mind.storage._errors import (
     StoreIOError,
     WriteFailed,
 )
-from persona_mind.storage._paths import Layout
-from persona_mind.storage._stored import Stored, utc
-from persona_mind.storage.port import Mutation, Snapshot, StoreTarget
+from persona_mind.storage._receipts import (
+    MAX_HISTORY_BYTES,
+    MAX_RECEIPTS,
+    ApplyResult,
+    Outcome,
+    Receipt,
+    SettleMarkers,
+    encoded_size,
+    history_target,
+    replace_receipt,
+    settle_marker,
+)
+from persona_mind.storage._stored import utc
+from persona_mind.storage.port import Mutation, StoreTarget
 
 __all__ = (
     "MAX_HISTORY_BYTES",
@@ -65,78 +78,19 @@ __all__ = (
     "OptimizeHistory",
     "Receipt",
     "history_target",
+    "settle_marker",
 )
 
 E = TypeVar("E")
 
-MAX_RECEIPTS = 32
-MAX_HISTORY_BYTES = 2 * 1024 * 1024
-
-Outcome = Literal["pending", "uncertain", "applied", "aborted", "discarded"]
-
-
-class Receipt(msgspec.Struct, frozen=True, kw_only=True):
-    """A scoped before/after record of one optimizer replacement."""
-
-    id: str
-    state: Literal["prepared", "settled"]
-    outcome: Outcome
-    target: str
-    owner: str | None = None
-    generation: int | None = None
-    createdAt: str  # noqa: N815 - on-disk camelCase like the stores
-    settledAt: str | None = None  # noqa: N815
-    beforeFingerprint: str  # noqa: N815
-    afterFingerprint: str  # noqa: N815
-    before: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b"null"))
-    after: msgspec.Raw = msgspec.field(default_factory=lambda: msgspec.Raw(b"null"))
-    note: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class ApplyResult(Generic[E]):
-    """The written store, the settled (or still prepared) receipt and any warnings."""
-
-    stored: Stored[E]
-    receipt: Receipt
-    warnings: tuple[str, ...] = field(default=())
-
-
-def history_target(target: StoreTarget[Any]) -> StoreTarget[Receipt]:
-    """The receipt file of a memory store target."""
-    return StoreTarget(path=Layout.history(target.path), entry_type=Receipt, lock="history")
-
-
-def _replace(receipts: tuple[Receipt, ...], receipt: Receipt) -> tuple[Receipt, ...]:
-    return tuple(receipt if r.id == receipt.id else r for r in receipts)
-
-
-def _size(receipts: tuple[Receipt, ...], version: int) -> int:
-    snap: Snapshot[Receipt] = Snapshot(
-        version=version, sequence=10**9, updatedAt="0000-00-00T00:00:00.000Z", entries=receipts
-    )
-    return len(encode_snapshot(snap))
-
-
-class _Marker(msgspec.Struct, frozen=True, kw_only=True):
-    """A settle marker's content: which receipt, proven by which after-fingerprint."""
-
-    id: str
-    outcome: Literal["applied"]
-    settledAt: str  # noqa: N815
-    afterFingerprint: str  # noqa: N815
-
-
-def settle_marker(target: StoreTarget[Any], receipt_id: str) -> Path:
-    """The settle marker of one receipt of ``target``."""
-    hist = Layout.history(target.path)
-    return hist.with_name(f"{hist.name}.settled-{receipt_id}")
-
-
-_MARKER_CAP = 4096
 _SIZE_SLACK = 128
 """Per receipt, more than a snapshot's size can grow by besides the new receipt's own bytes
 (a comma, longer sequence and timestamp digits, a folded receipt's settle fields)."""
+
+_ABORTED_NOTE = (
+    "settled aborted by the next apply at {at}: the store still showed its before-fingerprint, "
+    "so the replacement never reached it (the apply was interrupted before the store write)"
+)
 
 
 class OptimizeHistory:
@@ -152,62 +106,18 @@ class OptimizeHistory:
         self.engine = engine
         self.max_receipts = max_receipts
         self.max_bytes = max_bytes
+        self.markers = SettleMarkers(engine.fs)
 
     def receipts(
         self, target: StoreTarget[Any], *, owner: str | None = None
     ) -> tuple[Receipt, ...]:
         """The receipts of ``target`` (newest last), optionally one owner's; never writes."""
         snap = self.engine.read(history_target(target))
-        found, _ = self._fold(target, () if snap is None else snap.entries)
+        found, _ = self.markers.fold(target, () if snap is None else snap.entries)
         return tuple(r for r in found if owner is None or r.owner == owner)
 
-    def _fold(
-        self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]
-    ) -> tuple[tuple[Receipt, ...], list[Path]]:
-        """``receipts`` with every valid settle marker applied, and those markers' paths."""
-        out: list[Receipt] = []
-        used: list[Path] = []
-        for r in receipts:
-            mark, path = None, settle_marker(target, r.id)
-            if r.state == "prepared" and r.outcome == "pending":
-                mark = self._read_marker(path)
-            if mark is not None and (mark.id, mark.afterFingerprint) == (r.id, r.afterFingerprint):
-                used.append(path)
-                out.append(
-                    msgspec.structs.replace(
-                        r, state="settled", outcome=mark.outcome, settledAt=mark.settledAt
-                    )
-                )
-            else:
-                out.append(r)
-        return tuple(out), used
-
-    def _read_marker(self, path: Path) -> _Marker | None:
-        """A marker that decodes strictly, or ``None`` (missing, empty, torn: not proof)."""
-        try:
-            found = self.engine.fs.read_capped(path, _MARKER_CAP)
-        except OSError:
-            return None
-        if found is None or found.data is None:
-            return None
-        try:
-            return msgspec.json.decode(found.data, type=_Marker)
-        except msgspec.DecodeError:
-            return None
-
-    def _drop_markers(self, paths: list[Path]) -> None:
-        """Remove markers already folded into a durable write (a leftover one is inert)."""
-        for path in paths:
-            with contextlib.suppress(OSError):
-                self.engine.fs.unlink(path)
-
     def _plan(self, target: StoreTarget[Any]) -> list[tuple[Any, Any]]:
-        layout = self.engine._layout("history")
-        return [
-            ("memory", layout.memory_lock),
-            ("history", lock_path(history_target(target).path)),
-            ("store", lock_path(target.path)),
-        ]
+        return self.engine.locks.history_plan(target.path)
 
     def _write_history(self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]) -> None:
         hist = history_target(target)
@@ -252,10 +162,16 @@ class OptimizeHistory:
         engine = self.engine
         hist = history_target(target)
         stored_hist = engine.load_locked(hist)
-        receipts, folded = self._fold(
+        receipts, folded = self.markers.fold(
             target, () if stored_hist is None else stored_hist.snapshot.entries
         )
-        receipts = self._settle_proven(target, receipts)
+        proven = self._settle_proven(target, receipts)
+        if proven != receipts:  # recorded at once: `store history list` shows it too
+            self._write_history(target, proven)
+            self.markers.drop(folded)
+            folded = []
+            stored_hist = engine.load_locked(hist)
+        receipts = proven
         open_ = [r.id for r in receipts if r.state == "prepared"]
         if open_:
             raise HistoryBlocked(
@@ -294,7 +210,7 @@ class OptimizeHistory:
         else:
             kept = self._fit(target, receipts, receipt, hist.version)
         self._write_history(target, (*kept, receipt))  # prepared: durable before the rename
-        self._drop_markers(folded)  # folded into that durable write
+        self.markers.drop(folded)  # folded into that durable write
         try:
             written = engine.commit_locked(target, prepared)
         except WriteFailed as exc:
@@ -325,17 +241,22 @@ class OptimizeHistory:
         version: int,
     ) -> tuple[Receipt, ...]:
         kept = list(receipts)
-        while kept and (
-            len(kept) + 1 > self.max_receipts or _size((*kept, new), version) > self.max_bytes
-        ):
+
+        def too_big() -> bool:
+            return (
+                len(kept) + 1 > self.max_receipts
+                or encoded_size((*kept, new), version) > self.max_bytes
+            )
+
+        while kept and too_big():
             victim = next((r for r in kept if r.state == "settled"), None)
             if victim is None:  # pragma: no cover - prepared receipts were refused above
                 break
             kept.remove(victim)
-        if len(kept) + 1 > self.max_receipts or _size((*kept, new), version) > self.max_bytes:
+        if too_big():
             raise HistoryFull(
                 f"refusing to replace {target.path.name}: its receipt "
-                f"({_size((new,), version)} bytes) does not fit the history of at most "
+                f"({encoded_size((new,), version)} bytes) does not fit the history of at most "
                 f"{self.max_receipts} receipts / {self.max_bytes} bytes; make a smaller change"
             )
         return tuple(kept)
@@ -343,21 +264,43 @@ class OptimizeHistory:
     def _settle_proven(
         self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]
     ) -> tuple[Receipt, ...]:
-        """Under the locks: a pending prepared receipt whose after-fingerprint the store
-        still shows is settled ``applied`` in the view (its settle marker was lost to an OS
-        crash; the next durable write records it). Anything else stays prepared."""
-        if not any(r.state == "prepared" and r.outcome == "pending" for r in receipts):
+        """Under the locks: settle each prepared receipt the store's fingerprint proves.
+
+        A *pending* one whose after-fingerprint the store shows is ``applied`` (its settle
+        marker was lost to an OS crash). A pending or *uncertain* one whose
+        before-fingerprint it shows is ``aborted``: the replacement is not in the store —
+        the process died between the prepared receipt and the store's rename (kill -9), or
+        the rename itself was lost — and the note says so (issue 24 M2). An uncertain one
+        showing its after-fingerprint stays prepared (the directory fsync failed: its
+        durability is unknown), and so does one the store matches on neither side.
+        """
+        if not any(r.state == "prepared" for r in receipts):
             return receipts
         current = self.engine.load_locked(target)
         actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
-        return tuple(
-            msgspec.structs.replace(
-                r, state="settled", outcome="applied", settledAt=utc(self.engine.wall())
-            )
-            if r.state == "prepared" and r.outcome == "pending" and r.afterFingerprint == actual
-            else r
-            for r in receipts
-        )
+        at = utc(self.engine.wall())
+        out: list[Receipt] = []
+        for r in receipts:
+            if r.state != "prepared":
+                out.append(r)
+            elif r.outcome == "pending" and r.afterFingerprint == actual:
+                out.append(
+                    msgspec.structs.replace(r, state="settled", outcome="applied", settledAt=at)
+                )
+            elif r.outcome in ("pending", "uncertain") and r.beforeFingerprint == actual:
+                note = _ABORTED_NOTE.format(at=at)
+                out.append(
+                    msgspec.structs.replace(
+                        r,
+                        state="settled",
+                        outcome="aborted",
+                        settledAt=at,
+                        note=f"{r.note}; {note}" if r.note else note,
+                    )
+                )
+            else:
+                out.append(r)
+        return tuple(out)
 
     def _mark_settled(self, target: StoreTarget[Any], receipt: Receipt) -> Receipt | None:
         """Settle ``receipt`` ``applied`` by its marker: created, written, closed, no fsync
@@ -365,24 +308,7 @@ class OptimizeHistory:
         final = msgspec.structs.replace(
             receipt, state="settled", outcome="applied", settledAt=utc(self.engine.wall())
         )
-        mark = _Marker(
-            id=receipt.id,
-            outcome="applied",
-            settledAt=final.settledAt or "",
-            afterFingerprint=receipt.afterFingerprint,
-        )
-        data = memoryview(msgspec.json.encode(mark))
-        fs = self.engine.fs
-        try:
-            fd = fs.open_new(settle_marker(target, receipt.id))
-            try:
-                while data:
-                    data = data[fs.write(fd, data) :]
-            finally:
-                fs.close(fd)
-        except OSError:
-            return None
-        return final
+        return final if self.markers.write(target, receipt, final.settledAt or "") else None
 
     def _try_settle(
         self,
@@ -401,7 +327,7 @@ class OptimizeHistory:
         try:
             current = self.engine.load_locked(history_target(target))
             receipts = () if current is None else current.snapshot.entries
-            self._write_history(target, _replace(receipts, final))
+            self._write_history(target, replace_receipt(receipts, final))
         except (OSError, StorageError):
             return None
         return final
@@ -412,10 +338,10 @@ class OptimizeHistory:
         with self.engine.hold(self._plan(target), "history reconcile"):
             stored = self.engine.load_locked(history_target(target))
             entries = () if stored is None else stored.snapshot.entries
-            view, folded = self._fold(target, entries)
+            view, folded = self.markers.fold(target, entries)
             if folded:  # settled by markers: record them durably, then drop the markers
                 self._write_history(target, view)
-                self._drop_markers(folded)
+                self.markers.drop(folded)
             current = self.engine.load_locked(target)
             actual = ABSENT_FINGERPRINT if current is None else current.fingerprint
             for receipt in view:
@@ -441,13 +367,14 @@ class OptimizeHistory:
         """An operator's explicit decision about one prepared receipt."""
         with self.engine.hold(self._plan(target), "history resolve"):
             stored = self.engine.load_locked(history_target(target))
-            view, folded = self._fold(target, () if stored is None else stored.snapshot.entries)
+            entries = () if stored is None else stored.snapshot.entries
+            view, folded = self.markers.fold(target, entries)
             found = [r for r in view if r.id == receipt_id]
             if not found or found[0].state != "prepared":
                 raise StorageError(f"no prepared receipt {receipt_id!r} for {target.path.name}")
             final = msgspec.structs.replace(
                 found[0], state="settled", outcome=outcome, settledAt=utc(self.engine.wall())
             )
-            self._write_history(target, _replace(view, final))
-            self._drop_markers(folded)
+            self._write_history(target, replace_receipt(view, final))
+            self.markers.drop(folded)
             return final

@@ -7,8 +7,10 @@ Under the store's locks, in this order (each step durable before the next):
    never deleted, and the unresolved-quarantine marker is written first;
 2. move aside a standard backup that is not a regular file (a directory at ``<file>.bak``
    made every write fail "at backup");
-3. pick the freshest valid copy by snapshot ``sequence``: the live file, the standard backup,
-   or a quarantined copy that decodes (a file the user fixed in place);
+3. pick the freshest copy that *fully* decodes — with the target's real entry type, exactly
+   as the reader decodes it (issue 24 H1: a copy with a valid envelope but an entry the
+   reader refuses is damaged, not a candidate) — by snapshot ``sequence``: the live file,
+   the standard backup, or a quarantined copy (a file the user fixed in place);
 4. write it as the live file *without* rotating the backup (the backup stays as it was);
 5. only then remove the marker.
 
@@ -24,8 +26,6 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import msgspec
 
 from persona_mind.storage._atomic import backup_path, quarantine, sweep_temps, write_atomic
 from persona_mind.storage._codec import decode_snapshot
@@ -110,8 +110,9 @@ class RecoveryReport:
 
 
 def _decode(path: Path, data: bytes, target: StoreTarget[Any]) -> Any:
+    """The snapshot if ``data`` decodes as the reader of ``target`` decodes it, else ``None``."""
     try:
-        return decode_snapshot(path, data, msgspec.Raw, target.version)
+        return decode_snapshot(path, data, target.entry_type, target.version)
     except CorruptStore:
         return None
 
@@ -135,15 +136,12 @@ def recover(engine: FileStore, target: StoreTarget[Any]) -> RecoveryReport:
     fs = engine.fs
     path = target.path
     report = RecoveryReport(path)
-    raw_target: StoreTarget[Any] = StoreTarget(
-        path=path, entry_type=msgspec.Raw, lock=target.lock, version=target.version
-    )
     try:
         with engine.hold(engine.lock_plan(target), "repair"):
             report.swept = len(sweep_temps(fs, path))
             engine.forget(path)
             try:
-                engine.load_locked(raw_target)
+                engine.load_locked(target)
             except StoreQuarantined as exc:
                 report.problem = exc
             except CorruptStore as exc:  # moved aside (marker first) by load_locked
@@ -155,7 +153,7 @@ def recover(engine: FileStore, target: StoreTarget[Any]) -> RecoveryReport:
             marker = read_marker(fs, path)
             if marker is None:
                 return report  # healthy, or a problem without a marker (a newer version)
-            _restore(engine, raw_target, marker, report)
+            _restore(engine, target, marker, report)
             remove_marker(fs, path)
             report.resolved_marker = True
             engine.forget(path)

@@ -24,8 +24,12 @@ step (``push()`` appends more at any time). A step is an object with any of:
 * ``"text_from_last_tool": prefix`` — answer ``prefix + <content of the last tool message>``;
 * ``"delay": seconds`` — wait before answering (headers included), e.g. to test aborts;
 * ``"http_error": status`` (+ optional ``"body": str``) — answer with that HTTP error, no stream;
-* ``"usage": {"prompt_tokens": int, "completion_tokens": int}`` — the usage chunk (default:
-  prompt ≈ request bytes / 4, completion ≈ reply chars / 4).
+* ``"usage": {"prompt_tokens": int, "completion_tokens": int, "cached_tokens": int,
+  "cache_write_tokens": int}`` — the usage chunk (default: the server's ``usage`` argument,
+  else prompt ≈ request bytes / 4, completion ≈ reply chars / 4, no cache). Cached tokens
+  go out as ``prompt_tokens_details`` (Pi counts them as cache read/write, and the rest of
+  the prompt as input). Every usage the server reported is kept in ``reported`` beside
+  the request it answered, so a test can add up what a session (and its children) spent.
 
 When the script is empty the server answers ``"ECHO: "`` + the last tool result or user text,
 so an unscripted run still finishes. Every request body is recorded (``requests``; and as
@@ -39,7 +43,6 @@ import collections
 import contextlib
 import json
 import math
-import os
 import signal
 import sys
 import threading
@@ -47,6 +50,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from persona_mind.testing._pi_env import pi_agent_env  # its home; tests import it from here
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -79,10 +84,14 @@ class FakeOpenAI:
         model: str = "fake-model",
         log_path: Path | None = None,
         port: int = 0,
+        usage: Mapping[str, int] | None = None,
     ) -> None:
         self.model = model
         self.log_path = log_path
+        self.usage = dict(usage or {})
         self.requests: list[dict[str, Any]] = []
+        self.reported: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        """``(request body, the usage chunk's usage)`` for every streamed answer."""
         self._steps: collections.deque[Step] = collections.deque(script)
         self._arrived = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
@@ -204,7 +213,9 @@ def _chunks(text: str, n: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def _sse_events(step: Step, body: Mapping[str, Any], model: str, raw_len: int) -> list[Any]:
+def _sse_events(
+    step: Step, body: Mapping[str, Any], model: str, raw_len: int, default: Mapping[str, int]
+) -> list[Any]:
     base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 0, "model": model}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -228,20 +239,21 @@ def _sse_events(step: Step, body: Mapping[str, Any], model: str, raw_len: int) -
             chunk({"tool_calls": [{"index": i, "id": call_id, "type": "function", "function": fn}]})
         )
     events.append(chunk({}, "tool_calls" if calls else "stop"))
-    usage = step.get("usage") or {}
+    usage = {**default, **(step.get("usage") or {})}
     prompt = int(usage.get("prompt_tokens", raw_len // 4))
     completion = int(usage.get("completion_tokens", len(text or "") // 4 + 1))
-    events.append(
-        {
-            **base,
-            "choices": [],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": completion,
-                "total_tokens": prompt + completion,
-            },
+    reported: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    cached, written = int(usage.get("cached_tokens", 0)), int(usage.get("cache_write_tokens", 0))
+    if cached or written:
+        reported["prompt_tokens_details"] = {
+            "cached_tokens": cached,
+            "cache_write_tokens": written,
         }
-    )
+    events.append({**base, "choices": [], "usage": reported})
     return events
 
 
@@ -276,7 +288,8 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 msg = str(step.get("body", "scripted error"))
                 self._json(int(step["http_error"]), {"error": {"message": msg, "type": "fake"}})
                 return
-            events = _sse_events(step, body, fake.model, len(raw))
+            events = _sse_events(step, body, fake.model, len(raw), fake.usage)
+            fake.reported.append((body, events[-1]["usage"]))
             try:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
@@ -304,72 +317,6 @@ def _make_handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
 
     return Handler
-
-
-def pi_agent_env(
-    agent_dir: Path,
-    base_url: str,
-    *,
-    model: str = "fake-model",
-    provider: str = "fake",
-    extra_models: Iterable[str] = (),
-    settings: Mapping[str, Any] | None = None,
-    base_env: Mapping[str, str] | None = None,
-) -> dict[str, str]:
-    """Write ``models.json`` + ``settings.json`` into ``agent_dir``; return the env for Pi.
-
-    The provider offers ``model`` (the default) and any ``extra_models`` (to test switching).
-
-    The env is ``base_env`` (default ``os.environ``) without any ``PI_PERSONA_*``/
-    ``PERSONA_MIND_DISABLE``/session-dir variables (tests must not inherit a user's), plus
-    ``PI_CODING_AGENT_DIR``, ``PI_OFFLINE=1``, ``PI_SKIP_VERSION_CHECK=1``, ``PI_TELEMETRY=0``.
-    Settings turn retries off (a provider error would cost ~14 s of backoff) and make the fake
-    model the default, so ``--model`` is optional; ``settings`` entries override.
-    """
-    agent_dir.mkdir(parents=True, exist_ok=True)
-    models = {
-        "providers": {
-            provider: {
-                "baseUrl": base_url,
-                "api": "openai-completions",
-                "apiKey": "fake-key",
-                "models": [
-                    {
-                        "id": model_id,
-                        "name": f"Fake Model {model_id}",
-                        "reasoning": False,
-                        "input": ["text"],
-                        "contextWindow": 128000,
-                        "maxTokens": 4096,
-                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-                    }
-                    for model_id in (model, *extra_models)
-                ],
-            }
-        }
-    }
-    merged: dict[str, Any] = {
-        "retry": {"enabled": False},
-        "defaultProvider": provider,
-        "defaultModel": model,
-        "cacheWarming": "off",
-    }
-    merged.update(settings or {})
-    (agent_dir / "models.json").write_text(json.dumps(models, indent=2), encoding="utf-8")
-    (agent_dir / "settings.json").write_text(json.dumps(merged, indent=2), encoding="utf-8")
-    env = {
-        k: v
-        for k, v in (os.environ if base_env is None else base_env).items()
-        if not k.startswith("PI_PERSONA_")
-        and k not in {"PERSONA_MIND_DISABLE", "PI_CODING_AGENT_SESSION_DIR"}
-    }
-    env.update(
-        PI_CODING_AGENT_DIR=str(agent_dir),
-        PI_OFFLINE="1",
-        PI_SKIP_VERSION_CHECK="1",
-        PI_TELEMETRY="0",
-    )
-    return env
 
 
 def main(argv: list[str] | None = None) -> int:

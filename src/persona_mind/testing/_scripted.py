@@ -165,7 +165,7 @@ class ScriptedModel:
             persona=request.persona.name,
             text=scripted.text,
             usage=scripted.usage,
-            model=request.model,
+            model=request.child_model,
             duration=self.clock.monotonic() - started,
             backend=self.name,
         )

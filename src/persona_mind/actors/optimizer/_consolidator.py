@@ -31,6 +31,7 @@ from persona_mind.mind.optimize._inspect import (
 )
 from persona_mind.mind.optimize._plans import Applied, Plan
 from persona_mind.mind.optimize._stage import (
+    TIER_ALIASES,
     Replacement,
     apply_rows,
     build_replacements,
@@ -72,7 +73,10 @@ class Staged:
 
 
 def parse_tier(value: object) -> Tier:
-    """A consolidation target: one store (M-OPTIMIZE-MANUAL-16)."""
+    """A consolidation target: one store (M-OPTIMIZE-MANUAL-16); the seed's ``project-long``
+    is accepted for ``project``."""
+    if isinstance(value, str) and value in TIER_ALIASES:
+        return TIER_ALIASES[value]
     if not isinstance(value, str) or value not in TIERS:
         raise InvalidArgument(
             "optimize.target", f"target must be one of {', '.join(TIERS)} (got {value!r})"

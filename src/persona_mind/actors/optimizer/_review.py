@@ -24,7 +24,7 @@ from persona_mind.actors.kernel._ref import ActorRef
 from persona_mind.actors.optimizer._consolidator import Consolidator
 from persona_mind.clock import Clock
 from persona_mind.errors import PersonaMindError
-from persona_mind.messages.child import ChildPersona, ChildRequest
+from persona_mind.messages.child import ChildPersona, ChildRequest, ChildUsage
 from persona_mind.messages.runner import RunChild
 from persona_mind.mind import MindScope
 from persona_mind.mind._errors import MindRefusal
@@ -60,7 +60,12 @@ WORKER_PERSONA = ChildPersona(
 
 
 async def _ask_worker(
-    runner: ActorRef[Any], clock: Clock, window: ReviewInput, model: str, run_id: str
+    runner: ActorRef[Any],
+    clock: Clock,
+    window: ReviewInput,
+    model: str,
+    run_id: str,
+    spent: list[ChildUsage],
 ) -> list[dict[str, Any]]:
     started = clock.monotonic()
     attempt_no = 0
@@ -85,6 +90,7 @@ async def _ask_worker(
                 deadline=remaining,
             )
             reply = await runner.ask(RunChild(request=request), timeout=remaining + 30.0)
+            spent.append(reply.usage)  # a retried attempt's tokens were spent too
             return parse_worker_output(reply.text, window)
     raise AssertionError("unreachable")  # pragma: no cover - tenacity re-raises
 
@@ -104,6 +110,8 @@ class ReviewContext:
     progress: dict[tuple[str, str], tuple[float, str]] = field(default_factory=dict)
     """Where the next review of (owner, target) continues; only completed reviews move it
     (M-OPTIMIZE-WORKER-9, -10). Owned by the single running batch."""
+    spent: list[ChildUsage] = field(default_factory=list)
+    """Each worker reply's usage, for the report (owned by this batch)."""
 
 
 def _card(run_id: str, plan: Plan) -> dict[str, Any]:
@@ -128,7 +136,7 @@ async def _one(tier: Tier, ctx: ReviewContext, run_id: str) -> TargetOutcome:
     if isinstance(window, NoInput):
         return TargetOutcome(tier, "no-input", window.lines())
     try:
-        ops = await _ask_worker(ctx.runner, clock, window, ctx.model, run_id)
+        ops = await _ask_worker(ctx.runner, clock, window, ctx.model, run_id, ctx.spent)
     except MindRefusal as exc:
         return TargetOutcome(tier, "refused", (f"worker answer refused ({exc.rule})",))
     except PersonaMindError as exc:
@@ -176,5 +184,9 @@ async def run_review(targets: tuple[Tier, ...], ctx: ReviewContext) -> ReviewRep
         outcome = await _one(tier, ctx, run_id)
         outcomes.append(outcome)
         if outcome.status in ("refused", "failed"):  # M-OPTIMIZE-BATCH-17
-            return ReviewReport(run_id, ctx.model, tuple(outcomes), targets[n + 1 :])
-    return ReviewReport(run_id, ctx.model, tuple(outcomes))
+            return ReviewReport(run_id, ctx.model, tuple(outcomes), targets[n + 1 :], _spent(ctx))
+    return ReviewReport(run_id, ctx.model, tuple(outcomes), usage=_spent(ctx))
+
+
+def _spent(ctx: ReviewContext) -> ChildUsage:
+    return sum(ctx.spent, ChildUsage())

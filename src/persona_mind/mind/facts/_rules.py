@@ -182,10 +182,23 @@ def _live(entries: tuple[Fact, ...], rid: str, now: float) -> Fact:
 def forget(
     entries: tuple[Fact, ...], tier: Tier, rid: str, *, persona: str | None, now: float
 ) -> tuple[tuple[Fact, ...], Fact]:
-    """Remove the exact row ``rid`` (owner-checked in project tiers)."""
+    """Remove the exact row ``rid`` (owner-checked in project tiers).
+
+    An id that names several rows (a hand-edited or damaged store: ``store check`` reports
+    it as ``duplicate-ids``) is refused, not guessed at: removing all of them would lose
+    facts the user never named, removing one would pick for them (docs/storage.md).
+    """
     row = find(entries, rid)
     if row is None:
         raise NotFound("fact.not_found", f"no fact {rid!r} here; recall or list to find ids")
+    count = sum(1 for f in entries if f.id == rid)
+    if count > 1:
+        raise InvalidArgument(
+            "fact.duplicate_id",
+            f"id {rid!r} names {count} facts in this {tier} store (its ids must be unique: "
+            "the file was edited or damaged); nothing was forgotten. `persona-mind store "
+            "check` names the duplicates; edit the store to keep one row per id",
+        )
     _owned(tier, row, persona)
     return tuple(f for f in entries if f.id != rid), row
 

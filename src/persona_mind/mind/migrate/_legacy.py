@@ -26,13 +26,10 @@ mtime) skips unchanged files next time.
 from __future__ import annotations
 
 import hashlib
-import os
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -42,6 +39,17 @@ from persona_mind.mind._service import MemoryService
 from persona_mind.mind._text import identity_text
 from persona_mind.mind.backlog import _rules as bl
 from persona_mind.mind.facts import _rules as fx
+from persona_mind.mind.migrate._legacy_files import (
+    MAX_IMPORT_FILES,
+    MAX_SOURCE_BYTES,
+    PROJECT_DIRS,
+    Job,
+    legacy_persona_file,
+    legacy_project_slug,
+    project_files,
+    read_bounded,
+    time_of,
+)
 from persona_mind.storage.port import StoreTarget
 
 __all__ = (
@@ -56,10 +64,6 @@ __all__ = (
 )
 
 T = TypeVar("T")
-MAX_IMPORT_FILES = 256
-MAX_SOURCE_BYTES = 4 * 1024 * 1024
-_WIN_DEVICE = re.compile(r"^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])$", re.IGNORECASE)
-JobKind = Literal["ltm", "stm", "backlog"]
 
 
 class RunBlocking(Protocol):
@@ -112,82 +116,6 @@ class ImportReport:
         )
 
 
-def legacy_persona_file(name: str) -> str:
-    """The legacy persona file stem (pi-persona-mind ≤ 0.8 scope rule)."""
-    seg = re.sub(r"[^a-zA-Z0-9._-]+", "-", name).strip("-.")[:64]
-    if not seg:
-        return "persona-" + hashlib.sha256(name.encode()).hexdigest()[:12]
-    low = seg.lower()
-    return f"persona-{seg}" if low in ("_shared", "_default") or _WIN_DEVICE.match(seg) else seg
-
-
-def legacy_project_slug(root: str) -> str:
-    """The legacy project file stem: basename slug + 24 hex of SHA-256 of the root path."""
-    digest = hashlib.sha256(root.encode()).hexdigest()[:24]
-    base = re.sub(r"[^a-zA-Z0-9._-]+", "-", os.path.basename(root)).strip("-")[:48]
-    return f"{base or 'project'}-{digest}"
-
-
-def _time(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value) / 1000.0 if value > 1e11 else float(value)
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
-
-
-def _read_bounded(path: Path) -> tuple[bytes, int, int] | None:
-    """Bytes, size and mtime of a regular file ≤ 4 MiB (None if absent or not a file)."""
-    try:
-        st = path.lstat()
-    except FileNotFoundError:
-        return None
-    if not path.is_file() or path.is_symlink():
-        return None
-    if st.st_size > MAX_SOURCE_BYTES:
-        raise ValueError(f"{path} is {st.st_size} bytes (> {MAX_SOURCE_BYTES}); not imported")
-    with path.open("rb") as fh:
-        return fh.read(MAX_SOURCE_BYTES + 1), st.st_size, st.st_mtime_ns
-
-
-@dataclass(frozen=True, slots=True)
-class _Job:
-    path: Path
-    kind: JobKind
-    tier: Tier | None
-    claim: bool = False
-
-
-_PROJECT_DIRS: tuple[tuple[str, JobKind, Tier | None], ...] = (
-    ("memory/stm", "stm", "stm"),
-    ("memory/project", "ltm", "project"),
-    ("backlog", "backlog", None),
-)
-
-
-def _project_files(folder: Path, slug: str) -> list[Path]:
-    """This project's files in ``folder``: the exact ``<slug>.json`` and any other file whose
-    name ends in the same root digest (older builds slugged the basename differently), from a
-    bounded scan of the whole directory."""
-    digest = slug.rsplit("-", 1)[-1]
-    found = [folder / f"{slug}.json"] if (folder / f"{slug}.json").is_file() else []
-    try:
-        names = sorted(os.listdir(folder))[: MAX_IMPORT_FILES * 4]
-    except (FileNotFoundError, NotADirectoryError):
-        return found
-    for name in names:
-        if name == f"{slug}.json" or not name.endswith(".json"):
-            continue
-        if name == f"{digest}.json" or name.endswith(f"-{digest}.json"):
-            found.append(folder / name)
-    return found
-
-
 class LegacyImport:
     """A resumable import for one scope; call :meth:`step` once per turn until ``done``."""
 
@@ -210,7 +138,7 @@ class LegacyImport:
         self.claim_persona = claim_persona
         self.report = ImportReport()
         self._run: RunBlocking = run_blocking or _inline
-        self._jobs: list[_Job] | None = None
+        self._jobs: list[Job] | None = None
         self.manifest: StoreTarget[ImportStamp] = StoreTarget(
             scope.layout.root / "memory" / ".legacy-import.json", ImportStamp, lock="store"
         )
@@ -219,22 +147,20 @@ class LegacyImport:
     def done(self) -> bool:
         return self._jobs is not None and not self._jobs
 
-    def _plan(self) -> list[_Job]:
+    def _plan(self) -> list[Job]:
         scope = self.service.scope
-        jobs = [_Job(self.root / "memory" / "ltm" / "_shared.json", "ltm", "shared")]
+        jobs = [Job(self.root / "memory" / "ltm" / "_shared.json", "ltm", "shared")]
         ltm = self.root / "memory" / "ltm"
         if self.legacy_persona is not None and scope.persona is not None:
             stem = legacy_persona_file(self.legacy_persona)
-            jobs.append(_Job(ltm / f"{stem}.json", "ltm", "persona"))
+            jobs.append(Job(ltm / f"{stem}.json", "ltm", "persona"))
         elif self.claim_persona and scope.persona is not None:
             stem = legacy_persona_file(scope.persona.rsplit("/", 1)[-1])
-            jobs.append(_Job(ltm / f"{stem}.json", "ltm", "persona", claim=True))
+            jobs.append(Job(ltm / f"{stem}.json", "ltm", "persona", claim=True))
         if scope.project is not None:
             slug = legacy_project_slug(scope.project.root)
-            for folder, kind, tier in _PROJECT_DIRS:
-                jobs += [
-                    _Job(path, kind, tier) for path in _project_files(self.root / folder, slug)
-                ]
+            for folder, kind, tier in PROJECT_DIRS:
+                jobs += [Job(path, kind, tier) for path in project_files(self.root / folder, slug)]
         return [j for j in jobs if j.path.exists()][:MAX_IMPORT_FILES]
 
     async def step(self, max_files: int = 1) -> bool:
@@ -254,8 +180,8 @@ class LegacyImport:
             self.service.import_pending = False
         return self.done
 
-    async def _import(self, job: _Job) -> None:
-        read = await self._run(lambda: _read_bounded(job.path))
+    async def _import(self, job: Job) -> None:
+        read = await self._run(lambda: read_bounded(job.path))
         if read is None:
             return
         data, size, mtime = read
@@ -272,7 +198,7 @@ class LegacyImport:
             return
         entries = self._entries(data)
         if entries is None:
-            bak = await self._run(lambda: _read_bounded(job.path.with_name(job.path.name + ".bak")))
+            bak = await self._run(lambda: read_bounded(job.path.with_name(job.path.name + ".bak")))
             entries = self._entries(bak[0]) if bak else None
             if not entries:
                 self.report.warnings.append(f"{job.path.name}: unreadable and no usable .bak")
@@ -317,9 +243,9 @@ class LegacyImport:
                 else:
                     self.report.invalid += 1
                 continue
-            recorded = _time(item.get("recordedAt")) or now
-            seen = _time(item.get("lastSeenAt")) or recorded
-            expires = _time(item.get("expiresAt")) if tier == "stm" else None
+            recorded = time_of(item.get("recordedAt")) or now
+            seen = time_of(item.get("lastSeenAt")) or recorded
+            expires = time_of(item.get("expiresAt")) if tier == "stm" else None
             if tier == "stm":
                 expires = expires or seen + STM_TTL
                 if expires <= now:
@@ -396,9 +322,9 @@ class LegacyImport:
                 self.report.unsafe += exc.rule == "content.unsafe"
                 self.report.invalid += exc.rule != "content.unsafe"
                 continue
-            created = _time(item.get("createdAt")) or now
-            updated = _time(item.get("updatedAt")) or created
-            expires = _time(item.get("expiresAt")) or updated + STM_TTL
+            created = time_of(item.get("createdAt")) or now
+            updated = time_of(item.get("updatedAt")) or created
+            expires = time_of(item.get("expiresAt")) or updated + STM_TTL
             active = status in ("open", "taken")
             if active and expires <= now:
                 self.report.expired += 1
@@ -412,7 +338,7 @@ class LegacyImport:
                     createdAt=created,
                     updatedAt=updated,
                     expiresAt=expires,
-                    remindAt=_time(item.get("remindAt")),
+                    remindAt=time_of(item.get("remindAt")),
                     closedAt=None if active else updated,
                 )
             )

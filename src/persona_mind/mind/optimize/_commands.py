@@ -28,6 +28,7 @@ from persona_mind.mind.optimize._inspect import Inspection
 from persona_mind.mind.optimize._plans import Applied, Plan, preview
 from persona_mind.mind.optimize._port import OptimizeBinding
 from persona_mind.mind.optimize._review import review_targets
+from persona_mind.mind.optimize._stage import TIER_ALIASES
 
 __all__ = (
     "OPTIMIZE_USAGE",
@@ -47,7 +48,8 @@ OPTIMIZE_USAGE = (
     "inspect [target] [offset=N] [limit=N] [fingerprint=F] | "
     "apply <plan> | history [target] [limit=N] | undo <receipt> [target] | "
     "auto [status|on|off]   "
-    "(targets: persona, shared, project, stm; stage replacements with the memory tool)"
+    "(targets: persona, shared, project, stm — project-long is project; stage replacements "
+    "with the memory tool)"
 )
 _TIERS: tuple[Tier, ...] = ("persona", "shared", "project", "stm")
 
@@ -61,7 +63,9 @@ def _tier(value: str | None, binding: OptimizeBinding) -> Tier:
 
 
 def _options(words: list[str]) -> tuple[list[str], dict[str, str]]:
-    plain = [w for w in words if "=" not in w]
+    """Plain words (a target alias such as the seed's ``project-long`` read as its tier)
+    and ``key=value`` options."""
+    plain = [TIER_ALIASES.get(w, w) for w in words if "=" not in w]
     opts = dict(w.split("=", 1) for w in words if "=" in w)
     return plain, opts
 

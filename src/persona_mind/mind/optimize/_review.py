@@ -22,6 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from persona_mind.messages.child import ChildUsage
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind._scope import MindScope
@@ -123,9 +124,13 @@ class ReviewReport:
     model: str
     outcomes: tuple[TargetOutcome, ...]
     not_examined: tuple[Tier, ...] = field(default=())
+    usage: ChildUsage = field(default_factory=ChildUsage)
+    """What the batch's worker children spent (every attempt, the JSON retry included)."""
 
     def lines(self) -> tuple[str, ...]:
-        out = [f"run {self.run_id} · model {self.model}"]
+        u = self.usage
+        spent = f" · workers {u.total_tokens:,} tokens" + (f", ${u.cost:.4f}" if u.cost else "")
+        out = [f"run {self.run_id} · model {self.model}{spent}"]
         for o in self.outcomes:
             out += [f"[{o.tier}] {o.status}", *(f"  {line}" for line in o.lines)]
         if self.not_examined:

@@ -44,6 +44,7 @@ from persona_mind.mind.optimize._inspect import safe_row
 __all__ = (
     "MAX_OPERATIONS",
     "MAX_SOURCES_PER_OPERATION",
+    "TIER_ALIASES",
     "Operation",
     "Replacement",
     "apply_rows",
@@ -55,6 +56,11 @@ __all__ = (
 MAX_OPERATIONS = 4
 """Operations per plan (the worker's bound, M-OPTIMIZE-WORKER; manual plans share it)."""
 MAX_SOURCES_PER_OPERATION = 12
+TIER_ALIASES: dict[str, Tier] = {"project-long": "project"}
+"""The seed's target names that are another name here (M-OPTIMIZE-BATCH-4, -MANUAL-16): the
+seed's ``project-long`` (durable repository memory) is this project's ``project`` tier. The
+seed's ``project`` (its STM) is not an alias: ``project`` keeps naming project LTM and STM
+is ``stm`` (docs/mind.md, "Consolidation targets")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +278,16 @@ def build_replacements(
         sources = _source_rows(by_id, op, tier, persona, now)
         new = _replacement(op, sources, tier, persona)
         source_ids = {s.id for s in sources}
+        same = next((s for s in sources if s.id == new.id), None)
+        if same is not None and same.text != new.text:
+            # the same identity (kind, case-folded normalised text, tags) with other text:
+            # it would take over its source's id while changing what it says
+            raise PlanConflict(
+                "plan.collision",
+                f"the replacement differs from its source {new.id} only by letter case or "
+                "spacing, so it collides with that fact (M-OPTIMIZE-MANUAL-24); keep the "
+                "source's exact text to consolidate into it, or change the wording",
+            )
         if new.id in source_ids and len(sources) == 1:
             raise PlanConflict(
                 "plan.no_change",

@@ -25,6 +25,7 @@ from persona_mind.messages.child import (
     ChildTeam,
     ChildUsage,
 )
+from persona_mind.persona.children._costs import usage_text
 
 __all__ = (
     "CONSULT_DEADLINE",
@@ -133,9 +134,8 @@ def consult_result(
 
 def render_consult(result: ConsultResult) -> str:
     """The tool result text: one provenance line, then the consultant's answer verbatim."""
-    tokens = result.usage.input_tokens + result.usage.output_tokens
     head = (
         f"[consult {result.consultant_id} for {result.requester} · {result.model} · "
-        f"{result.duration:.1f}s · {tokens} tokens]"
+        f"{result.duration:.1f}s · {usage_text(result.usage, brief=True)}]"
     )
     return f"{head}\n{result.answer.strip()}\n\n(Write your own synthesis for the user.)"

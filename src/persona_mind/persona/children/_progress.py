@@ -18,7 +18,9 @@ from persona_mind.messages.roundtable_progress import (
     RoundtableProgress,
     State,
 )
+from persona_mind.persona.children._costs import usage_text
 from persona_mind.persona.children._roundtable import CONTEXT_POLICY
+from persona_mind.persona.children._verdict import model_warning
 
 __all__ = (
     "NEXT",
@@ -60,7 +62,9 @@ class RoundtableTracker:
         self.lead_state: State = "waiting"
         self.children_started = 0
         self.children_finished = 0
-        self.usage = ChildUsage()
+        self.usage = ChildUsage()  # finished children
+        self.running: dict[str, ChildUsage] = {}  # persona -> usage reported so far
+        self.same_model: str | None = None
         self.error: str | None = None
         self.finished_at: float | None = None
 
@@ -78,6 +82,9 @@ class RoundtableTracker:
     def child_event(self, progress: ChildProgress) -> None:
         if progress.event == "spawned" or (progress.event == "started" and progress.pid is None):
             self.children_started += 1
+        if progress.event == "usage" and progress.usage is not None:  # running totals
+            name = progress.persona
+            self.running[name] = self.running.get(name, ChildUsage()) + progress.usage
         activity = {
             "spawned": "starting",
             "started": "thinking",
@@ -96,12 +103,15 @@ class RoundtableTracker:
         if entry is not None and entry[1] in ("waiting", "running"):
             entry[1], entry[2] = "running", activity
 
-    def child_done(self, persona: str, usage: ChildUsage, ok: bool) -> None:
+    def child_done(self, persona: str, usage: ChildUsage | None, ok: bool) -> None:
+        """A child ended: its reply's usage replaces what it reported while running; a
+        failed one keeps what it reported (those tokens were spent)."""
         self.children_finished += 1
         # A child that failed before its first event was still launched: never report
         # more children finished than started ("1/0 children finished").
         self.children_started = max(self.children_started, self.children_finished)
-        self.usage = self.usage + usage
+        reported = self.running.pop(persona, ChildUsage())
+        self.usage = self.usage + (usage if usage is not None else reported)
         state: State = "done" if ok else "failed"
         if persona == self.lead and self.phase in ("selection", "synthesis"):
             self.lead_state = state
@@ -137,9 +147,10 @@ class RoundtableTracker:
             next_step=NEXT[self.phase],
             children_started=self.children_started,
             children_finished=self.children_finished,
-            usage=self.usage,
+            usage=sum(self.running.values(), self.usage),
             elapsed=end - self.started,
             error=self.error,
+            same_model=self.same_model,
         )
 
 
@@ -158,11 +169,12 @@ def render_progress(p: RoundtableProgress, *, header: bool = True) -> str:
             act = f", {s.activity}" if s.activity else ""
             lines.append(f"  - {s.name} [{s.state}{act}]: {s.reason}")
     lines.append(f"Next: {p.next_step}")
-    tokens = p.usage.input_tokens + p.usage.output_tokens
     lines.append(
         f"Totals: {p.children_finished}/{p.children_started} children finished, "
-        f"{tokens} tokens, {p.elapsed:.1f}s"
+        f"{usage_text(p.usage)}, {p.elapsed:.1f}s"
     )
+    if p.same_model:
+        lines.append(model_warning(p.same_model))
     if p.error:
         lines.append(f"Error: {p.error}")
     return "\n".join(lines)
@@ -170,8 +182,8 @@ def render_progress(p: RoundtableProgress, *, header: bool = True) -> str:
 
 def render_live(p: RoundtableProgress) -> str:
     """The tool display while the round-table runs: at most ten lines (Pi's collapsed tool
-    view shows ten), no opinions (P-ROUNDTABLE-17, -18)."""
-    tokens = p.usage.input_tokens + p.usage.output_tokens
+    view shows ten), no opinions (P-ROUNDTABLE-17, -18). The totals run: they include
+    what running children reported so far; a one-model panel is flagged on that line."""
     lines = [
         f"Round-table: {p.query}",
         f"Context policy: {p.context_policy}",
@@ -181,8 +193,11 @@ def render_live(p: RoundtableProgress) -> str:
         act = f", {s.activity}" if s.activity else ""
         lines.append(f"  {s.name} [{s.state}{act}]: {s.reason}")
     lines.append(f"Moderator: {p.lead} ({p.lead_state}) · Next: {p.next_step}")
+    warning = f" · {model_warning(p.same_model)}" if p.same_model else ""
     lines.append(
         f"Totals: {p.children_finished}/{p.children_started} children finished, "
-        f"{tokens} tokens, {p.elapsed:.1f}s" + (f" · Error: {p.error}" if p.error else "")
+        f"{usage_text(p.usage, brief=True)}, {p.elapsed:.1f}s"
+        + warning
+        + (f" · Error: {p.error}" if p.error else "")
     )
     return "\n".join(lines)

@@ -27,8 +27,9 @@ import re
 
 import msgspec
 
-from persona_mind.child_errors import SelectionInvalid, SynthesisIncomplete
+from persona_mind.child_errors import SelectionInvalid
 from persona_mind.messages.child import ChildPersona, ChildTeam
+from persona_mind.persona.children._sections import SECTIONS, check_synthesis
 
 __all__ = (
     "CONTEXT_POLICY",
@@ -38,6 +39,7 @@ __all__ = (
     "REQUEST_MARKER",
     "SECTIONS",
     "SELECT_MARKER",
+    "STANCE_INSTRUCTION",
     "SYNTHESIS_MARKER",
     "Pick",
     "check_synthesis",
@@ -58,13 +60,10 @@ SELECT_MARKER = "[persona-mind:roundtable-select]"
 SYNTHESIS_MARKER = "[persona-mind:roundtable-synthesis]"
 REQUEST_MARKER = "[persona-mind:roundtable-request]"
 MAX_QUERY_CHARS = 4000
-SECTIONS: tuple[tuple[str, str], ...] = (
-    ("Perspectives", r"perspectives?"),
-    ("Disagreements", r"disagreements?"),
-    ("Tradeoffs", r"trade-?offs?"),
-    ("Decision", r"decisions?"),
-    ("Uncertainty", r"uncertaint(?:y|ies)"),
+STANCE_INSTRUCTION = (
+    "Begin your answer with one line `Stance: <your position in one sentence>`, then argue it."
 )
+"""Each round's structured field: the specialist's own one-line position (its record)."""
 CONTEXT_POLICY = (
     "Each specialist sees the query and its own assignment in Round 1, plus the ordered "
     "Round 1 positions of the panel in Round 2; the moderator sees the query, the roster "
@@ -204,7 +203,7 @@ def round1_prompt(query: str, persona: ChildPersona, reason: str) -> str:
         "Round 1 of a moderated round-table. Give your independent position on the query, "
         "focused on your assignment. Other specialists answer in parallel; you will see "
         f"their positions in Round 2.\n\nYour assignment ({persona.name}):\n{reason}\n\n"
-        f"Query:\n{query.strip()}"
+        f"Query:\n{query.strip()}\n\n{STANCE_INSTRUCTION}"
     )
 
 
@@ -221,7 +220,7 @@ def round2_prompt(
         "restate the reasoning from your Round 1 position that still holds (the moderator "
         "will not see Round 1), say where you changed your mind and why, and answer the "
         f"peers you disagree with.\n\nYour assignment ({persona.name}):\n{reason}\n\n"
-        f"Query:\n{query.strip()}"
+        f"Query:\n{query.strip()}\n\n{STANCE_INSTRUCTION}"
     )
 
 
@@ -231,54 +230,16 @@ def synthesis_prompt(
     assignments = "\n".join(f"- {name}: {reason}" for name, reason in roster)
     positions = "\n\n".join(f"### {name}\n{text.strip()}" for name, text in finals)
     headings = "\n".join(f"## {title}" for title, _ in SECTIONS)
+    adopted = ", ".join(f'"{name}": true' for name, _ in roster)
+    verdict_example = f'{{"decision": "<the decision in one sentence>", "adopted": {{{adopted}}}}}'
     return (
         f"{SYNTHESIS_MARKER}\nYou moderate this round-table. Write one argued answer to the "
         f"query from the specialists' final positions.\n\nQuery:\n{query.strip()}\n\n"
         f"Roster and assignments:\n{assignments}\n\nFinal positions:\n\n{positions}\n\n"
         "Use exactly these markdown sections, in this order, each non-empty:\n"
-        f"{headings}"
+        f"{headings}\n\n"
+        "Then end with one fenced JSON block, the verdict, and nothing after it: the "
+        "decision in one sentence, and for every specialist whether the decision adopts "
+        "its final position (false marks a dissent, which the team keeps on record):\n"
+        f"```json\n{verdict_example}\n```"
     )
-
-
-_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<title>.*?)\s*#*\s*$")
-_BOLD_HEADING = re.compile(r"^\s*\*\*(?P<title>[^*\n]+?)\*\*\s*:?\s*(?P<rest>.*)$")
-
-
-def _section_of(line: str) -> tuple[str, str] | None:
-    """The section a heading line opens and any text on the same line, else ``None``.
-
-    ``## Tradeoffs``, ``### 3. Trade-offs and risks`` and ``**Decision:** adopt X`` open a
-    section (a bold lead-in's own text counts as content); other lines do not."""
-    md = _MD_HEADING.match(line)
-    bold = None if md else _BOLD_HEADING.match(line)
-    head = md or bold
-    if head is None:
-        return None
-    title = head.group("title").strip().rstrip(":").strip()
-    rest = bold.group("rest").strip() if bold else ""
-    for name, pattern in SECTIONS:
-        if re.match(rf"(?:\d+[.)]\s*)?(?:the\s+)?{pattern}\b", title, re.IGNORECASE):
-            return name, rest
-    return None
-
-
-def check_synthesis(text: str) -> None:
-    """Raise :class:`SynthesisIncomplete` unless all five sections are present (a heading
-    line each), each has text before the next section, and they come in order."""
-    seen: list[str] = []
-    body: dict[str, list[str]] = {}
-    current: str | None = None
-    for line in text.splitlines():
-        opened = _section_of(line)
-        if opened is not None and opened[0] not in body:
-            current = opened[0]
-            seen.append(current)
-            body[current] = [opened[1]] if opened[1] else []
-        elif current is not None and line.strip() and opened is None:
-            body[current].append(line)
-    names = tuple(name for name, _ in SECTIONS)
-    missing = tuple(name for name in names if name not in body)
-    empty = tuple(name for name in seen if not body[name])
-    order = tuple(seen) if tuple(seen) != tuple(n for n in names if n in body) else ()
-    if missing or empty or order:
-        raise SynthesisIncomplete(missing, empty=empty, order=order)

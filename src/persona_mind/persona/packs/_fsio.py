@@ -15,6 +15,7 @@ hard-link check right before a tree is copied (issue 15 item 6), whose refusal i
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import stat
@@ -26,7 +27,15 @@ from typing import Protocol
 from persona_mind.persona._errors import PackInvalid, PackStoreBusy, Problem
 from persona_mind.storage.port import LockTimeout
 
-__all__ = ("PackFiles", "copy_tree", "packs_lock", "stage_path")
+__all__ = ("PackFiles", "copy_tree", "packs_lock", "read_capped", "stage_path")
+
+_NOFOLLOW_NONBLOCK = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
 
 
 class PackFiles(Protocol):
@@ -73,6 +82,51 @@ class PackFiles(Protocol):
     def lstat(self, path: Path) -> os.stat_result | None:
         """``lstat`` of ``path``, or ``None`` when nothing is there."""
         ...
+
+
+def read_capped(path: Path, cap: int) -> bytes | None:
+    """The bytes of a small state file of the pack store (``store.json``, a migration
+    receipt), ``None`` when it is larger than ``cap``.
+
+    Classified by ``lstat`` *before* it is opened (issue 24 M1): a socket, FIFO, device,
+    directory or symlink raises ``IsADirectoryError`` without an ``open`` that could fail
+    with ``ENXIO``, block, or follow the link; the open that follows is non-blocking and
+    no-follow, and ``fstat`` re-checks. ``FileNotFoundError`` when absent.
+    """
+    kind = _special(os.lstat(path).st_mode)
+    if kind is not None:
+        raise IsADirectoryError(errno.EISDIR, f"{kind}, not a regular file", str(path))
+    try:
+        fd = os.open(path, _NOFOLLOW_NONBLOCK)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):
+            raise IsADirectoryError(exc.errno, "not a regular file", str(path)) from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        kind = _special(st.st_mode)
+        if kind is not None:
+            raise IsADirectoryError(errno.EISDIR, f"{kind}, not a regular file", str(path))
+        if st.st_size > cap:
+            return None
+        data = os.read(fd, cap + 1)
+        return None if len(data) > cap else data
+    finally:
+        os.close(fd)
+
+
+def _special(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISLNK, "a symlink"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "a device or other special file"
 
 
 def stage_path(target: Path) -> Path:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from persona_mind.errors import PersonaError
+from persona_mind.persona.packs._fsio import read_capped
 from persona_mind.persona.packs._names import is_valid_slug
 
 if TYPE_CHECKING:
@@ -26,11 +27,13 @@ __all__ = (
     "PackRecord",
     "StoreState",
     "StoreStateCorrupt",
+    "decode_state",
     "draft_dir",
     "draft_key",
     "is_store_ref",
     "now_iso",
     "read_state",
+    "state_problem",
     "write_state",
 )
 
@@ -131,13 +134,29 @@ def now_iso(clock: Clock) -> str:
 
 
 def read_state(path: Path) -> StoreState:
-    """The current state, or the empty state when the file does not exist yet."""
+    """The current state, or the empty state when the file does not exist yet.
+
+    The file is classified before it is opened and read without following a symlink or
+    blocking (a FIFO or a socket at ``store.json`` is refused, never waited on: issue 24
+    M1), capped at 4 MiB.
+    """
     try:
-        raw = path.read_bytes()
+        raw = read_capped(path, _MAX_STATE)
     except FileNotFoundError:
         return StoreState()
-    if len(raw) > _MAX_STATE:
+    except IsADirectoryError as exc:
+        raise StoreStateCorrupt(
+            f"{path} is not a regular file ({exc.strerror}); move it aside to start over "
+            "(installed packs stay on disk; only the default and provenance are lost)"
+        ) from exc
+    if raw is None:
         raise StoreStateCorrupt(f"{path} is larger than {_MAX_STATE} bytes; inspect or remove it")
+    return decode_state(path, raw)
+
+
+def decode_state(path: Path, raw: bytes) -> StoreState:
+    """Decode ``store.json``'s bytes strictly, with the name rules; :class:`StoreStateCorrupt`
+    says what is wrong and what to do."""
     try:
         state = _DECODER.decode(raw)
     except msgspec.DecodeError as exc:
@@ -159,6 +178,16 @@ def read_state(path: Path) -> StoreState:
             "Nothing was touched; remove those entries from the file or move it aside"
         )
     return state
+
+
+def state_problem(data: bytes) -> str | None:
+    """Why ``store.json``'s bytes would not load (what :func:`read_state` would say), or
+    ``None``: the check ``persona-mind store check`` runs on the pack store's index."""
+    try:
+        decode_state(Path("store.json"), data)
+    except StoreStateCorrupt as exc:
+        return str(exc).removeprefix("store.json ")
+    return None
 
 
 def write_state(files: PackFiles, path: Path, state: StoreState) -> None:

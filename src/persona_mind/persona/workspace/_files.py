@@ -25,7 +25,9 @@ __all__ = (
     "AGENTS_DIR",
     "BASELINE",
     "Baseline",
+    "TooLarge",
     "Workspace",
+    "too_large",
 )
 
 AGENTS_DIR = ".pi/agents"
@@ -33,6 +35,20 @@ BASELINE = ".pi/agents/_baseline.md"
 INDEX_CAP = 16 * 1024
 """How much of one ``_index.md`` goes into a prompt (the rest is read on demand)."""
 _AGENT_CAP = 256 * 1024
+
+
+class TooLarge(ValueError):
+    """A workspace file over its size limit; the message names the file, its size and the
+    limit."""
+
+
+def too_large(path: Path, cap: int, what: str) -> str:
+    """ "is too large: <size>, over the <cap>-byte limit of <what>; …" (after a name)."""
+    try:
+        size = f"{path.stat().st_size} bytes"
+    except OSError:
+        size = "larger than that"
+    return f"is too large: {size}, over the {cap}-byte limit of {what}; shorten it (not read)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +103,22 @@ class Workspace:
         text = data[:cap].decode("utf-8", errors="replace")
         return text + "\n… (truncated; read the file for the rest)" if len(data) > cap else text
 
+    def read_whole(self, rel: str, cap: int, what: str) -> str | None:
+        """A confined file's whole text, or ``None`` when absent; a file over ``cap`` bytes
+        is refused as too large, naming the limit (issue 24: a 10 MB manifest was read
+        truncated and then reported as invalid YAML)."""
+        path = self.confine(rel)
+        if not path.is_file():
+            return None
+        try:
+            with path.open("rb") as fh:
+                data = fh.read(cap + 1)
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None
+        if len(data) > cap:
+            raise UnsafeWorkspacePath(f"{rel} {too_large(path, cap, what)}")
+        return data.decode("utf-8", errors="replace")
+
     def signature(self, rels: tuple[str, ...]) -> tuple[tuple[int, int] | None, ...]:
         """Cheap change detection for cached prompts: (mtime_ns, size) per path."""
         out: list[tuple[int, int] | None] = []
@@ -132,11 +164,49 @@ class Workspace:
             and is_inside(os.path.realpath(p), self.real)
         )
 
+    def skipped_agent_files(self) -> list[Problem]:
+        """``.pi/agents/*.md`` entries :meth:`agent_files` leaves out, each with why (issue
+        24: a symlinked member was skipped by migration without a word): a symlink that
+        leads outside the workspace or nowhere, and anything that is not a regular file."""
+        folder = self.root / AGENTS_DIR
+        if not folder.is_dir() or not is_inside(os.path.realpath(folder), self.real):
+            return []
+        out: list[Problem] = []
+        for p in sorted(folder.iterdir()):
+            if p.suffix != ".md" or p.name.startswith("_"):
+                continue
+            rel = f"{AGENTS_DIR}/{p.name}"
+            if p.is_symlink() and not p.exists():
+                out.append(Problem("symlink", rel, "is a symlink to nothing; skipped"))
+            elif p.is_symlink() and not is_inside(os.path.realpath(p), self.real):
+                out.append(
+                    Problem(
+                        "symlink",
+                        rel,
+                        "is a symlink that leads outside the workspace; skipped (not read, "
+                        "not migrated) — copy the file into .pi/agents instead",
+                    )
+                )
+            elif not p.is_file():
+                out.append(Problem("not-a-file", rel, "is not a regular file; skipped"))
+        return out
+
     @staticmethod
     def read_capped(path: Path, cap: int = _AGENT_CAP) -> bytes:
         """At most ``cap`` bytes of a regular file (never the whole of a huge one)."""
         with path.open("rb") as fh:
             return fh.read(cap)
+
+    @staticmethod
+    def read_agent(path: Path) -> bytes:
+        """A persona file's bytes; one over the persona-file limit is refused as too large
+        (naming the limit), never read truncated and then misreported as unclosed
+        frontmatter."""
+        with path.open("rb") as fh:
+            data = fh.read(_AGENT_CAP + 1)
+        if len(data) > _AGENT_CAP:
+            raise TooLarge(too_large(path, _AGENT_CAP, "a persona file"))
+        return data
 
     def local_personas(self) -> tuple[list[PersonaDef], list[Problem]]:
         """The personas of ``.pi/agents/`` (older setups and the legacy fallback roster)."""
@@ -146,13 +216,17 @@ class Workspace:
         for path in self.agent_files():
             rel = f"{AGENTS_DIR}/{path.name}"
             try:
-                text = self.read_capped(path).decode("utf-8")
+                text = self.read_agent(path).decode("utf-8")
+            except TooLarge as exc:
+                problems.append(Problem("too-large", rel, str(exc)))
+                continue
             except (OSError, UnicodeDecodeError) as exc:
                 problems.append(Problem("unreadable", rel, f"cannot be read as UTF-8 ({exc})"))
                 continue
             persona = parse_agent(rel, text, problems, warnings)
             if persona is not None:
                 personas.append(persona)
+        problems += self.skipped_agent_files()
         return personas, problems
 
     def is_older_setup(self) -> bool:

@@ -17,6 +17,7 @@ from typing import Literal
 import msgspec
 
 from persona_mind.persona._errors import DraftConflict, MigrationRequired, PackInvalid, Problem
+from persona_mind.persona.packs._fsio import read_capped
 from persona_mind.persona.packs._lifecycle import install_tree, roster_line
 from persona_mind.persona.packs._model import Pack
 from persona_mind.persona.packs._names import check_segment, is_valid_slug
@@ -25,7 +26,7 @@ from persona_mind.persona.packs._state import PackRecord, is_store_ref
 from persona_mind.persona.packs._store import PackStore
 from persona_mind.persona.packs._validate import load_pack
 from persona_mind.persona.plans._change import Change, digest_of
-from persona_mind.persona.workspace._files import Workspace
+from persona_mind.persona.workspace._files import TooLarge, Workspace
 
 __all__ = (
     "GATED",
@@ -36,6 +37,7 @@ __all__ = (
     "migration_status",
     "prepare_migrate",
     "prepare_rollback",
+    "receipt_problem",
 )
 
 MigrationStatus = Literal[
@@ -60,25 +62,51 @@ def _receipt_path(store: PackStore, ws: Workspace) -> Path:
     return store.root / ".migrations" / f"{ws.key}.json"
 
 
+_MAX_RECEIPT = 64 * 1024
+
+
 def read_receipt(store: PackStore, ws: Workspace) -> MigrationReceipt | None:
-    """The workspace's receipt, if it was ever migrated."""
+    """The workspace's receipt, if it was ever migrated (read without following a symlink
+    or blocking; anything but a small regular file is refused)."""
+    path = _receipt_path(store, ws)
     try:
-        receipt = msgspec.json.decode(_receipt_path(store, ws).read_bytes(), type=MigrationReceipt)
+        data = read_capped(path, _MAX_RECEIPT)
     except FileNotFoundError:
         return None
-    except msgspec.DecodeError as exc:
+    except IsADirectoryError as exc:
         raise MigrationRequired(
-            f"{_receipt_path(store, ws)} is unreadable ({exc}); move it aside and migrate again"
+            f"{path} is not a regular file ({exc.strerror}); move it aside and migrate again"
         ) from exc
+    problem = "it is larger than 64 KiB" if data is None else None
+    receipt = None
+    if data is not None:
+        receipt, problem = _decode_receipt(data)
+    if receipt is None:
+        raise MigrationRequired(
+            f"{path} is unreadable ({problem}); move the receipt aside and migrate again"
+        )
+    return receipt
+
+
+def _decode_receipt(data: bytes) -> tuple[MigrationReceipt | None, str]:
+    try:
+        receipt = msgspec.json.decode(data, type=MigrationReceipt)
+    except msgspec.DecodeError as exc:
+        return None, str(exc)
     # Read back from disk, so untrusted (issue 15 item 4): its pack is shown in commands
     # the user is told to run and compared with installed packs; only a custom/<name> that a
     # migration can have written is accepted.
     if not (is_store_ref(receipt.pack) and receipt.pack.startswith("custom/")):
-        raise MigrationRequired(
-            f"{_receipt_path(store, ws)} names the pack {receipt.pack!r}, which no migration "
-            "writes (custom/<name>); move the receipt aside and migrate again"
+        return None, (
+            f"it names the pack {receipt.pack!r}, which no migration writes (custom/<name>)"
         )
-    return receipt
+    return receipt, ""
+
+
+def receipt_problem(data: bytes) -> str | None:
+    """Why a migration receipt's bytes would not load, or ``None`` (``store check``)."""
+    receipt, problem = _decode_receipt(data)
+    return None if receipt is not None else f"{problem}; move the receipt aside and migrate again"
 
 
 def migration_status(store: PackStore, ws: Workspace) -> MigrationStatus:
@@ -108,10 +136,15 @@ def _build(ws: Workspace, name: str, dest: Path) -> Pack:
         # A migration source's file name is untrusted like any input (issue 15 item 4):
         # checked before it becomes a path in the new pack, not only after.
         why = check_segment(path.name)
+        rel = f".pi/agents/{path.name}"
         if why is not None:
-            rel = f".pi/agents/{path.name!r}"
-            raise PackInvalid(name, (Problem("unsafe-name", rel, f"name {why}; rename it"),))
-        (dest / "agents" / path.name).write_bytes(Workspace.read_capped(path))
+            problem = Problem("unsafe-name", f".pi/agents/{path.name!r}", f"name {why}; rename it")
+            raise PackInvalid(name, (problem,))
+        try:
+            data = Workspace.read_agent(path)
+        except TooLarge as exc:
+            raise PackInvalid(name, (Problem("too-large", rel, str(exc)),)) from exc
+        (dest / "agents" / path.name).write_bytes(data)
     # A YAML emitter, never string joining: the folder name is user text (issue 15 item 5).
     manifest = dump_yaml(
         {
@@ -140,9 +173,24 @@ def inspect(store: PackStore, ws: Workspace) -> str:
     return "\n".join(lines)
 
 
+def _pack_name(ws: Workspace, name: object) -> str:
+    """The migration's pack name, validated *before* any path is built from it (issue 24
+    H3: ``preview`` once joined it into a temporary path first, and ``../x`` wrote the
+    copied setup and a ``pack.yaml`` outside the store)."""
+    if name is None or name == "":
+        return default_pack_name(ws)
+    if not isinstance(name, str) or not is_valid_slug(name):
+        shown = repr(name)[:80] + ("…" if len(repr(name)) > 80 else "")
+        raise DraftConflict(
+            f"{shown} is not a valid pack name (lowercase letters, digits, '.-_', at most "
+            "64 characters, no path); nothing was read or written"
+        )
+    return name
+
+
 def preview(store: PackStore, ws: Workspace, name: str | None) -> tuple[str, Pack | None]:
     """Read-only: the pack a migration would create (or why it would be refused)."""
-    name = name or default_pack_name(ws)
+    name = _pack_name(ws, name)
     with tempfile.TemporaryDirectory() as tmp:
         try:
             pack = _build(ws, name, Path(tmp) / name)
@@ -153,14 +201,15 @@ def preview(store: PackStore, ws: Workspace, name: str | None) -> tuple[str, Pac
             f"{ws.root}/.pi/agents into custom/{name} ({roster_line(pack)}). The originals "
             "stay untouched; the new pack is not selected or made the default."
         )
+        skipped = ws.skipped_agent_files()
+        if skipped:
+            text += "\nNot copied:\n" + "\n".join(f"! {p.render()}" for p in skipped)
         return text, pack
 
 
 def prepare_migrate(store: PackStore, ws: Workspace, name: str | None) -> Change:
     """Plan copying the older setup into ``custom/<name>``."""
-    name = name or default_pack_name(ws)
-    if not is_valid_slug(name):
-        raise DraftConflict(f"{name!r} is not a valid pack name (lowercase, digits, '.-_')")
+    name = _pack_name(ws, name)
     status = migration_status(store, ws)
     if status == "not-legacy":
         raise MigrationRequired(f"{ws.root} has no older setup to migrate")

@@ -34,6 +34,8 @@ __all__ = (
 )
 
 MANIFEST = "init-data/my-persona-setup.yaml"
+MAX_MANIFEST = 256 * 1024
+"""The onboarding manifest's size limit; a larger one is refused as too large, by name."""
 SHARED_INDEX = "library/shared/_index.md"
 CONTEXT = "library/shared/project-context.md"
 
@@ -108,7 +110,7 @@ class Manifest:
 
 def load_manifest(ws: Workspace) -> Manifest | None:
     """The manifest if it exists (refusing malformed YAML with its location)."""
-    text = ws.read_text(MANIFEST, 256 * 1024)
+    text = ws.read_whole(MANIFEST, MAX_MANIFEST, "the onboarding manifest")
     if text is None:
         return None
     try:
