@@ -175,6 +175,7 @@ def spawn_tree(
     companion: ActorRef[CompanionMsg] = system.spawn(
         lambda: CompanionActor(ports, factories), name="companion", restart=POLICY
     )
+    system.link(owner, companion)  # an Owner crash restarts the Companion, which resyncs
     return ActorTree(
         host=host,
         store=store,

@@ -5,20 +5,31 @@ caller (the CLI, the Pi bridge, a user's test) can catch one type and show its m
 which always says what went wrong *and what to do*. The tree::
 
     PersonaMindError
-    ├── ActorError                 actor kernel (persona_mind.actors)
-    │   ├── ActorStopped           the target stopped/crashed/restarted; a pending ask is failed
+    ├── ActorError                 the kernel's root (persona_mind.actors.kernel)
+    │   ├── ActorUnavailable       a partner cannot answer any more: a crash, never a refusal
+    │   │   ├── ActorStopped       the target stopped/crashed/restarted; a pending ask is failed
+    │   │   └── Escalated          a supervisor gave up after its restart intensity
     │   ├── AskTimeout             no reply within the ask's timeout
     │   ├── StaleGeneration        work admitted under an older lifecycle generation
     │   ├── UnknownMessage         an actor received a type outside its protocol
     │   ├── MailboxFull            tell() on a bounded mailbox that is full
-    │   ├── Escalated              a supervisor gave up after its restart intensity
-    │   └── FanOutFailed           a fan-out sibling failed; no partial result is returned
-    ├── StorageError               durable files (persona_mind.storage)
-    ├── MindError                  memory, backlog, notes, capture, injection (persona_mind.mind)
-    ├── PersonaError               packs, resolver, binding, plans (persona_mind.persona)
-    ├── ChildError                 one-shot child sessions (leaves: persona_mind.child_errors)
-    ├── HostError                  the host port and the Pi bridge protocol
-    └── TraceError                 a malformed actor-trace file
+    │   └── FanOutFailed           a fan-out leg failed; no partial result is returned
+    ├── StorageError               durable files (persona_mind.storage)      ┐
+    ├── MindError                  memory, backlog, notes, capture, injection│ domain roots:
+    ├── PersonaError               packs, resolver, binding, plans           │ refusals
+    ├── ChildError                 one-shot child sessions (persona_mind.child_errors)
+    ├── HostError                  the host port and the Pi bridge protocol  │
+    └── TraceError                 a malformed actor-trace file              ┘
+
+**Refusal or crash.** A handler that raises a ``PersonaMindError`` is *refusing* the request:
+the asker gets the error and the actor goes on. The one exception is
+:class:`ActorUnavailable`: a partner of the handler stopped, crashed or was given up on while
+the handler talked to it, so what the handler did so far may be half-applied; escaping a
+handler it is a *crash* (the actor restarts and resyncs, as an Erlang process linked to a
+dead one exits). The other kernel errors are the kernel's own answers (a deadline passed, a
+stale generation, a type outside a protocol, a fan-out leg failed) and pass through to the
+asker like a refusal. Faces keep one catch-all: every deliberate error, kernel or domain, is
+a ``PersonaMindError`` with a message that says what to do.
 
 Subpackages define their own leaves under these roots (for example
 ``persona_mind.storage`` defines ``LockTimeout(StorageError)``); the roots live here so
@@ -32,6 +43,7 @@ from __future__ import annotations
 __all__ = (
     "ActorError",
     "ActorStopped",
+    "ActorUnavailable",
     "AskTimeout",
     "ChildError",
     "Escalated",
@@ -53,10 +65,17 @@ class PersonaMindError(Exception):
 
 
 class ActorError(PersonaMindError):
-    """Raised by the actor kernel."""
+    """The kernel's root: raised by the actor system itself, never a domain refusal."""
 
 
-class ActorStopped(ActorError):
+class ActorUnavailable(ActorError):
+    """A partner cannot answer any more (stopped, crashed, restarted, or given up on).
+
+    Escaping an actor's handler this is a crash of that actor, not a refusal (see the
+    module doc): the handler's exchange with the partner may be half-applied."""
+
+
+class ActorStopped(ActorUnavailable):
     """The target actor stopped, crashed or restarted before it answered.
 
     Every ask pending at that moment is failed with this error, so no caller hangs.
@@ -112,7 +131,7 @@ class MailboxFull(ActorError):
     """tell() found a bounded mailbox full; slow down or ask instead."""
 
 
-class Escalated(ActorError):
+class Escalated(ActorUnavailable):
     """A supervisor exceeded its restart intensity and escalated the failure."""
 
 

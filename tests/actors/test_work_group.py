@@ -15,7 +15,7 @@ from typing import assert_never
 import pytest
 
 from persona_mind.actors import Actor, ActorSystem, Outcome
-from persona_mind.actors.kernel import _cell
+from persona_mind.actors.kernel import _work
 from persona_mind.errors import ActorError, ActorStopped
 from persona_mind.messages._base import Ask, Msg
 from persona_mind.testing import ManualClock, restarted, wait_all_tasks_blocked
@@ -71,7 +71,7 @@ async def test_stop_does_not_return_while_work_that_ignored_cancellation_lives(
     """After the grace, the stubborn work's own cancel scope is cancelled and the stop
     awaits it: stop returns only once it ended (before: stop gave up after the grace and
     the task leaked)."""
-    monkeypatch.setattr(_cell, "STOP_GRACE", 0.01)  # the kernel's real-time bound, shortened
+    monkeypatch.setattr(_work, "STOP_GRACE", 0.01)  # the kernel's real-time bound, shortened
     log: list[str] = []
     entered = asyncio.Event()
     async with ActorSystem(clock=ManualClock()) as system:
@@ -88,7 +88,7 @@ async def test_a_crash_awaits_the_old_incarnations_work_before_the_restart(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The restarted instance never runs beside work of the crashed one."""
-    monkeypatch.setattr(_cell, "STOP_GRACE", 0.01)
+    monkeypatch.setattr(_work, "STOP_GRACE", 0.01)
     log: list[str] = []
     entered = asyncio.Event()
     async with ActorSystem(clock=ManualClock()) as system:

@@ -3,9 +3,9 @@
 Reproduction: on a 16 MiB store (19,000 facts) the first turn answered after 2.12 s with
 the event loop blocked (a ping waited as long), past the 750 ms fail-open. The index build
 now runs on the runtime's IO thread (``MemoryService(offload=...)``, wired by the Mind
-feature), as a task of its own: the deadline fails the turn open while the build goes on,
-and the next turn uses its result. Timing figures are in ``bench/bridge.py``; these tests
-check the behaviour with gates and the manual clock.
+feature), as a job of the Store's (``StoreClient.submit_io``): the deadline fails the turn
+open while the build goes on, and the next turn uses its result. Timing figures are in
+``bench/bridge.py``; these tests check the behaviour with gates and the manual clock.
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ class GatedOffload:
         self.calls = 0
         self.inner = inner
 
-    async def __call__(self, fn: Callable[[], T]) -> T:
+    def gated(self, fn: Callable[[], T]) -> Callable[[], T]:
+        """``fn``, waiting for the gate first when it is an index build (counted)."""
         is_build = "IndexCache._build" in getattr(fn, "__qualname__", "")
         self.calls += is_build
 
@@ -53,6 +54,10 @@ class GatedOffload:
                 assert self.gate.wait(30), "the test never opened the gate"
             return fn()
 
+        return run
+
+    async def __call__(self, fn: Callable[[], T]) -> T:
+        run = self.gated(fn)
         if self.inner is not None:
             result: T = await self.inner(run)
             return result
@@ -64,6 +69,20 @@ async def store(tmp_path: Path) -> AsyncIterator[StoreClient]:
     """The Store actor on the test's agent dir (real files)."""
     async with real_store(tmp_path / "agent") as client:
         yield client
+
+
+class JobStore(StoreClient):
+    """The Store actor's client whose jobs (``submit_io``: the index builds) run through the
+    test's offload on a thread, settling their future whether or not the submitter still
+    waits (the test stands in for the Store's job queue)."""
+
+    def __init__(self, store: StoreClient, offload: Callable[[Callable[[], Any]], Any]) -> None:
+        super().__init__(store.ref)
+        self.offload = offload
+
+    def submit_io(self, work: Callable[[], T], purpose: str = "io job") -> asyncio.Future[T]:
+        job: asyncio.Future[T] = asyncio.ensure_future(self.offload(work))
+        return job
 
 
 def _write_project_facts(agent: Path, repo: Path, n: int = 300) -> MindScope:
@@ -91,7 +110,7 @@ async def test_a_build_cut_off_by_the_deadline_goes_on_and_the_next_call_uses_it
     scope = _write_project_facts(tmp_path / "agent", repo)
     clock = ManualClock()
     offload = GatedOffload()
-    service = MemoryService(store, clock, scope, offload=offload)
+    service = MemoryService(JobStore(store, offload), clock, scope, offload=offload)
     now = clock.wall()
     first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))
     assert await asyncio.to_thread(offload.started.wait, 30)  # the build runs on its thread
@@ -111,7 +130,7 @@ async def test_concurrent_callers_share_one_build(tmp_path: Path, store: StoreCl
     repo.mkdir()
     scope = _write_project_facts(tmp_path / "agent", repo)
     offload = GatedOffload()
-    service = MemoryService(store, ManualClock(), scope, offload=offload)
+    service = MemoryService(JobStore(store, offload), ManualClock(), scope, offload=offload)
     now = service.now()
     a = asyncio.ensure_future(service.index("project", now))
     b = asyncio.ensure_future(service.index("project", now))
@@ -132,11 +151,10 @@ async def test_the_runtime_answers_while_the_first_index_builds_and_fails_open_o
     _write_project_facts(agent, repo)
     clock = ManualClock()
     async with Runtime(NullHost(), agent_dir=agent, clock=clock) as rt:
-        store = rt.store
-        assert store is not None
-        run_io = store.run_io  # the features' Ports.offload runs here: gate the index builds
-        offload = GatedOffload(lambda fn: run_io(fn, "offloaded job"))
-        store.run_io = lambda fn, purpose="io job": offload(fn)  # type: ignore[method-assign,assignment]
+        store: Any = rt.store  # index builds are the Store's jobs: gate them there
+        offload = GatedOffload()
+        submit = store.submit_io
+        store.submit_io = lambda work, purpose="io job": submit(offload.gated(work), purpose)
         await rt.event(SessionStart(reason="startup", session_id="s1", cwd=str(repo)))
         hook = asyncio.ensure_future(rt.event(BeforeAgentStart(prompt="parser cache retry")))
         assert await asyncio.to_thread(offload.started.wait, 30)  # a build is running
@@ -176,7 +194,7 @@ async def test_a_build_that_failed_after_its_caller_left_is_retried_by_the_next_
 
         return await asyncio.to_thread(run)
 
-    service = MemoryService(store, clock, scope, offload=flaky)
+    service = MemoryService(JobStore(store, flaky), clock, scope, offload=flaky)
     now = clock.wall()
     first = asyncio.ensure_future(with_deadline(lambda: service.index("project", now), clock, 0.75))
     assert await asyncio.to_thread(started.wait, 30)

@@ -82,7 +82,9 @@ async def test_only_the_owner_undoes_and_a_closed_facade_says_so(
     agent = tmp_path / "agent"
     ids = await _remember(agent, repo, "deploys need a ticket", "every deploy needs a ticket")
     async with Consolidation(agent_dir=agent, cwd=repo, persona=ARCHITECT) as cons:
-        plan = await cons.stage("stm", [{"sources": ids, "text": "Every deploy needs a change ticket"}])
+        plan = await cons.stage(
+            "stm", [{"sources": ids, "text": "Every deploy needs a change ticket"}]
+        )
         receipt = (await cons.apply(plan)).receipt
     async with Consolidation(agent_dir=agent, cwd=repo, persona=REVIEWER) as other:
         with pytest.raises(ForeignOwner):

@@ -115,16 +115,18 @@ def test_timeout_leaks_no_descriptor_and_names_the_holder(tmp_path: Path) -> Non
 def test_fallback_without_inotify_still_waits(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where no watch can be made (another OS, inotify limits), the helper-thread wait runs."""
+    """Where no watch can be made (another OS, inotify limits), the polling wait runs, in
+    the waiting thread (it starts none)."""
     monkeypatch.setattr(_locks, "open_release_watch", lambda _path: None)
     helper_used = threading.Event()
-    original = FileLock._wait_in_helper
+    original = FileLock._wait_by_polling
 
     def in_helper(self: FileLock, fd: int, timeout: float) -> bool:
         helper_used.set()
+        assert threading.current_thread().name == "fallback-waiter"
         return original(self, fd, timeout)
 
-    monkeypatch.setattr(FileLock, "_wait_in_helper", in_helper)
+    monkeypatch.setattr(FileLock, "_wait_by_polling", in_helper)
     path = tmp_path / ".s.lock"
     got = threading.Event()
     with holder(path) as proc:
@@ -133,9 +135,11 @@ def test_fallback_without_inotify_still_waits(
             with FileLock(OsFileSystem(), path, "store", timeout=30.0):
                 got.set()
 
-        thread = threading.Thread(target=waiter)
+        thread = threading.Thread(target=waiter, name="fallback-waiter")
+        before = threading.active_count()
         thread.start()
         assert helper_used.wait(10)
+        assert threading.active_count() == before + 1  # the waiter alone: no helper thread
         assert proc.stdin is not None
         proc.stdin.write("go\n")
         proc.stdin.flush()

@@ -3,11 +3,13 @@
 Mind's planner knows only the :class:`~persona_mind.mind.recall._ranker.Semantic` port; this
 package implements it with WordLlama (an optional extra: ``pip install
 'persona-mind[semantic]'``).  Nothing here is imported eagerly with numpy: the facade is
-cheap, and the model loads in a background thread after :meth:`SemanticEdge.start`.
+cheap, and the model loads on the edge's one thread after :meth:`SemanticEdge.start`
+(``_worker.py`` says why that thread is not the Store's IO thread).
 """
 
 from __future__ import annotations
 
+import atexit
 from collections.abc import Mapping
 
 from persona_mind.embedding._edge import SemanticEdge as SemanticEdge
@@ -39,6 +41,7 @@ def shared_edge() -> SemanticEdge:
     global _SHARED  # noqa: PLW0603 - one model per process is the point
     if _SHARED is None:
         _SHARED = SemanticEdge(turns=_TURNS)
+        atexit.register(_SHARED.close)  # the process owns it: its thread is joined at exit
     return _SHARED
 
 

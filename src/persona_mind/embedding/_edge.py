@@ -1,11 +1,11 @@
 """The model edge: loads the embedding model in the background and answers similarities.
 
 Lifecycle: :meth:`SemanticEdge.start` (called when the first session event builds the Mind
-session) spawns one daemon thread that imports and loads the model, each step waiting while a
-``before_agent_start`` turn is in flight (:class:`~persona_mind.embedding._gate.TurnGate`);
-until it finishes, :meth:`for_prompt` returns no semantic ranker and a :class:`RankerStatus`
-saying the ranking is lexical and why, so a turn never waits for the model and a failure to
-load never blocks one.
+session) hands the load to the edge's one thread (``_worker.EdgeWorker``), which imports
+and loads the model, each step waiting while a ``before_agent_start`` turn is in flight
+(:class:`~persona_mind.embedding._gate.TurnGate`); until it finishes, :meth:`for_prompt`
+returns no semantic ranker and a :class:`RankerStatus` saying the ranking is lexical and
+why, so a turn never waits for the model and a failure to load never blocks one.
 
 Per-fact vectors are derived data (:mod:`persona_mind.embedding._vectors`): :meth:`bind`
 gives a tier's :class:`FactIndex` its matrix (rows aligned to index slots) from the cache
@@ -16,12 +16,13 @@ appended record.
 
 Nothing large runs on the event loop (issue 15 item 9): with ``wait=False`` (the sidecar),
 a bind that has more than :data:`INLINE_ROWS` rows or :data:`INLINE_CHARS` characters to
-look up — a store's first bind, a full rebuild, a cache file to read — is handed to the
-edge's own worker thread and the turn is ranked lexically, saying "semantic ranking
+look up — a store's first bind, a full rebuild, a cache file to read — is handed to that
+same thread (after the load, in order) and the turn is ranked lexically, saying "semantic ranking
 warming up", until the vectors for that index are in; the next turn picks them up.  Small
 binds (the few rows a remember adds) still run in place, so a turn right after a remember
 stays hybrid.  The one-shot CLI, tests and benchmarks bind with ``wait=True`` (in place,
-whatever the size).
+whatever the size). :meth:`SemanticEdge.close` ends the thread: its job stops at the next
+step and the thread is joined within a bound (the shared edge closes at interpreter exit).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,14 +41,13 @@ from typing import TYPE_CHECKING
 from persona_mind._quietgc import no_full_collections
 from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
 from persona_mind.embedding._gate import TurnGate, yield_gil
-from persona_mind.embedding._worker import BindWorker
-from persona_mind.mind.recall._ranker import SIM_DECIMALS, RankerStatus, Semantic, warming_up
+from persona_mind.embedding._similarity import IndexVectors as _IndexVectors
+from persona_mind.embedding._similarity import PromptSimilarity, shared_prefix
+from persona_mind.embedding._worker import EdgeWorker
+from persona_mind.mind.recall._ranker import RankerStatus, Semantic, warming_up
 from persona_mind.mind.recall._retrieval import FactIndex
 
 if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
     from persona_mind.embedding._encoder import Encoder, Matrix
     from persona_mind.embedding._vectors import VectorFile
 
@@ -76,26 +76,30 @@ edge calls its ``pause`` (``time.sleep(0)``: the GIL is released and the OS may 
 event loop), so a cold bind of 19,000 facts is ~300 short calls, never one long hold."""
 
 
-def _default_loader(turns: TurnGate, *, stepwise: bool = True) -> Encoder:
+class EdgeClosed(EmbeddingUnavailable):
+    """The edge was closed while it loaded or bound (the process is ending)."""
+
+
+def _default_loader(
+    turns: TurnGate, closing: threading.Event | None = None, *, stepwise: bool = True
+) -> Encoder:
     """Load WordLlama, waiting before each step (the numpy import, the tokenizer read, the
-    weights read) until no turn is in flight (issue 15 item 9); ``stepwise=False`` parses
-    each file in one call (:meth:`SemanticEdge.load_now`: nothing waits on the load)."""
-    wait = turns.budget()  # one cap for all the load's waits
+    weights read) until no turn is in flight (issue 15 item 9), and stopping there once the
+    edge is closing; ``stepwise=False`` parses each file in one call
+    (:meth:`SemanticEdge.load_now`: nothing waits on the load)."""
+    budget = turns.budget()  # one cap for all the load's waits
+
+    def wait() -> None:
+        if closing is not None and closing.is_set():
+            raise EdgeClosed("the semantic model's load was stopped: the edge is closing")
+        budget()
+
     wait()
     try:
         from persona_mind.embedding._encoder import WordLlamaEncoder  # noqa: PLC0415
     except ImportError as exc:  # numpy missing: the semantic extra is not installed
         raise EmbeddingUnavailable(f"numpy is not installed; {INSTALL_HINT}") from exc
     return WordLlamaEncoder.load(between_steps=wait, stepwise=stepwise)
-
-
-@dataclass(slots=True)
-class _IndexVectors:
-    facts: list[object]
-    matrix: Matrix
-    live: npt.NDArray[np.bool_]
-    """Which slots are live (an updated index keeps dead slots until its next rebuild)."""
-    all_live: bool = False
 
 
 @dataclass(slots=True)
@@ -117,11 +121,11 @@ class _StoreVectors:
 class SemanticEdge:
     """One process-wide model and its vector caches.
 
-    Used from the event loop; :meth:`_load` runs on the loading thread and hands its result
-    over by writing the fields *before* setting :attr:`settled` — the event is the
-    publication point.  Large binds run on the worker (one thread, named
-    ``persona-mind-embedding``) and hand back through their future, which the loop collects
-    at the next bind; no lock is shared with the loop.
+    Used from the event loop; :meth:`_load` runs on the edge's thread (one, named
+    ``persona-mind-embedding``) and hands its result over by writing the fields *before*
+    setting :attr:`settled` — the event is the publication point.  Large binds run on the
+    same thread after it and hand back through their future, which the loop collects at the
+    next bind; no lock is shared with the loop.
     """
 
     def __init__(
@@ -135,19 +139,24 @@ class SemanticEdge:
         ``turns`` is the gate the default loader waits on before its GIL-holding parse (the
         process-wide one for :func:`~persona_mind.embedding.shared_edge`)."""
         self.turns = turns if turns is not None else TurnGate()
+        self._worker = EdgeWorker()
         self._loader = (
-            loader if loader is not None else functools.partial(_default_loader, self.turns)
+            loader
+            if loader is not None
+            else functools.partial(_default_loader, self.turns, self._worker.closing)
         )
         self._load_at_once = (  # load_now's: its caller waits for the model anyway
             loader
             if loader is not None
-            else functools.partial(_default_loader, self.turns, stepwise=False)
+            else functools.partial(
+                _default_loader, self.turns, self._worker.closing, stepwise=False
+            )
         )
         self._pause = pause
         self._state = "idle"
         self._reason = "semantic model not started"
         self._encoder: Encoder | None = None
-        self._thread: threading.Thread | None = None
+        self._loading_in_background = False
         self.settled = threading.Event()
         """Set when loading finished, ready or not (tests and benchmarks wait on it)."""
         self._stores: dict[Path, _StoreVectors] = {}
@@ -155,20 +164,17 @@ class SemanticEdge:
             weakref.WeakKeyDictionary()
         )
         self._memo: dict[bytes, Matrix] = {}
-        self._worker: BindWorker[_IndexVectors] | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Begin loading in a daemon thread (idempotent; returns at once; loop side)."""
+        """Begin loading on the edge's thread (idempotent; returns at once; loop side)."""
         if self._state != "idle":
             return
         self._state = "loading"
         self._reason = "semantic model loading"
-        self._thread = threading.Thread(
-            target=self._load_in_background, name="persona-mind-embedding", daemon=True
-        )
-        self._thread.start()
+        self._loading_in_background = True
+        self._worker.submit(self._load_in_background)
 
     def load_now(self) -> RankerStatus:
         """Load synchronously (a one-shot command, a library before its first ranking,
@@ -176,14 +182,30 @@ class SemanticEdge:
         GIL-yielding steps: here the caller waits for the model anyway."""
         if self._state == "idle":
             self._state, self._reason = "loading", "semantic model loading"
-        if self._state == "loading" and self._thread is None:
+        if self._state == "loading" and not self._loading_in_background:
             self._load(self._load_at_once)
         self.settled.wait()
         return self.status()
 
+    def close(self, timeout: float = 2.0) -> bool:
+        """End the edge's thread: a load or bind stops at its next step, the thread is
+        joined within ``timeout`` (``False`` if a step that cannot be cut outlasted it).
+        Ranking stays lexical from then on."""
+        ended = self._worker.close(timeout)
+        if self._state == "loading":
+            self._state, self._reason = "unavailable", "the semantic model's edge was closed"
+            self.settled.set()
+        return ended
+
     def _load_in_background(self) -> None:
         time.sleep(self.turns.settle)  # let a prompt sent at once enter the gate first
         self._load()
+
+    def _step(self) -> None:
+        """Between two encoder calls of a bind: give the GIL away, or stop when closing."""
+        if self._worker.closing.is_set():
+            raise EdgeClosed("a vector bind was stopped: the edge is closing")
+        self._pause()
 
     def _load(self, loader: Callable[[], Encoder] | None = None) -> None:
         try:
@@ -243,12 +265,10 @@ class SemanticEdge:
             concurrent.futures.wait([sv.job])
             self._collect()
             return self.bind(index, store, wait=True)
-        start = _prefix(sv.last, index)
+        start = shared_prefix(sv.last, index)
         if wait or self._small(sv, index, start, encoder):
             self._bound[index] = self._compute(encoder, index, sv, start)
             return True
-        if self._worker is None:
-            self._worker = BindWorker()
         sv.job = self._worker.submit(functools.partial(self._compute, encoder, index, sv, start))
         sv.job_index = weakref.ref(index)
         sv.job_rows = len(index)
@@ -265,6 +285,8 @@ class SemanticEdge:
             if job is None or not job.done():
                 continue
             ref, sv.job, sv.job_index = sv.job_index, None, None
+            if job.cancelled():  # the edge closed before it ran
+                continue
             try:
                 iv = job.result()
             except Exception as exc:  # derived data: the next bind tries again
@@ -355,7 +377,7 @@ class SemanticEdge:
         parts: list[Matrix] = []
         for at in range(0, len(texts), ENCODE_BATCH):
             if at:
-                self._pause()
+                self._step()
             parts.append(encoder.encode(texts[at : at + ENCODE_BATCH]))
         return np.concatenate(parts)
 
@@ -368,7 +390,7 @@ class SemanticEdge:
         if not prompt.strip():
             return None, status
         query = encoder.encode([prompt])[0]
-        return _PromptSimilarity(self, query), status
+        return PromptSimilarity(self.vectors, query), status
 
     def vectors(self, index: FactIndex) -> _IndexVectors:
         hit = self._bound.get(index)
@@ -376,51 +398,3 @@ class SemanticEdge:
             self.bind(index, None)
             hit = self._bound[index]
         return hit
-
-
-def _prefix(prev: _IndexVectors | None, index: FactIndex) -> int:
-    """How many leading slots ``index`` shares with the store's last bound index."""
-    if prev is None or len(prev.facts) > len(index.facts):
-        return 0
-    facts = index.facts
-    n = len(prev.facts)
-    return n if all(facts[i] is prev.facts[i] for i in range(n)) else 0
-
-
-class _PromptSimilarity:
-    """:class:`Semantic` for one prompt vector."""
-
-    def __init__(self, edge: SemanticEdge, query: Matrix) -> None:
-        self._edge = edge
-        self._query = query.copy()  # owned and contiguous, not a view into the batch
-
-    def similarities(
-        self, index: FactIndex, slots: Collection[int], top: int
-    ) -> Mapping[int, float]:
-        import numpy as np  # noqa: PLC0415
-
-        iv = self._edge.vectors(index)
-        n = len(iv.facts)
-        if not n:
-            return {}
-        # einsum, not BLAS: BLAS's threaded matrix-vector path was measured 10-80x slower on
-        # a busy 2-core machine (its threads contend with the event loop); einsum runs on
-        # this thread with a fixed summation order, so scores are also reproducible
-        sims = np.einsum("ij,j->i", iv.matrix, self._query)
-        k = min(top, len(index))
-        best: list[int]
-        if k <= 0:
-            best = []
-        elif k >= n:
-            best = np.flatnonzero(iv.live).tolist()
-        else:
-            masked = sims if iv.all_live else np.where(iv.live, sims, -np.inf)
-            best = np.argpartition(masked, n - k)[n - k :].tolist()
-        # Python lists, not arrays, around the one vectorised step (gather, widen, round):
-        # for the few dozen slots a turn asks about, array building and concatenation
-        # cost more than the arithmetic (issue 10, before_agent_start)
-        picked = best + list(slots)
-        if not picked:
-            return {}
-        values = np.round(sims.take(picked).astype(np.float64), SIM_DECIMALS)
-        return dict(zip(picked, values.tolist(), strict=True))

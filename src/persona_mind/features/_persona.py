@@ -382,5 +382,6 @@ class PersonaFeature:
             "ready": self.ready,
             "active": self.active_name(),
             "session_id": None if self.ctx is None else self.ctx.session_id,
+            "user_messages": None if self.ctx is None else self.ctx.user_messages,
             "disabled": self.disabled,
         }

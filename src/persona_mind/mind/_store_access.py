@@ -47,7 +47,7 @@ class StoreAccess:
         self.generation = generation
         self.import_pending = False
         self._offload = offload
-        self._cache = IndexCache(offload)
+        self._cache = IndexCache(offload, store)  # builds as Store jobs when it takes them
         self.semantic: SemanticSource | None = None
         self.on_saved: Callable[[Tier], None] | None = None
         """Told the tier of every successful remember/promotion (the Scheduler's dirty

@@ -12,10 +12,9 @@ Why this shape:
   thread sleeps on an inotify watch of the lock file and retries when anyone closes it — a
   holder releases by closing its descriptor, and the kernel closes a killed holder's — so
   there is no thread per wait and no 0.25 s polling (measured stalls up to 251 ms); see
-  ``_lockwait``. Elsewhere (or past the inotify instance limit) the portable fallback runs a
-  *blocking* ``flock`` in a helper thread while the caller waits on an event; on timeout the
-  caller abandons it through a one-token handoff, so a lock acquired at the last instant is
-  either used or released, never leaked.
+  ``_lockwait``. Elsewhere (or past the inotify instance limit) the portable fallback
+  retries the non-blocking lock in the same thread with a pause growing from 1 ms to 50 ms
+  (``_lockwait.poll_for_lock``): no thread is started, so nothing outlives the wait.
 * Lock order memory → history → store is checked in code before any IO: acquiring out of
   order, nesting two locks of one ordered domain, or nesting anything with an independent
   lock (backlog, packs) raises :class:`LockOrderError`. The held set is per thread: the Store
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import socket
 import threading
 import time
@@ -38,7 +36,7 @@ import msgspec
 
 from persona_mind.storage._errors import LockOrderError, LockTimeout
 from persona_mind.storage._fs import FileSystem
-from persona_mind.storage._lockwait import open_release_watch
+from persona_mind.storage._lockwait import open_release_watch, poll_for_lock
 from persona_mind.storage.port import LockDomain
 
 __all__ = ("DEFAULT_LOCK_TIMEOUT", "FileLock", "LockOwner", "held_locks", "locked")
@@ -174,7 +172,7 @@ class FileLock:
             except BaseException:
                 self._fs.close(fd)
                 raise
-            if not got:  # _wait closed fd, or the abandoned helper owns it and will
+            if not got:  # _wait closed fd
                 raise LockTimeout(self.path, self.timeout, describe_holder(self._fs, self.path))
             try:
                 current = self._fs.same_file(fd, self.path)
@@ -206,7 +204,7 @@ class FileLock:
         """Wait for the lock within ``timeout``; on ``False`` ``fd`` is already closed."""
         watch = open_release_watch(self.path)
         if watch is None:
-            return self._wait_in_helper(fd, timeout)
+            return self._wait_by_polling(fd, timeout)
         deadline = time.monotonic() + timeout
         follow_ups: list[float] = []
         try:
@@ -230,39 +228,14 @@ class FileLock:
         finally:
             watch.close()
 
-    def _wait_in_helper(self, fd: int, timeout: float) -> bool:
-        """The portable fallback: a blocking lock in a helper thread (see the module doc)."""
-        token: queue.SimpleQueue[bool] = queue.SimpleQueue()
-        token.put(item=True)
-        done = threading.Event()
-        errors: list[BaseException] = []
-        fs = self._fs
-
-        def helper() -> None:
-            try:
-                fs.lock_blocking(fd)
-            except BaseException as exc:  # handed to the waiter below
-                errors.append(exc)
-            try:
-                token.get_nowait()
-            except queue.Empty:  # the waiter gave up: release what we got
-                if not errors:
-                    fs.unlock(fd)
-                fs.close(fd)
-                return
-            done.set()
-
-        threading.Thread(target=helper, name=f"lockwait:{self.path.name}", daemon=True).start()
-        if not done.wait(timeout):
-            try:
-                token.get_nowait()
-            except queue.Empty:  # the helper won the race: it holds the lock for us
-                done.wait()
-            else:
-                return False
-        if errors:
-            raise errors[0]
-        return True
+    def _wait_by_polling(self, fd: int, timeout: float) -> bool:
+        """The portable fallback (``_lockwait.poll_for_lock``: no thread); on ``False`` ``fd``
+        is already closed."""
+        if poll_for_lock(lambda: self._fs.try_lock(fd), timeout):
+            return True
+        with contextlib.suppress(OSError):
+            self._fs.close(fd)
+        return False
 
     def release(self) -> None:
         """Release the lock; the lock file stays (it is never deleted)."""

@@ -1,4 +1,4 @@
-"""Waiting for a held lock file without a thread per wait and without polling (issue 10).
+"""Waiting for a held lock file without a thread per wait and, on Linux, without polling.
 
 A kernel ``flock`` has no timeout and no readiness notification, so the old wait parked a
 *new thread* per blocked acquisition in a blocking ``flock``. On Linux the release itself
@@ -17,8 +17,12 @@ periodic wake-up. Spurious events (a reader such as ``store holder`` closing the
 only cost one failed ``try_lock``.
 
 Where inotify is unavailable (not Linux, or the per-user inotify instance limit is
-reached), :func:`open_release_watch` returns ``None`` and the caller falls back to the
-portable helper-thread wait (documented in docs/storage.md).
+reached), :func:`open_release_watch` returns ``None`` and the caller falls back to
+:func:`poll_for_lock`: the non-blocking lock retried, in the waiting thread, with a pause
+that grows from 1 ms to 50 ms. Both waits run in the thread that asked for the lock (the
+Store's IO thread); neither starts a thread. (The portable wait used to park a helper
+thread per wait in a blocking ``flock``, which nobody could join: a holder that never
+released left it blocked for the life of the process.)
 
 This module makes no state-file IO: it only watches the lock file's inode for events, so
 it sits outside the FileSystem seam (fault injection cannot make a watch lose data).
@@ -35,9 +39,10 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ("ReleaseWatch", "open_release_watch")
+__all__ = ("ReleaseWatch", "open_release_watch", "poll_for_lock")
 
 _IN_ATTRIB = 0x00000004
 _IN_CLOSE_WRITE = 0x00000008
@@ -155,3 +160,26 @@ def open_release_watch(path: Path) -> ReleaseWatch | None:
         return None
     watcher.drain()
     return ReleaseWatch(watcher, wd)
+
+
+POLL_FIRST = 0.001
+POLL_MAX = 0.05
+"""The fallback's pause between two attempts: from 1 ms, doubling, at most 50 ms (a hand-off
+to a waiter costs at most that much more than with inotify)."""
+
+
+def poll_for_lock(try_lock: Callable[[], bool], timeout: float) -> bool:
+    """Retry ``try_lock`` until it succeeds (``True``) or ``timeout`` seconds pass (``False``).
+
+    The portable wait where no release watch can be made; it sleeps in the calling thread,
+    so a wait never outlives its caller and nothing is left to join."""
+    deadline = time.monotonic() + timeout
+    pause = POLL_FIRST
+    while True:
+        if try_lock():
+            return True
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(pause, remaining))
+        pause = min(pause * 2, POLL_MAX)

@@ -151,7 +151,7 @@ class Actor(Generic[M]):
         :meth:`cancel_work`, by a newer generation than the one it was admitted under, and
         on stop, crash or restart (then no outcome is delivered: that instance is gone).
         """
-        self._cell.start_work(key, work, on_done)
+        self._cell.jobs.start_work(key, work, on_done)
 
     def defer(self, key: str, work: Callable[[], Awaitable[object]]) -> Deferred:
         """Answer the current ask with ``work``'s result when it finishes (see Deferred).
@@ -160,7 +160,7 @@ class Actor(Generic[M]):
         cancels it (the asker gets ``StaleGeneration``); a stop, crash or restart cancels
         it (the asker gets ``ActorStopped``).
         """
-        return self._cell.start_deferred(key, work)
+        return self._cell.jobs.start_deferred(key, work)
 
     def promise(self, key: str, on_abandoned: Callable[[], None] | None = None) -> Deferred:
         """A :class:`Deferred` this actor settles itself from a later message.
@@ -168,15 +168,15 @@ class Actor(Generic[M]):
         The kernel fails it with ``ActorStopped`` if this incarnation ends before it is
         settled, so the asker is always answered.
         """
-        return self._cell.promise(key, on_abandoned)
+        return self._cell.jobs.promise(key, on_abandoned)
 
     def cancel_work(self, key: str, reason: str = "cancelled") -> bool:
         """Cancel background work ``key``; ``False`` if none is running under that key."""
-        return self._cell.cancel_work(key, reason)
+        return self._cell.jobs.cancel(key, reason)
 
     def work_keys(self) -> frozenset[str]:
         """Keys of the background work still running."""
-        return self._cell.work_keys()
+        return self._cell.jobs.keys()
 
 
 class ActorStatistics(NamedTuple):

@@ -1,4 +1,4 @@
-"""The cell behind an actor ref: its task, mailbox, incarnations, work and counters.
+"""The cell behind an actor ref: its task, mailbox, incarnations and links.
 
 The cell outlives restarts (a ref stays valid while the supervisor replaces the instance)
 and keeps the kernel's guarantees, modelled on pykka's ``_actor_loop_running`` /
@@ -6,61 +6,63 @@ and keeps the kernel's guarantees, modelled on pykka's ``_actor_loop_running`` /
 
 * every ask is answered — by the handler, by its refusal, or with ``ActorStopped`` when
   the actor crashes, restarts or stops (gracefully or forced), including the ask being
-  handled at that moment and every queued one;
-* anything but a refusal escaping a handler is a crash (a stray ``CancelledError``
-  included), never a zombie that reports running while its asks time out;
-* background work belongs to the incarnation that started it — it runs in an anyio task
-  group the cell opens around the incarnation (``_work.WorkGroup``) —: a crash, restart or
-  stop cancels it and the group awaits it, and a newer generation than the one it was
-  admitted under cancels it too;
+  handled at that moment, every queued one, and every deferred answer not settled yet;
+* anything but a refusal escaping a handler is a crash (a stray ``CancelledError``, and a
+  partner's ``ActorUnavailable``, included), never a zombie that reports running while its
+  asks time out;
+* background work belongs to the incarnation that started it (``_cell_work.CellWork``,
+  in an anyio task group the cell opens around the incarnation): a crash, restart or stop
+  cancels it and the group awaits it, and a newer generation than the one it was admitted
+  under cancels it too;
 * a message stamped with a stale generation is dropped, counted and traced before
-  ``receive`` — except the actor's own bookkeeping (outcomes of its work).
+  ``receive`` — except the actor's own bookkeeping (outcomes of its work);
+* an actor linked to a dependency (``ActorSystem.link``) crashes and restarts, through
+  its supervisor, when that dependency crashed and restarted.
+
+The loop runs as a child of the system's task group (``_tasks.TaskTree``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 
-from persona_mind.actors.kernel import _context
+from persona_mind.actors.kernel import _context, _work
 from persona_mind.actors.kernel._actor import Deferred
-from persona_mind.actors.kernel._envelope import Envelope, OwnEnvelope
+from persona_mind.actors.kernel._cell_trace import CellTrace
+from persona_mind.actors.kernel._cell_work import CellWork, chain
+from persona_mind.actors.kernel._crash import FATAL as _FATAL
+from persona_mind.actors.kernel._crash import LinkedExit, cancelling, describe
+from persona_mind.actors.kernel._envelope import Envelope
 from persona_mind.actors.kernel._mailbox import Mailbox
 from persona_mind.actors.kernel._ref import ActorRef
-from persona_mind.actors.kernel._work import Cancelled, Failed, Ok, Outcome, Work, WorkGroup
+from persona_mind.actors.kernel._work import WorkGroup
 from persona_mind.errors import (
-    ActorError,
     ActorStopped,
+    ActorUnavailable,
     PersonaMindError,
     StaleGeneration,
-    UnknownMessage,
 )
 
 if TYPE_CHECKING:
     from persona_mind.actors.kernel._actor import Actor
     from persona_mind.actors.kernel._supervisor import RestartPolicy, Supervisor
     from persona_mind.actors.kernel._system import ActorSystem
-    from persona_mind.trace import EventKind
 
-__all__ = ("STOP_GRACE", "Cell")
+__all__ = ("Cell",)
 
 M = TypeVar("M")
 T = TypeVar("T")
 
 _log = logging.getLogger("persona_mind.actors")
 
-STOP_GRACE = 5.0
-"""Seconds a graceful stop lets the current handler (and then cancelled work) finish.
-
-A kernel safety bound on real time, not a domain timer: it only matters when a handler
-ignores a stop, and a test that needs it shorter stops with ``force=True``."""
-
-_STOP = object()
-_FATAL = (KeyboardInterrupt, SystemExit)
+_CONTROL = object()
+"""The envelope that wakes the loop to read ``Cell._halt`` (a stop, or a link's exit)."""
+_STOPPING = object()
 
 
 class Cell(Generic[M]):
@@ -81,27 +83,29 @@ class Cell(Generic[M]):
         self.policy = policy
         self.clock = system.clock
         self.tracer = system.tracer
+        self.trace = CellTrace(name, system)
         self.mailbox = Mailbox()
         self.ref: ActorRef[M] = ActorRef(self)
+        self.jobs: CellWork[M] = CellWork(self)
         self.accepts: tuple[type, ...] | None = None
         self.exact: frozenset[type] = frozenset()
         self.bound = True
         self.closed = False
         self._state = "new"
         self.actor: Actor[M] | None = None
-        self.task: asyncio.Task[None] | None = None
-        self.work: WorkGroup | None = None
-        """The running incarnation's work group (``None`` between incarnations)."""
-        self._promises: dict[str, Deferred] = {}
+        self.task: asyncio.Task[Any] | None = None
+        self._done: asyncio.Future[None] | None = None
         self.saved: object | None = None
-        self.incarnation = 0
         self.dropped_stale = 0
         self.delivered = 0
         self.restarts = 0
         self.restart_times: list[float] = []
-        self._stopping = False
+        self.dependents: list[Cell[Any]] = []
+        """Cells linked to this one: restarted when this one crashes and restarts."""
+        self._halt: object | None = None
+        """``_STOPPING``, a ``LinkedExit`` to crash with at the next message, or ``None``."""
+        self._forced = False
         self._next: Actor[M] | None = None
-        self._lifecycle: asyncio.Event | None = None
 
     @property
     def state(self) -> str:
@@ -126,24 +130,41 @@ class Cell(Generic[M]):
         self.bound = cls.generation_bound
 
     def start(self) -> None:
+        """Start the loop as a child of the system's task group (it runs from the next step)."""
         self.state = "starting"
-        self._stopping = False
-        self.task = asyncio.get_running_loop().create_task(self._run(), name=f"actor:{self.name}")
+        self._halt, self._forced, self.task = None, False, None
+        self._done = asyncio.get_running_loop().create_future()
+        try:
+            self.system.tasks.start_soon(self._run, f"actor:{self.name}", self._done)
+        except BaseException:
+            self.state, self._done = "stopped", None
+            raise
 
     async def _run(self) -> None:
+        self.task = asyncio.current_task()
+        self.system.tasks.enter()
         fatal: BaseException | None = None
         try:
-            while True:
+            while not self._forced:  # forced: stopped before this task took its first step
                 crash, restart = await self._incarnate_and_loop()
                 if isinstance(crash, _FATAL):
                     fatal = crash
                     break
                 if not restart:
                     break
+        except asyncio.CancelledError:
+            raise  # a forced stop (or the system's task group closing)
+        except BaseException as exc:  # a kernel bug: never let it cancel every other actor
+            if isinstance(exc, _FATAL):
+                fatal = exc
+            else:
+                _log.exception("the loop of %s failed", self.name)
         finally:
             self.state = "stopped"
             self._fail_pending("stopped")
-            self._trace("stop", None)
+            self.trace.step("stop", None)
+            if self._done is not None and not self._done.done():
+                self._done.set_result(None)
         if fatal is not None:
             raise fatal
 
@@ -153,41 +174,66 @@ class Cell(Generic[M]):
         The supervisor decides before the group's exit, which yields to the loop (anyio
         checkpoints there): an asker woken by the crash then already reads the restart in
         the statistics, as it did when nothing yielded between the crash and the decision.
+        Whatever ended the incarnation, every deferred answer still open is failed after
+        the group's exit, so no asker waits for its timeout.
         """
-        self.incarnation += 1
         restart: bool | None = None
+        crash: BaseException | None = None
         try:
             async with anyio.create_task_group() as group:  # owns this incarnation's work
-                self.work = WorkGroup(self.name, group)
+                self.jobs.opened(WorkGroup(self.name, group))
                 try:
                     crash = await self._incarnation()
-                    if crash is not None:  # now, before the group's exit lets others run
-                        self._fail_pending(f"crashed: {_describe(crash)}")
+                    if crash is not None and not isinstance(crash, LinkedExit):
+                        self._fail_pending(f"crashed: {describe(crash)}")  # before others run
                 finally:
-                    await self._end_work("actor stopped")  # work started in on_start too
-                    self.work = None
+                    await self.jobs.end("actor stopped")  # work started in on_start too
+                    self.jobs.group = None
                 restart = self._decide(crash)
         except BaseExceptionGroup as failed:  # a piece of work raised past its wrapper
-            self._fail_pending(f"crashed: {_describe(failed)}")
-            return failed, self._decide(failed) if restart is None else restart
-        return crash, bool(restart)  # decided in the group (it exited normally)
+            fatal = failed.subgroup(_FATAL)
+            crash = fatal.exceptions[0] if fatal is not None else failed
+            self._fail_pending(f"crashed: {describe(crash)}")
+            if restart is None:
+                restart = self._decide(crash)
+        finally:
+            self.jobs.fail_outstanding(
+                "it stopped before answering" if crash is None else f"crashed: {describe(crash)}"
+            )
+        return crash, bool(restart)
 
     def _decide(self, crash: BaseException | None) -> bool:
         """Trace a crash and ask the supervisor; ``True`` to restart (counted here)."""
         if crash is None:
             return False
-        reason = _describe(crash)
-        self._trace("crash", reason)
+        reason = describe(crash)
+        self.trace.step("crash", reason)
         if isinstance(crash, _FATAL):
             return False
-        if self._stopping or not self.supervisor.child_crashed(self, crash):
+        if self._halt is _STOPPING or not self.supervisor.child_crashed(self, crash):
             return False
         self.restarts += 1
         self.state = "starting"  # "running" again once the new incarnation's on_start ended
-        self._trace("restart", reason)
+        self.trace.step("restart", reason)
+        for dependent in self.dependents:
+            dependent.dependency_restarted(self.name, reason)
         return True
 
+    def dependency_restarted(self, dependency: str, reason: str) -> None:
+        """A dependency crashed and restarts: restart before the next message.
+
+        A handler running now finishes first (it may be awaiting that very dependency, and
+        then crashes on its ``ActorStopped`` anyway). The queued messages are kept for the
+        new incarnation, whose ``on_start`` reads the dependency afresh before it handles
+        them; a signal that arrives before that ``on_start`` began is spent by it."""
+        if self.closed or self._done is None or self._done.done() or self._halt is not None:
+            return
+        self._halt = LinkedExit(f"{dependency!r}, linked to it, crashed and restarted ({reason})")
+        self.mailbox.put(Envelope(_CONTROL, None, None))
+
     async def _incarnation(self) -> BaseException | None:
+        if self._halt is not _STOPPING:
+            self._halt = None  # this incarnation reads its dependencies afresh
         try:
             actor, self._next = (self._next or self.factory()), None
             self._set_protocol(type(actor))
@@ -201,24 +247,29 @@ class Cell(Generic[M]):
             self.actor = actor
             await actor.on_start()
         except asyncio.CancelledError:
-            if _cancelling():
+            if cancelling():
                 raise
             return asyncio.CancelledError("on_start was cancelled")
-        except Exception as exc:
+        except BaseException as exc:  # a crash in on_start (fatal ones end the runtime)
             return exc
         if self.state == "starting":
             self.state = "running"
-        self._trace("start", f"incarnation {self.restarts + 1}")
+        self.trace.step("start", f"incarnation {self.restarts + 1}")
+        crash: BaseException | None = None
         try:
-            return await self._loop(actor)
+            crash = await self._loop(actor)
+            return crash
         finally:
-            await self._end_work("actor stopped")
+            why = "it stopped before answering" if crash is None else f"crashed: {describe(crash)}"
+            self.jobs.fail_deferred(why)  # now: the work's later answer is void
+            await self.jobs.end("actor stopped")
             try:
                 await actor.on_stop()
-            except Exception:
+            except (asyncio.CancelledError, *_FATAL):
+                raise
+            except BaseException:
                 _log.exception("on_stop of %s failed", self.name)
-            for deferred in list(self._promises.values()):  # on_stop may answer more precisely
-                deferred.reject(ActorStopped(self.name, "it stopped before answering"))
+            self.jobs.fail_outstanding(why)  # promises: on_stop may have answered them
 
     async def _loop(self, actor: Actor[M]) -> BaseException | None:  # noqa: PLR0915 - hot loop: one frame per message
         mailbox = self.mailbox
@@ -230,10 +281,19 @@ class Cell(Generic[M]):
         current: int | None = -1  # what this task's context is admitted under
         while True:
             env = items.popleft() if items else await mailbox.get()
-            if self._stopping or env.message is _STOP:
-                if env.message is not _STOP:
-                    mailbox.put(env)  # failed with the rest by _fail_pending
-                return None
+            if self._halt is not None or env.message is _CONTROL:
+                halt = self._halt
+                if halt is None:
+                    continue  # a link's wake-up already spent by a restart
+                if halt is _STOPPING:
+                    if env.message is not _CONTROL:
+                        mailbox.put(env)  # failed with the rest by _fail_pending
+                    return None
+                if env.message is not _CONTROL:
+                    items.appendleft(env)  # kept, first, for the resynced incarnation
+                self._halt = None
+                assert isinstance(halt, LinkedExit)
+                return halt
             reply = env.reply
             gen = env.generation
             if gen is None:
@@ -247,11 +307,14 @@ class Cell(Generic[M]):
             self.delivered += 1  # handed to receive (stale drops are counted apart)
             token = None
             if tracer.enabled:
-                self.trace_deliver(env)
+                self.trace.deliver(env)
                 token = _context.current.set((name, env.corr))
             try:
                 result = await actor.receive(env.message)  # type: ignore[arg-type]  # checked at send
             except PersonaMindError as refusal:
+                if isinstance(refusal, ActorUnavailable):  # a partner is gone: a crash
+                    self._fail_reply(env, "crashed", refusal, str(refusal))
+                    return refusal
                 if reply is not None:
                     if not reply.done():
                         reply.set_exception(refusal)
@@ -259,7 +322,7 @@ class Cell(Generic[M]):
                     _log.warning("%s refused %s: %s", name, type(env.message).__name__, refusal)
                 continue
             except asyncio.CancelledError as exc:
-                if _cancelling():  # this actor is being stopped by force
+                if cancelling():  # this actor is being stopped by force
                     self._fail_reply(env, "stopped by force", None)
                     raise
                 self._fail_reply(env, "crashed", exc, "its handler was cancelled")
@@ -274,14 +337,18 @@ class Cell(Generic[M]):
             if reply is not None and not reply.done():
                 env.settled = current
                 if isinstance(result, Deferred):
-                    self._chain(result, reply)
+                    chain(name, result, reply)
                 else:
                     reply.set_result(result)
+            # a handled message and its answer must not outlive their handling: kept in
+            # these locals, the idle wait and the next handler would hold what they carry
+            # (a retired index's last reference, say) and decide on which thread it is freed
+            del env, reply, result
 
     def _drop_stale(self, env: Envelope) -> None:
         self.dropped_stale += 1
         if self.tracer.enabled:
-            self.trace_drop(env, "stale-generation")
+            self.trace.drop(env, "stale-generation")
         reply = env.reply
         if reply is not None and not reply.done():
             assert env.generation is not None
@@ -298,197 +365,44 @@ class Cell(Generic[M]):
         stopped.__cause__ = cause
         reply.set_exception(stopped)
 
-    def _chain(self, deferred: Deferred, reply: asyncio.Future[Any]) -> None:
-        name, future = self.name, deferred.future
-
-        def settle(done: asyncio.Future[Any]) -> None:
-            if reply.done():
-                if not done.cancelled():
-                    done.exception()  # retrieved: the asker went away
-                return
-            if done.cancelled():
-                reply.set_exception(ActorStopped(name, "its deferred work was cancelled"))
-            elif (error := done.exception()) is not None:
-                reply.set_exception(error)
-            else:
-                reply.set_result(done.result())
-
-        def asker_gone(done: asyncio.Future[Any]) -> None:
-            if done.cancelled():
-                deferred.abandon()  # nobody waits any more: stop the work (and its children)
-
-        future.add_done_callback(settle)
-        reply.add_done_callback(asker_gone)
-
     def _fail_pending(self, reason: str) -> None:
         for env in self.mailbox.drain():
-            if env.message is _STOP:
+            if env.message is _CONTROL:
                 continue
             if self.tracer.enabled:
-                self.trace_drop(env, reason)
+                self.trace.drop(env, reason)
             if env.reply is not None and not env.reply.done():
                 env.reply.set_exception(ActorStopped(self.name, reason))
 
     async def stop(self, reason: str, *, force: bool = False) -> None:
         """Stop after the current message (bounded by ``STOP_GRACE``), or at once if forced."""
-        if self.state == "stopped" or self.task is None:
+        done = self._done
+        if self.state == "stopped" or done is None or done.done():
             self.state = "stopped"
             return
-        if not self._stopping:
-            self._stopping = True
+        if self._halt is not _STOPPING:
+            self._halt = _STOPPING
             self.state = "stopping"
-            self.mailbox.put(Envelope(_STOP, None, None))
+            self.mailbox.put(Envelope(_CONTROL, None, None))
         task = self.task
-        if task is asyncio.current_task():
+        if task is not None and task is asyncio.current_task():
             return
         if not force:
-            done, _ = await asyncio.wait({task}, timeout=STOP_GRACE)
-            if done:
+            finished, _ = await asyncio.wait({done}, timeout=_work.STOP_GRACE)
+            if finished:
                 return
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        if task is None:
+            self._forced = True  # its first step sees this and ends at once
+        else:
+            task.cancel()
+        await asyncio.wait({done})
 
     def restart_stopped(self) -> None:
         """Start again after a whole-subtree restart by the supervisor."""
         self.restarts += 1
-        self._trace("restart", "supervisor subtree restart")
+        self.trace.step("restart", "supervisor subtree restart")
         self.start()
 
-    # -- background work -------------------------------------------------------------
-    def _own(self, message: object, generation: int | None) -> None:
-        """Deliver the actor's own bookkeeping (never dropped as stale)."""
-        if self.closed:
-            return
-        if self.accepts is not None and not isinstance(message, self.accepts):
-            raise UnknownMessage(self.name, message)
-        env = OwnEnvelope(message, generation, None)
-        if self.tracer.enabled:
-            self.trace_send(env)
-        self.mailbox.put(env)
-
-    def _group(self) -> WorkGroup:
-        if self.work is None:
-            raise ActorError(f"{self.name!r} is not running; work starts only while it runs")
-        return self.work
-
-    def start_work(
-        self, key: str, work: Callable[[], Awaitable[T]], on_done: Callable[[Outcome[T]], M] | None
-    ) -> None:
-        group = self._group()
-        incarnation = self.incarnation
-
-        def settle(record: Work, outcome: Outcome[T]) -> None:
-            if on_done is not None and incarnation == self.incarnation:
-                self._own(on_done(outcome), record.generation)
-
-        group.start(key, _context.admitted.get(), work, settle, "work")
-
-    def start_deferred(self, key: str, work: Callable[[], Awaitable[T]]) -> Deferred:
-        """Run ``work`` in the incarnation's group; the Deferred settles with its result
-        (cancelled: the asker gets ``ActorStopped``, or ``StaleGeneration`` if a newer
-        generation cancelled it). An asker that gives up cancels the work."""
-        group = self._group()
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        def settle(record: Work, outcome: Outcome[T]) -> None:
-            if future.done():
-                return
-            match outcome:
-                case Cancelled() if record.stale is not None:
-                    future.set_exception(record.stale)
-                case Cancelled():
-                    future.cancel()
-                case Failed(error=error):
-                    future.set_exception(error)
-                case Ok(value=value):
-                    future.set_result(value)
-
-        group.start(key, _context.admitted.get(), work, settle, "deferred")
-
-        def abandoned() -> None:
-            self.cancel_work(key, "the asker went away")
-
-        return Deferred(future, key, abandoned)
-
-    def promise(self, key: str, on_abandoned: Callable[[], None] | None) -> Deferred:
-        if key in self._promises:
-            raise ActorError(f"{self.name!r} already has a promise {key!r}; pick a new key")
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        deferred = Deferred(future, key, on_abandoned)
-        self._promises[key] = deferred
-        future.add_done_callback(lambda _: self._promises.pop(key, None))
-        return deferred
-
-    def work_keys(self) -> frozenset[str]:
-        return frozenset(self.work.works) if self.work is not None else frozenset()
-
-    def cancel_work(self, key: str, reason: str) -> bool:
-        """Cancel once: a second request while the work is still unwinding (a child being
-        stopped gracefully) must not interrupt its cleanup with another CancelledError."""
-        return self.work is not None and self.work.cancel(key, reason)
-
-    def generation_advanced(self, generation: int) -> None:
-        """Cancel work admitted under an older generation (its answer could only be stale)."""
-        if self.bound and self.work is not None:
-            self.work.cancel_stale(self.name, generation)
-
-    async def _end_work(self, reason: str) -> None:
-        """Cancel every piece of this incarnation's work and wait (bounded) until it ends;
-        whatever outlives the grace is finished by the task group's exit."""
-        self.incarnation += 1  # outcomes of the cancelled work never reach a later incarnation
-        if self.work is not None:
-            await self.work.end(reason, STOP_GRACE)
-
-    # -- tracing ---------------------------------------------------------------------
     def lifecycle_changed(self) -> asyncio.Event:
-        """An event set at this actor's next lifecycle step (start, crash, restart, stop).
-
-        The probe behind ``persona_mind.testing.wait_for_actor``: a test waits on the
-        kernel's own state change instead of polling. Lifecycle steps only, never per
-        message, so it costs the mailbox nothing."""
-        if self._lifecycle is None:
-            self._lifecycle = asyncio.Event()
-        return self._lifecycle
-
-    def _trace(self, ev: EventKind, reason: str | None) -> None:
-        if self._lifecycle is not None:
-            self._lifecycle.set()
-            self._lifecycle = None
-        if self.tracer.enabled:
-            self.tracer.emit(ev, self.name, reason=reason, gen=self.system.generation)
-
-    def trace_send(self, env: Envelope) -> None:
-        current = _context.current.get()
-        env.id = self.tracer.next_id()
-        env.sender = current[0] if current is not None else None
-        env.corr = (current[1] if current is not None else None) or f"c{env.id}"
-        self._trace_env("send", env)
-
-    def trace_deliver(self, env: Envelope) -> None:
-        self._trace_env("deliver", env)
-
-    def trace_drop(self, env: Envelope, reason: str) -> None:
-        self._trace_env("drop", env, reason)
-
-    def _trace_env(self, ev: EventKind, env: Envelope, reason: str | None = None) -> None:
-        gen = env.generation
-        self.tracer.emit(
-            ev,
-            self.name,
-            sender=env.sender,
-            type_=type(env.message).__name__,
-            msg_id=env.id,
-            corr=env.corr,
-            gen=self.system.generation if gen is None else gen,
-            reason=reason,
-        )
-
-
-def _cancelling() -> bool:
-    """Whether the running task itself is being cancelled (not a stray CancelledError)."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
-
-
-def _describe(crash: BaseException) -> str:
-    return f"{type(crash).__name__}: {crash}"
+        """See ``CellTrace.lifecycle_changed`` (the probe behind ``wait_for_actor``)."""
+        return self.trace.lifecycle_changed()

@@ -81,7 +81,7 @@ class ActorRef(Generic[M]):
             raise UnknownMessage(cell.name, message)
         env = Envelope(message, _admitted() if generation is None else generation, None)
         if cell.tracer.enabled:
-            cell.trace_send(env)
+            cell.trace.send(env)
         cell.mailbox.put(env)
 
     def tell_if_alive(self, message: object, *, generation: int | None = None) -> bool:
@@ -120,7 +120,7 @@ class ActorRef(Generic[M]):
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         env = self._envelope(message, generation, fut)
         if cell.tracer.enabled:
-            cell.trace_send(env)
+            cell.trace.send(env)
         cell.mailbox.put(env)
         name = cell.name
 
@@ -139,6 +139,33 @@ class ActorRef(Generic[M]):
             if mine is not None and settled > mine:
                 _context.admitted.set(settled)
         return result
+
+    def request(
+        self, message: Ask[R], *, timeout: float = DEFAULT_ASK_TIMEOUT
+    ) -> asyncio.Future[R]:
+        """Send ``message`` as an ask and return its answer's future without awaiting it.
+
+        For an answer that must outlive the caller's wait: the kernel settles the future
+        (answer, refusal, ``ActorStopped``, ``AskTimeout`` on the clock) whether or not
+        anyone awaits it, so a caller cut off by a deadline can leave the answer to a done
+        callback — no task needed (the Mind's index builds, as Store jobs). Cancelling the
+        future withdraws nothing the actor already started; it only drops the answer.
+        """
+        cell = self._cell
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        env = self._envelope(message, None, fut)
+        if cell.tracer.enabled:
+            cell.trace.send(env)
+        cell.mailbox.put(env)
+        name = cell.name
+
+        def expire() -> None:
+            if not fut.done():
+                fut.set_exception(AskTimeout(name, type(message).__name__, timeout))
+
+        handle = cell.clock.call_later(timeout, expire)
+        fut.add_done_callback(lambda _: handle.cancel())
+        return fut
 
     async def stop(self, *, force: bool = False) -> None:
         """Stop this actor; idempotent.

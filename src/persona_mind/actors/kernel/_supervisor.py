@@ -53,7 +53,9 @@ class Supervisor:
         self.children: list[Cell[Any] | Supervisor] = []
         self.restart_times: list[float] = []
         self.stopped = False
-        self._escalation: asyncio.Task[None] | None = None
+        self._escalation: asyncio.Future[None] | None = None
+        """Set when the escalation running in the system's task group has ended."""
+        self._escalator: asyncio.Task[Any] | None = None
 
     def spawn(
         self,
@@ -97,10 +99,24 @@ class Supervisor:
         return False
 
     def _start_escalation(self, child: str, error: BaseException) -> None:
+        """Escalate in a child of the system's task group (a crash decides it in the crashed
+        actor's own task, which this escalation is about to stop)."""
         if self._escalation is None:
-            self._escalation = asyncio.get_running_loop().create_task(
-                self._escalate(child, error), name=f"escalate:{self.name}"
-            )
+            ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._escalation = ended
+
+            async def escalate() -> None:
+                self._escalator = asyncio.current_task()
+                self.system.tasks.enter()
+                try:
+                    await self._escalate(child, error)
+                finally:
+                    ended.set_result(None)
+
+            try:
+                self.system.tasks.start_soon(escalate, f"escalate:{self.name}", ended)
+            except ActorError:  # the system is closing: its stop stops this subtree too
+                ended.set_result(None)
 
     async def _escalate(self, child: str, error: BaseException) -> None:
         if self.system.tracer.enabled:
@@ -126,7 +142,7 @@ class Supervisor:
     def restart(self) -> None:
         """Restart every child in start order (after this subtree escalated)."""
         self.stopped = False
-        self._escalation = None
+        self._escalation = self._escalator = None
         for child in self.children:
             if isinstance(child, Supervisor):
                 child.restart()
@@ -142,9 +158,10 @@ class Supervisor:
     async def settle_escalations(self) -> None:
         """Await every escalation still running in this subtree (the system's stop does, so
         no escalation task outlives the system that started it)."""
-        task = self._escalation
-        if task is not None and task is not asyncio.current_task() and not task.done():
-            await asyncio.gather(task, return_exceptions=True)
+        ended = self._escalation
+        here = self._escalator is not None and self._escalator is asyncio.current_task()
+        if ended is not None and not ended.done() and not here:
+            await asyncio.wait({ended})
         for child in self.children:
             if isinstance(child, Supervisor):
                 await child.settle_escalations()

@@ -17,13 +17,14 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from persona_mind.actors.kernel import _context
 from persona_mind.actors.kernel._actor import Actor, ActorStatistics
 from persona_mind.actors.kernel._cell import Cell
 from persona_mind.actors.kernel._ref import ActorRef
 from persona_mind.actors.kernel._supervisor import RestartPolicy, Supervisor
+from persona_mind.actors.kernel._tasks import TaskTree
 from persona_mind.actors.kernel._tracer import Tracer
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import ActorError, Escalated
@@ -47,6 +48,8 @@ class ActorSystem:
         self.clock: Clock = clock or MonotonicClock()
         self.tracer = tracer or Tracer.from_env(self.clock, trace_path)
         self.root = Supervisor(self, "root", policy or RestartPolicy(), None)
+        self.tasks = TaskTree("root")
+        """The task group every actor loop and escalation runs in (``_tasks.py``)."""
         self.failure: Escalated | None = None
         self._names: set[str] = set()
         self._failed: asyncio.Event | None = None
@@ -57,6 +60,7 @@ class ActorSystem:
 
     async def __aenter__(self) -> ActorSystem:
         self._failed = asyncio.Event()
+        self.tasks.open()
         return self
 
     async def __aexit__(
@@ -91,6 +95,22 @@ class ActorSystem:
         """A supervisor under the root for a group of actors that fail together."""
         return self.root.supervisor(name, policy)
 
+    def link(self, dependency: ActorRef[Any], dependent: ActorRef[Any]) -> None:
+        """Restart ``dependent`` whenever ``dependency`` crashes and is restarted.
+
+        A one-way Erlang link (OTP's ``rest_for_one`` between two actors that need not share
+        a supervisor): an actor that mirrors another's state (the Companion, the Owner's)
+        must not carry on with a view, or an exchange, that the crash cut in half. The
+        dependent crashes after the message it is handling (through its own supervisor,
+        so the restart counts against its intensity) and its new ``on_start`` reads the
+        restarted dependency afresh. Linking twice is a no-op.
+        """
+        source, target = dependency._cell, dependent._cell
+        if source is target:
+            raise ActorError(f"an actor cannot be linked to itself ({source.name!r})")
+        if target not in source.dependents:
+            source.dependents.append(target)
+
     def escalated(self, failure: Escalated) -> None:
         """Called by the root supervisor when it gives up."""
         self.failure = failure
@@ -110,9 +130,12 @@ class ActorSystem:
         if self._stopped:
             return
         self._stopped = True
-        await self.root.stop()
-        await self.root.settle_escalations()
-        self.tracer.close()
+        try:
+            await self.root.stop()
+            await self.root.settle_escalations()
+        finally:
+            await self.tasks.close()
+            self.tracer.close()
 
     def advance_generation(self, at_least: int = 0) -> int:
         """Start a new lifecycle generation and return it (the Owner's call, nobody else's).
@@ -128,7 +151,7 @@ class ActorSystem:
         if self.tracer.enabled:
             self.tracer.emit("generation", "system", gen=self.generation)
         for cell in self._cells():
-            cell.generation_advanced(self.generation)
+            cell.jobs.generation_advanced(self.generation)
         return self.generation
 
     def _cells(self) -> list[Cell[object]]:

@@ -38,16 +38,24 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 import anyio
 
-from persona_mind.errors import ActorError, StaleGeneration
+from persona_mind.errors import ActorError, ActorStopped, StaleGeneration
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
 T = TypeVar("T")
 
-__all__ = ("Cancelled", "Failed", "Ok", "Outcome", "WorkGroup")
+__all__ = ("STOP_GRACE", "Cancelled", "Failed", "Ok", "Outcome", "WorkGroup")
 
 _log = logging.getLogger("persona_mind.actors")
+
+STOP_GRACE = 5.0
+"""Seconds a graceful stop lets the current handler (and then cancelled work, or a
+fan-out's cancelled legs) finish.
+
+A kernel safety bound on real time, not a domain timer: it only matters when a handler or
+a piece of work ignores a cancellation, and a test that needs it shorter stops with
+``force=True`` or patches this value."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +100,13 @@ class Work:
     """Set when a newer generation cancelled it: what a deferred asker receives."""
 
 
+def _aborted(owner: str, key: str, exc: BaseException) -> ActorStopped:
+    """What the asker of work that raised a ``BaseException`` receives: the actor crashes."""
+    stopped = ActorStopped(owner, f"crashed: work {key!r} raised {type(exc).__name__}: {exc}")
+    stopped.__cause__ = exc
+    return stopped
+
+
 class WorkGroup:
     """The work of one actor incarnation, children of one anyio task group."""
 
@@ -131,6 +146,10 @@ class WorkGroup:
                 outcome = Cancelled(key, record.reason or "cancelled")
             except Exception as exc:
                 outcome = Failed(key, exc)
+            except BaseException as exc:  # aborts the group (a crash): answer first
+                self._forget(record)
+                self._settle(settle, record, Failed(key, _aborted(self.owner, key, exc)))
+                raise
             finally:
                 self._forget(record)
             self._settle(settle, record, outcome)

@@ -16,6 +16,7 @@ client re-raises its cause.  An engine error (``StorageError``) is a refusal as 
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -185,6 +186,30 @@ class StoreClient(StoreBase):
         except IOJobFailed as failed:
             raise _cause(failed) from None
         return cast("R", result)
+
+    def submit_io(self, work: Callable[[], R], purpose: str = "io job") -> asyncio.Future[R]:
+        """Queue blocking ``work`` as a ``RunIO`` job and return its outcome's future at once.
+
+        The job is the Store's from then on: it runs, and the future settles, whether or not
+        the caller still waits (a Mind index build cut off by a turn's 750 ms deadline is
+        kept for the next turn; an old index is taken apart on the IO thread with nobody
+        waiting). The future carries the job's own exception, as :meth:`run_io` raises it."""
+        reply = self.ref.request(RunIO(work=work, purpose=purpose), timeout=self.timeout)
+        out: asyncio.Future[R] = asyncio.get_running_loop().create_future()
+
+        def settle(done: asyncio.Future[object]) -> None:
+            if out.done():
+                if not done.cancelled():
+                    done.exception()  # retrieved: the submitter cancelled its future
+            elif done.cancelled():
+                out.cancel()
+            elif (error := done.exception()) is not None:
+                out.set_exception(_cause(error) if isinstance(error, IOJobFailed) else error)
+            else:
+                out.set_result(cast("R", done.result()))
+
+        reply.add_done_callback(settle)
+        return out
 
     async def read(self, target: StoreTarget[E]) -> Snapshot[E] | None:
         return await self.ref.ask(Read(target=target), timeout=self.timeout)

@@ -2,9 +2,16 @@
 
 Why a module of its own: an index's lifecycle — rebuilt only when its snapshot or the next
 expiry changes, one build per store at a time that outlives a caller cut off by the 750 ms
-deadline, old indexes and token caches taken apart on the offload thread — is a concern of
-its own, separate from what :class:`~persona_mind.mind.MemoryService` reads and writes
-(issue 15, item 9).
+deadline, old indexes and token caches taken apart on the IO thread — is a concern of its
+own, separate from what :class:`~persona_mind.mind.MemoryService` reads and writes.
+
+It starts no task. With a job queue (:class:`IOJobs`: the runtime's Store, whose IO thread
+is the process's one blocking executor) a build and a retirement are *Store jobs*: the
+Store owns them from submission, the kernel settles their futures whether or not anyone
+still waits, and what follows a build (caching it, retiring the index it replaces) runs in
+a done callback on the loop. With a bare ``offload`` and no queue (unit tests) the build is
+awaited by its caller and a caller cut off loses it; without either (the one-shot CLI) it
+runs inline.
 """
 
 from __future__ import annotations
@@ -14,13 +21,13 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from persona_mind.mind._model import Fact
 from persona_mind.mind.recall._retrieval import FactIndex, TokenCache, retire
 from persona_mind.storage.port import Snapshot
 
-__all__ = ("IndexCache", "Offload")
+__all__ = ("IOJobs", "IndexCache", "Offload")
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +40,14 @@ class Offload(Protocol):
     def __call__(self, fn: Callable[[], T], /) -> Awaitable[T]: ...
 
 
+@runtime_checkable
+class IOJobs(Protocol):
+    """A queue of blocking jobs that owns each job from submission (the Store's ``RunIO``):
+    the returned future settles whether or not its submitter still waits."""
+
+    def submit_io(self, work: Callable[[], T], purpose: str = ...) -> asyncio.Future[T]: ...
+
+
 _IndexEntry = tuple[tuple[int, str], float, FactIndex]
 """(snapshot key, next expiry, index): an index is reused while both hold."""
 
@@ -40,21 +55,25 @@ _IndexEntry = tuple[tuple[int, str], float, FactIndex]
 class IndexCache:
     """Each fact store's index (by store path), for one :class:`MemoryService`."""
 
-    def __init__(self, offload: Offload | None) -> None:
+    def __init__(self, offload: Offload | None, jobs: object | None = None) -> None:
+        """Builds are jobs of ``jobs`` (the store) when it is an :class:`IOJobs`, else of
+        ``offload`` when that is one; only when an ``offload`` is given (the runtime: off
+        the loop). The CLI passes neither and builds inline."""
         self._offload = offload
+        queues = (jobs, offload) if offload is not None else ()
+        self._jobs: IOJobs | None = next((q for q in queues if isinstance(q, IOJobs)), None)
         self._indexes: dict[Path, _IndexEntry] = {}
         self._tokens: dict[Path, TokenCache] = {}
         self._building: dict[Path, asyncio.Future[FactIndex]] = {}
-        self._retiring: set[asyncio.Future[None]] = set()
         self._closed = False
 
     async def index(self, path: Path, snap: Snapshot[Fact] | None, now: float) -> FactIndex:
         """The store's live-fact index, rebuilt only when the snapshot or an expiry changes.
 
-        A build (the first one on a 16 MiB store takes about a second) runs through the
-        injected ``offload`` as a task of its own: one per store at a time (it owns the token
-        cache), and a caller cancelled by the 750 ms deadline leaves it running, so its
-        result is cached for the next turn instead of being thrown away (issue 15, item 9).
+        A build (the first one on a 16 MiB store takes about a second) is one Store job per
+        store at a time (it owns the token cache); a caller cancelled by the 750 ms deadline
+        leaves it running, and its result is cached for the next turn instead of being
+        thrown away.
         """
         key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
         while True:
@@ -68,31 +87,45 @@ class IndexCache:
             with contextlib.suppress(Exception):  # its failure is re-met by our own build
                 await asyncio.shield(building)
         rows = () if snap is None else snap.entries
-        build = asyncio.ensure_future(self._build(path, key, rows, now, cached))
-        cached = None
+        work = self._build(path, key, rows, now, cached)
+        cached = None  # the closure holds it now, and drops it when it has run
+        if self._jobs is None:
+            entry = await self._offload(work) if self._offload is not None else work()
+            return self._install(path, entry)
+        build: asyncio.Future[FactIndex] = asyncio.get_running_loop().create_future()
         self._building[path] = build
 
-        def forget(done: asyncio.Future[FactIndex]) -> None:
-            if self._building.get(path) is done:
+        def landed(job: asyncio.Future[_IndexEntry]) -> None:
+            if self._building.get(path) is build:
                 del self._building[path]
-            if not done.cancelled():
-                done.exception()  # marked retrieved: a caller that left is past caring
+            if job.cancelled():
+                build.cancel()
+            elif (error := job.exception()) is not None:
+                build.set_exception(error)
+                build.exception()  # marked retrieved: a caller that left is past caring
+            else:
+                build.set_result(self._install(path, job.result()))
 
-        build.add_done_callback(forget)
+        self._jobs.submit_io(work, "build a fact index").add_done_callback(landed)
         return await asyncio.shield(build)
 
-    async def _build(
+    def _build(
         self,
         path: Path,
         key: tuple[int, str],
         rows: tuple[Fact, ...],
         now: float,
         cached: _IndexEntry | None,
-    ) -> FactIndex:
+    ) -> Callable[[], _IndexEntry]:
+        """The blocking build of one store's index (run on the IO thread)."""
         tokens = self._tokens.setdefault(path, {})
+        held: list[_IndexEntry | None] = [cached]
+        del cached
 
         def work() -> _IndexEntry:
-            index = cached[2].updated(rows, now, tokens) if cached is not None else None
+            previous, held[0] = held[0], None  # the old index goes to _retire only
+            index = previous[2].updated(rows, now, tokens) if previous is not None else None
+            del previous
             if index is None:
                 index = FactIndex.build(rows, now, tokens)
             if len(tokens) > 2 * max(1, len(index)):  # forget rows that left the store
@@ -104,10 +137,10 @@ class IndexCache:
             )
             return key, next_expiry, index
 
-        try:
-            entry = await self._offload(work) if self._offload is not None else work()
-        finally:
-            cached = None  # the closure's reference too: the old index goes to _retire only
+        return work
+
+    def _install(self, path: Path, entry: _IndexEntry) -> FactIndex:
+        """Cache a finished build and retire the index it replaces (on the loop)."""
         if self._closed:  # released while building: this index has no reader
             self._retire(entry[2])
             return entry[2]
@@ -118,32 +151,20 @@ class IndexCache:
         return entry[2]
 
     def _retire(self, index: FactIndex | None, *caches: TokenCache) -> None:
-        """Free a replaced index on the offload thread, piecewise (issue 15 item 9).
+        """Free a replaced index on the IO thread, piecewise, as a Store job.
 
         Dropping a 19,000-fact index frees ~2.8 M objects in one 290–380 ms GIL-holding
-        step; :func:`retire` takes it apart in small steps on the thread that runs it.
-        Without an offload (the one-shot CLI) the index is just dropped.
+        step; :func:`retire` takes it apart in small steps on the thread that runs it. The
+        job is queued behind whatever the Store is doing, so it runs after the caller's
+        frame (and its references to the old index) is gone. Without a job queue (the
+        one-shot CLI, unit tests) the index is just dropped.
         """
-        offload = self._offload
-        if offload is None:
+        jobs = self._jobs
+        if jobs is None:
             return
         job = retire(index, *caches)
         del index, caches  # the job holds the last references now
-
-        async def run() -> None:
-            # started at the next loop iteration, when the caller's frame (and its
-            # references to the old index) is gone
-            await offload(job)
-
-        task = asyncio.ensure_future(run())
-        self._retiring.add(task)
-
-        def done(t: asyncio.Future[None]) -> None:
-            self._retiring.discard(t)
-            if not t.cancelled() and (exc := t.exception()) is not None:
-                log.warning("releasing an old index failed: %r", exc)
-
-        task.add_done_callback(done)
+        jobs.submit_io(job, "retire a fact index").add_done_callback(_log_failure)
 
     def release(self) -> None:
         """The service is being replaced (a session switch): free its indexes and token
@@ -155,3 +176,8 @@ class IndexCache:
         self._retire(indexes.pop() if indexes else None, *caches)
         while indexes:
             self._retire(indexes.pop())
+
+
+def _log_failure(done: asyncio.Future[Any]) -> None:
+    if not done.cancelled() and (exc := done.exception()) is not None:
+        log.warning("releasing an old index failed: %r", exc)
