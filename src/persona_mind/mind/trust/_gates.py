@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from persona_mind.mind.trust._normalize import strip_marks
+from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
 from persona_mind.mind.trust._phrases import (
     DE_VERBS,
     DECEPTION,
@@ -107,6 +108,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
     ),
 }
 # fmt: on
+_STEMS.update(AGENT_STEMS)
 _PUNCT = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", " "))
 
 

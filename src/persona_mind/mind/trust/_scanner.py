@@ -36,10 +36,16 @@ from persona_mind.mind.trust._phrases import (
 )
 from persona_mind.mind.trust._secrets import LONG_WORD, secret_findings
 
-__all__ = ("MAX_DEPTH", "Finding", "assert_safe", "is_safe", "scan")
+__all__ = ("MAX_DEPTH", "WINDOW_CHARS", "Finding", "assert_safe", "is_safe", "scan", "windows")
 
 MAX_DEPTH = 3
 """Encoded layers (base64/rot13) decoded before giving up; deeper nesting is left alone."""
+WINDOW_CHARS = 16 * 1024
+"""A text longer than this (plus the overlap) is scanned window by window, so no single
+regular-expression call works on more than one window (bounded time with the interpreter
+held: a multi-megabyte paste scanned on a worker thread leaves the event loop responsive)."""
+_OVERLAP = 2048
+"""Consecutive windows overlap by this much: every rule's match is shorter, so none is cut."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +227,13 @@ def _finding(category: str, rule: str) -> Finding:
     if hit is None:
         hit = _FINDINGS[(category, rule)] = Finding(category, rule)
     return hit
+
+
+def windows(text: str, size: int = WINDOW_CHARS) -> list[str]:
+    """``text`` cut into windows of ``size`` characters (plus the overlap), in order."""
+    if len(text) <= size + _OVERLAP:
+        return [text]
+    return [text[i : i + size + _OVERLAP] for i in range(0, len(text) - _OVERLAP, size)]
 
 
 def scan(text: str) -> tuple[Finding, ...]:
