@@ -8,10 +8,11 @@ Model: logistic regression over the binary features of
 :func:`persona_mind.mind.trust._learned.features` (tokens, five-letter prefixes, token
 pairs, scaled by 1/sqrt(feature count)), features seen in at least two training texts,
 L2-regularised, fitted full-batch with Adam (numpy; deterministic: no sampling).  Each row
-is weighted so that every (label, source) group weighs the square root of its size, and
-attacks and benign texts weigh the same in total: one large source (Tensor Trust's 489
+is weighted so that every (label, source) group weighs the square root of its size (the
+own family set three times that), and attacks and benign texts weigh the same in total: one large source (Tensor Trust's 489
 hijacks) does not decide what an attack looks like.  ``secret-lookalike`` rows are left
-out (about half of gitleaks' "false positives" are real-format keys).
+out (about half of gitleaks' "false positives" are real-format keys), and so are the
+attack classes of credentials, fence and invisible-character tricks (the rules' job).
 
 The threshold is the smallest score at which at most ``--dev-fp`` of the dev benign texts
 would be suspicious; the test split is never read here.  Run::
@@ -43,11 +44,24 @@ OUT = (
     / "src" / "persona_mind" / "mind" / "trust" / "_learned_weights.json"
 )  # fmt: skip
 LEFT_OUT = frozenset({"secret-lookalike"})
+NOT_INSTRUCTIONS = ("secret", "fence", "hidden-lookalike")
+"""Attack classes the learned layer is not trained on: credentials and fence/invisible-character
+tricks are the rules' job (exact formats); trained on them, the head learned "looks like a
+config line" and flagged ``API_KEY=<your-api-key>`` and ``ignore = ["E501"]``."""
+FAMILY_SOURCE = "persona-mind families"
+FAMILY_WEIGHT = 3.0
+"""The own family set (``bench/data/scanner_families.jsonl``) is the only training data for
+several of the families issue 27 names (persisting, delayed, claimed-authority, comment
+and fake-tool instructions); weighing it three times a public group of its size raised
+dev-split detection at 1 % false positives from 68 to 83 of 218 attacks (other weightings
+tried: none, flat per row)."""
 
 
 def _weights(rows: list[dict[str, str]]) -> np.ndarray:
     groups = Counter((r["label"], r["source"].split()[0]) for r in rows)
     w = np.array([1.0 / math.sqrt(groups[(r["label"], r["source"].split()[0])]) for r in rows])
+    own = np.array([r["source"].startswith(FAMILY_SOURCE) for r in rows])
+    w[own] *= FAMILY_WEIGHT
     attack = np.array([r["label"] == "attack" for r in rows])
     w[attack] *= w[~attack].sum() / w[attack].sum()
     return w / w.mean()
@@ -108,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--min-df", type=int, default=2)
     parser.add_argument("--prune", type=float, default=0.02, help="drop |weight| below")
-    parser.add_argument("--dev-fp", type=float, default=0.003)
+    parser.add_argument("--dev-fp", type=float, default=0.008)
     args = parser.parse_args(argv)
-    rows = [r for r in load(args.corpus) if r["class"] not in LEFT_OUT]
+    rows = [
+        r for r in load(args.corpus)
+        if r["class"] not in LEFT_OUT
+        and not (r["label"] == "attack" and r["class"].startswith(NOT_INSTRUCTIONS))
+    ]  # fmt: skip
     train = [r for r in rows if r.get("split") == "train"]
     dev = [r for r in rows if r.get("split") == "dev"]
     bias, weights = fit(train, l2=args.l2, steps=args.steps, min_df=args.min_df)

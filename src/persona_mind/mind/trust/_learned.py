@@ -26,7 +26,7 @@ import re
 from functools import cache
 from importlib import resources
 
-__all__ = ("WINDOW", "Model", "features", "load_model", "score")
+__all__ = ("MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
 
 _TOKEN = re.compile(
     r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]"
@@ -39,6 +39,9 @@ WINDOW = 1024
 """Characters per scored window: a long text is scored window by window and its score is
 the highest, so one injected paragraph in a long README is not diluted by the rest."""
 _STEP = WINDOW - 256
+MIN_TOKENS = 4
+"""A text of fewer tokens scores 0: too short to carry an instruction's shape (a number, "you",
+"Thank you"), and the 1/sqrt(feature count) scaling would let one word decide."""
 
 
 def features(folded: str) -> set[str]:
@@ -64,8 +67,8 @@ class Model:
     def logit(self, folded: str) -> float:
         """The log-odds that ``folded`` (one window) is an attack."""
         feats = features(folded)
-        if not feats:
-            return self.bias
+        if len(_TOKEN.findall(folded, 0, 200)) < MIN_TOKENS:
+            return -60.0
         get = self.weights.get
         total = sum(get(f, 0.0) for f in feats)
         return self.bias + total / math.sqrt(len(feats))

@@ -239,11 +239,14 @@ _AGENT_WORDS = (
     "ai", "assistant", "agent", "agents", "llm", "copilot", "claude", "gpt", "chatgpt",
     "gemini", "model", "bot", "chatbot", "automated", "language",
 )  # fmt: skip
+# Stems are the rarer words every alternative of a family needs (one of them must start a
+# word before the family's pattern runs): common words ("the", "you", "this") would make the
+# pattern run on almost every text, and these patterns are the costliest on long ones.
 # fmt: off
 AGENT_STEMS: dict[str, tuple[str, ...]] = {
     "address-the-reader": (
-        *_AGENT_WORDS, "dear", "hey", "hello", "attention", "this", "note", "message",
-        "instruction", "ki", "ki-hinweis", "для", "致", "给", "para", "pour", "all'ia",
+        *_AGENT_WORDS, "ki", "ki-hinweis", "ia", "ии", "для", "致", "给", "asistente",
+        "l'ia", "all'ia", "assistenten",
     ),
     "hidden-instruction": (
         "<!--", "[//]", "[comment]", "[note]", "[hidden]", "display", "font-size", "visibility",
@@ -254,21 +257,25 @@ AGENT_STEMS: dict[str, tuple[str, ...]] = {
         "<platform", "<admin", "<developer", "<sistema", "<système", "<系统", "[system",
         "[[system", "[admin", "[agent", "[platform", "[tool", "[developer", "[security",
         "[sistema", "[système", "[系统", "<|tool", "\"role\"", "{\"type\"",
-        "system", "developer", "admin", "platform", "operator", "new", "updated", "important",
-        "urgent", "note", "instruction", "message", "assistant", "begin", "start",
+        "system", "developer", "admin", "administrator", "platform", "operator", "tool",
+        "assistant", "trusted",
     ),
     "claimed-permission": (
         "approved", "preapproved", "pre", "authorized", "authorised", "preauthorized", "cleared",
         "signed", "consented", "agreed", "granted", "whitelisted", "allowlisted", "permitted",
-        "confirmed", "sanctioned", "said", "gave", "given", "elevated", "escalated", "you",
-        "your", "restrictions", "safety", "content", "safeguards", "guardrails", "the", "as",
-        "allowed", "der", "el", "l'utilisateur", "il", "администратор",
+        "confirmed", "sanctioned", "said", "gave", "given", "elevated", "escalated",
+        "restrictions", "safety", "content", "safeguards", "guardrails", "allowed",
+        "permission", "administrator", "propietario", "l'utilisateur", "responsabile",
+        "администратор",
     ),
     "supersede-the-user": (
-        "this", "the", "obey", "follow", "listen", "act", "heed", "only", "solely",
-        "exclusively", "ignore", "forget", "disregard", "set", "drop", "put", "everything",
-        "all", "whatever", "anything", "nothing", "what", "your", "any", "constraints",
-        "restrictions", "rules", "guidelines", "instructions",
+        "supersedes", "overrides", "outranks", "overrules", "replaces", "precedence", "priority",
+        "important", "comes", "obey", "follow", "listen", "heed", "act", "solely",
+        "exclusively", "secondary", "irrelevant", "charge", "cancelled", "canceled", "void",
+        "withdrawn", "replaced", "superseded", "lifted", "expired", "revoked", "null",
+        "invalid", "obsolete", "longer", "warm-up", "draft", "mistake", "example",
+        "placeholder", "decoy", "trick", "changed", "lapsed", "ended", "priorities",
+        "request", "question", "wishes", "asked", "typed", "wants",
     ),
 }
 # fmt: on

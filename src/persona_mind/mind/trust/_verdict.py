@@ -24,6 +24,7 @@ executor (every regular-expression call then works on one window of at most
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import OrderedDict
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -44,14 +45,21 @@ __all__ = (
     "needs_offload",
     "verdict",
     "verdict_steps",
+    "verdict_uncached",
+    "warm",
 )
 
 Level = Literal["refuse", "suspicious", "clean"]
 OFFLOAD_CHARS = 64 * 1024
 """Above this many characters a caller on an event loop must offload (executor or steps):
 the rules and the learned layer together cost about 1 ms per 2 KiB on a shared core."""
-STEP_CHARS = 16 * 1024
-"""Characters per step of a long text (windows overlap by 2 KiB, so no rule's match is cut)."""
+STEP_CHARS = 2 * 1024
+"""Characters per step of a long text; consecutive steps overlap by :data:`STEP_OVERLAP`.
+Small, because one regular-expression call on one step must stay well under the event
+loop's ping budget (a phrase family costs up to ~2 ms per KiB of mixed-script text on a
+loaded core)."""
+STEP_OVERLAP = 1024
+"""Longer than any rule's match except a PEM body (whose header alone is a finding)."""
 CACHE_MAX_CHARS = 16 * 1024
 """Texts up to this size are cache keys themselves; longer ones are keyed by digest."""
 _CACHE_SIZE = 16_384
@@ -102,17 +110,24 @@ def _learned(form: str) -> Verdict:
     return Verdict("clean", (), round(p, 4))
 
 
-@lru_cache(maxsize=_CACHE_SIZE)
-def _small(text: str) -> Verdict:
+def verdict_uncached(text: str) -> Verdict:
+    """The verdict of a text up to :data:`CACHE_MAX_CHARS`, computed afresh (benchmarks)."""
     findings = scan(text)
     return _from_findings(findings) if findings else _learned(model_form(text))
+
+
+_small = lru_cache(maxsize=_CACHE_SIZE)(verdict_uncached)
 
 
 _BIG: OrderedDict[bytes, Verdict] = OrderedDict()
 
 
 def _big_key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    """BLAKE2b of the text, fed 64 Ki characters at a time (no long single call)."""
+    h = hashlib.blake2b(digest_size=16)
+    for i in range(0, len(text), 65536):
+        h.update(text[i : i + 65536].encode("utf-8", "surrogatepass"))
+    return h.digest()
 
 
 def verdict_steps(text: str) -> Generator[None, None, Verdict]:
@@ -126,7 +141,7 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
     if hit is not None:
         return hit
     findings: dict[Finding, None] = {}
-    parts = windows(text, STEP_CHARS)
+    parts = windows(text, STEP_CHARS, STEP_OVERLAP)
     for part in parts:
         found = scan(part)
         yield
@@ -154,7 +169,10 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
 
 
 def verdict(text: str) -> Verdict:
-    """The verdict of ``text`` (cached).  Offload it when :func:`needs_offload` says so."""
+    """The verdict of ``text`` (cached).  Offload it when :func:`needs_offload` says so: on a
+    worker thread a long text is scanned window by window and the worker gives the
+    interpreter away (``time.sleep(0)``) after each, so the loop's thread waits at most one
+    window's work — not the switch interval — for it."""
     if len(text) <= CACHE_MAX_CHARS:
         return _small(text)
     steps = verdict_steps(text)
@@ -164,3 +182,16 @@ def verdict(text: str) -> Verdict:
         except StopIteration as done:
             result: Verdict = done.value
             return result
+        time.sleep(0)  # hand the interpreter to the event loop's thread between windows
+
+
+def warm() -> None:
+    """Load what the first verdict would otherwise load on the caller's thread: the learned
+    layer's weights and TR39's confusables table (about 0.1 s together).  Call it once on
+    the IO executor at start-up so no turn pays for it on the event loop."""
+    from persona_mind.mind.trust._fence import lookalike_brackets  # noqa: PLC0415
+
+    load_model()
+    lookalike_brackets()
+    skeleton("\u0430a")  # builds the lookalike tables
+    verdict("warm-up")
