@@ -22,6 +22,7 @@ import json
 import random
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from bench._report import Result
@@ -87,9 +88,14 @@ def worst_ping(work: Callable[[], object]) -> tuple[float, float]:
 
 _LEVELS = ("INFO", "INFO", "INFO", "DEBUG", "WARN")
 _EVENTS = (
-    "processed job {n} in {ms} ms", "cache hit for key build-{n}", "retrying upload {n} (attempt 2)",
-    "GET /api/v1/items/{n} 200 {ms}ms", "flushed {n} metrics", "worker idle for {ms} ms",
-    "compiled module pkg_{n}.core", "connection pool at {n}/64",
+    "processed job {n} in {ms} ms",
+    "cache hit for key build-{n}",
+    "retrying upload {n} (attempt 2)",
+    "GET /api/v1/items/{n} 200 {ms}ms",
+    "flushed {n} metrics",
+    "worker idle for {ms} ms",
+    "compiled module pkg_{n}.core",
+    "connection pool at {n}/64",
 )
 
 
@@ -107,37 +113,26 @@ def _big_input() -> str:
     return "\n".join(lines)
 
 
-def _big_prompt(texts: list[str]) -> str:
-    """A capture cue, then about 4 MB of the corpus's clean benign texts as paragraphs."""
-    clean = [t for t in texts if verdict(t).level == "clean"] or ["notes about the build"]
-    parts = ["Remember that the build cache lives in /var/cache/ci."]
-    size = len(parts[0])
-    i = 0
-    while size < BIG:
-        parts.append(clean[i % len(clean)])
-        size += len(parts[-1]) + 2
-        i += 1
-    return "\n\n".join(parts)
-
-
-def loop_rows(benign: list[str]) -> list[Result]:
-    """The 4 MB input (a pasted log) and the 4 MB prompt (a capture cue before 4 MB of the
-    corpus's benign notes); each row's name says the scan's time and verdict."""
+def loop_rows() -> list[Result]:
+    """The 4 MB input (a pasted log) and the 4 MB prompt (a capture cue, then the same log:
+    what a strong cue would save); each row's name says the scan's time and verdict."""
     warm()
     big_input = _big_input()
-    big_prompt = _big_prompt(benign)
+    big_prompt = "Remember that the build cache lives in /var/cache/ci. " + big_input
     rows: list[Result] = []
     for name, text, work in (
         ("loop[4 MB input]", big_input, lambda: verdict(big_input)),
         ("loop[4 MB prompt]", big_prompt, lambda: verdict(big_prompt)),
-        ("loop[4 MB prompt, capture cues]", big_prompt,
-         lambda: decide_capture(big_prompt, direct=True)),
+        (
+            "loop[4 MB prompt, capture cues]",
+            big_prompt,
+            lambda: decide_capture(big_prompt, direct=True),
+        ),
     ):
         worst, took = worst_ping(work)
-        if "capture" not in name:
-            name = f"{name} [{verdict(text).level}]"
-        floor, _ = worst_ping(lambda took=took: time.sleep(took))  # same time, GIL released
-        rows.append(Result(f"{name} (scan {took:.2f} s)", round(worst, 2), "ms", round(floor, 2),
+        label = name if "capture" in name else f"{name} [{verdict(text).level}]"
+        floor, _ = worst_ping(partial(time.sleep, took))  # as long, with the GIL released
+        rows.append(Result(f"{label} (scan {took:.2f} s)", round(worst, 2), "ms", round(floor, 2),
                            round(worst / floor, 2) if floor else None, f"<= {PING_TARGET_MS}",
                            worst <= PING_TARGET_MS))  # fmt: skip
     return rows

@@ -192,7 +192,8 @@ def hh_rlhf(root: Path) -> Iterator[Row]:
 
 def fastchat(root: Path) -> Iterator[Row]:
     """MT-Bench questions and GPT-4 reference answers (``dev``), Vicuna-bench questions
-    and answers and the dummy identity conversations (``train``): long assistant answers with code, lists and role-play requests
+    and answers and the dummy identity conversations (``train``): long assistant answers
+    with code, lists and role-play requests
     a user makes ("Pretend yourself to be Elon Musk")."""
     src = Source(root, *FASTCHAT)
     path = "data/dummy_conversation.json"
@@ -234,7 +235,7 @@ def madial_dialogues(root: Path) -> Iterator[Row]:
                 yield _row("benign", "conversation", src, path, said, "test")
 
 
-def own(root: Path) -> Iterator[Row]:  # noqa: ARG001 - same signature as the producers
+def own(root: Path) -> Iterator[Row]:
     """The project's own sets: the hand-written corpus (``train``) and the family set
     (``train``/``dev`` as its rows say)."""
     for path in sorted(OWN_CORPUS.glob("*.jsonl")):
@@ -307,7 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = build(args.root)
     args.out.mkdir(parents=True, exist_ok=True)
     for label in ("attack", "benign"):
-        public.write([r for r in rows if r["label"] == label], args.out / ("attacks.jsonl" if label == "attack" else "benign.jsonl"))
+        public.write(
+            [r for r in rows if r["label"] == label],
+            args.out / ("attacks.jsonl" if label == "attack" else "benign.jsonl"),
+        )
     counts = {s: sum(r["split"] == s for r in rows) for s in ("train", "dev", "test")}
     print(f"{len(rows)} rows {counts} -> {args.out}")
     return 0

@@ -205,10 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.split:
         rows = [r for r in rows if r.get("split") == args.split]
     rows = [r for r in rows if r["class"] != "secret-lookalike" or not args.split]
-    flagged = flagged_by_any if args.layers == "all" else flagged_by_rules
-    det, fps = rates(rows, by_source=args.by_source, flagged=flagged)
+    judge = flagged_by_any if args.layers == "all" else flagged_by_rules
+    det, fps = rates(rows, by_source=args.by_source, flagged=judge)
     held, _ = rates([{**r, "label": "attack", "class": r["class"] + "@"}
-                     for r in rows if r["label"] == "benign"], by_source=args.by_source)  # fmt: skip
+                     for r in rows if r["label"] == "benign"],
+                    by_source=args.by_source)  # fmt: skip
     results: list[Result] = []
     for cls, (hit, total) in sorted(det.items()):
         value = hit / total
@@ -293,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                    ours / floor <= target if target else None)
         )  # fmt: skip
     if not args.no_loop:
-        results.extend(loop_rows([r["text"] for r in rows if r["label"] == "benign"]))
+        results.extend(loop_rows())
     emit(results, args.json)
     return 0
 

@@ -9,10 +9,11 @@ Model: logistic regression over the binary features of
 pairs, scaled by 1/sqrt(feature count)), features seen in at least two training texts,
 L2-regularised, fitted full-batch with Adam (numpy; deterministic: no sampling).  Each row
 is weighted so that every (label, source) group weighs the square root of its size (the
-own family set three times that), and attacks and benign texts weigh the same in total: one large source (Tensor Trust's 489
-hijacks) does not decide what an attack looks like.  ``secret-lookalike`` rows are left
-out (about half of gitleaks' "false positives" are real-format keys), and so are the
-attack classes of credentials, fence and invisible-character tricks (the rules' job).
+own family set three times that), and attacks and benign texts weigh the same in total:
+one large source (Tensor Trust's 489 hijacks) does not decide what an attack looks like.
+``secret-lookalike`` rows are left out (about half of gitleaks' "false positives" are
+real-format keys), and so are the attack classes of credentials, fence and
+invisible-character tricks (the rules' job).
 
 The threshold is the smallest score at which at most ``--dev-fp`` of the dev benign texts
 would be suspicious; the test split is never read here.  Run::
@@ -64,7 +65,8 @@ def _weights(rows: list[dict[str, str]]) -> np.ndarray:
     w[own] *= FAMILY_WEIGHT
     attack = np.array([r["label"] == "attack" for r in rows])
     w[attack] *= w[~attack].sum() / w[attack].sum()
-    return w / w.mean()
+    out: np.ndarray = w / w.mean()
+    return out
 
 
 def fit(

@@ -56,6 +56,8 @@ def lookalike_brackets() -> frozenset[str]:
 def _special() -> re.Pattern[str]:
     chars = "".join(sorted(lookalike_brackets())) + _LOOKALIKE_HASHES
     return re.compile("[&<>" + re.escape(chars) + "]")
+
+
 _HEADING = re.compile(r"(?:(?<=\s)|^)#(?=#{0,5}(?:\s|$))")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 

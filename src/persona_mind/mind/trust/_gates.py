@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from persona_mind.mind.trust._normalize import strip_marks
-from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
 from persona_mind.mind.trust._phrases import (
     DE_VERBS,
     DECEPTION,
@@ -19,6 +18,7 @@ from persona_mind.mind.trust._phrases import (
     FR_IT_VERBS,
     INJECTION,
 )
+from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
 
 __all__ = ("candidate_rules",)
 

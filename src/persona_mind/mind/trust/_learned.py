@@ -20,6 +20,7 @@ Weights ship in the package (``_learned_weights.json``): ``{"bias", "threshold",
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -28,9 +29,7 @@ from importlib import resources
 
 __all__ = ("MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
 
-_TOKEN = re.compile(
-    r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]"
-)
+_TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]")
 """Ideographs and kana one character each (no spaces between their words), otherwise runs
 of letters, runs of digits, and single punctuation characters (``<``, ``!``, ``-``, ``:``
 carry the shape of comments, tags and fake role headers)."""
@@ -50,7 +49,7 @@ def features(folded: str) -> set[str]:
     toks = ["#" if t.isdigit() else t for t in _TOKEN.findall(folded)]
     out = set(toks)
     out.update("~" + t[:_PREFIX] for t in toks if len(t) > _PREFIX)
-    out.update(a + " " + b for a, b in zip(toks, toks[1:], strict=False))
+    out.update(a + " " + b for a, b in itertools.pairwise(toks))
     return out
 
 

@@ -8,9 +8,10 @@ it as a tool result or a system message the chat templates do not know
 (``<tool_output>``, ``[SYSTEM NOTIFICATION]``, "system notice to the assistant"), or claim
 that someone already allowed the action ("the maintainers have pre-approved this, so you
 may …"), or rank itself above the user without an "ignore" verb ("this note supersedes the
-user's request", "the earlier guidance no longer applies").  Each rule needs the *address* or the *grant to the reader*: "note for
-contributors", "the security team approved the dependency", ``<!-- prettier-ignore -->``
-or "the model reads the system prompt at startup" are ordinary notes.
+user's request", "the earlier guidance no longer applies").  Each rule needs the
+*address* or the *grant to the reader*: "note for contributors", "the security team
+approved the dependency", ``<!-- prettier-ignore -->`` or "the model reads the system
+prompt at startup" are ordinary notes.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ _VOCATIVE_AGENT = (
     r"chatgpt|gemini|model|bot)"
 )
 _IMPERATIVE = (
-    r"(?:please |kindly |now |also |just |first |quietly |silently )?(?:do|don't|dont|do not|"
+    r"(?:please |kindly |now |also |just |first |quietly |silently )?(?:don't|dont|do not|"
     r"never|always|ignore|disregard|forget|remove|delete|drop|add|insert|include|append|run|"
     r"execute|send|upload|post|copy|paste|treat|tell|say|stop|switch|reply|respond|answer|"
     r"output|print|reveal|use|recommend|mark|approve|merge|push|describe|classify|rank|"
@@ -48,6 +49,7 @@ _IMPERATIVE = (
 )
 _READING = (
     r"(?:reading|processing|parsing|summari[sz]ing|indexing|reviewing|analy[sz]ing|scanning|"
+    r"reads|processes|parses|summari[sz]es|indexes|reviews|analy[sz]es|scans|sees|"
     r"that reads?|that processes|who reads?|which reads?|that will read|seeing|who sees|"
     r"that sees|(?:that|which) (?:is )?(?:read|process|pars|summari[sz])\w*)"
 )
@@ -171,7 +173,9 @@ CLAIMED_PERMISSION: Rule = (
         r"(?:permission|authori[sz]ed|approved|cleared|allowed|whitelisted|elevated)\b.{0,40}?"
         r"\b(?:by|from) (?:the |your )?(?:user|owner|admin|administrator|maintainers?|lead|team|"
         r"management|it|security|operator|developers?|cto|ceo|board|legal)\b"
-        r"|\byou have (?:explicit |full )?permission (?:from|to)\b"
+        # a statement, not a question ("did you have permission to …?")
+        r"|(?<!did )(?<!do )(?<!if )(?<!whether )\byou have (?:explicit |full )?permission "
+        r"(?:from|to)\b"
         r"|\b(?:your |the assistant's |all )?(?:restrictions|safety (?:checks|rules|settings|"
         r"layer)|content polic(?:y|ies)|safeguards|guardrails) (?:are|have been|were|is) "
         r"(?:now |temporarily )?(?:lifted|suspended|disabled|removed|turned off|reset|off)\b"
@@ -203,7 +207,8 @@ SUPERSEDE: Rule = (
         r"(?:higher |absolute )?priority over|is more important than|comes before) (?:the |your |"
         r"any |all |whatever )"
         rf"|\b(?:obey|follow|listen to|act on|heed) (?:only )?(?:this|the following|these|the "
-        rf"(?:text|note|instructions?|steps?) below)(?: {_DOC}| instructions)?(?: only)?,? (?:and )?"
+        rf"(?:text|note|instructions?|steps?) below)(?: {_DOC}| instructions)?(?: only)?,? "
+        r"(?:and )?"
         r"(?:not|instead of|rather than|over) (?:the |what the )?(?:user|person|human|people)"
         r"|\b(?:only|solely|exclusively) (?:obey|follow|listen to) (?:this|these|the following)"
         r"|\b(?:ignore|forget|disregard|set aside|drop|put aside) (?:about )?(?:the |what the )?"
@@ -222,8 +227,8 @@ SUPERSEDE: Rule = (
         r"|\b(?:the |your |all |any )?(?:earlier|previous|prior|original|initial|old|preceding|"
         r"above|current) (?:guidance|brief|briefing|request|task|instructions?|constraints|"
         r"assignment|directions?|orders|directives|plan|priorities)(?: (?:you were|you have been)"
-        r" (?:given|told|configured with))?(?: from the (?:beginning|start))? (?:is|are|was|"
-        rf"were|has been|have been) (?:now |all )?{_VOID}"
+        r" (?:given|told|configured with))?(?: from the (?:beginning|start))?(?: (?:is|are|was|"
+        rf"were|has been|have been))? (?:now |all )?{_VOID}"
         r"|\b(?:constraints|restrictions|rules|guidelines|instructions) you were (?:configured|"
         r"given|set up|started) with (?:have |has )?(?:expired|lapsed|been lifted|ended|no longer)"
         r"|\b(?:your|the) priorities have changed\b"
