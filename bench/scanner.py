@@ -11,9 +11,22 @@ Rows:
 * with ``--by-source``, the same two rows per class *and* source repository
   (``detect[override | owner/name]``): for a corpus built from several public sets
   (``bench/_scanner_public.py``), where one set's template must not hide another's misses.
-* ``scan_cost`` — scanner time per KiB over the whole corpus against the floor: one bare
-  ``re`` pass (a single compiled alternation of the trigger words, case-insensitive
+* ``scan_cost`` — rule scanner time per KiB over the whole corpus against the floor: one
+  bare ``re`` pass (a single compiled alternation of the trigger words, case-insensitive
   ``finditer``) over the same texts.  Target ≤ 5×.
+* ``learned_cost`` — the learned layer's time per KiB (fold, features, weights) against the
+  same floor.  Target ≤ 10×.  ``verdict_cost`` — the whole uncached verdict (rules, then the
+  learned layer when no rule fired), for information.
+* ``withheld[<benign class>]`` — share of benign texts a rule refuses (what injection
+  withholds; a *suspicious* verdict is not withheld).  Target ≤ 1 % for conversation turns.
+* ``loop[4 MB input]``, ``loop[4 MB prompt]`` — worst event-loop ping (a 1 ms ticker's
+  lateness) while a 4 MB text's verdict runs on an executor thread (``bench/_scanner_loop.py``).
+  Target ≤ 10 ms.
+
+Detection counts a *refuse* or a *suspicious* verdict (``--layers rules``: rule findings
+only, the pre-verdict measure), a false positive likewise.  ``--split train|dev|test``
+keeps only the rows of that split (corpora built by ``bench/_scanner_more.py``);
+``--longmemeval PATH`` adds ``withheld[evidence turns]`` for a LongMemEval-format file.
 
 The corpus is ``tests/mind/scanner_corpus/*.jsonl`` (``--corpus DIR`` for another one with
 the same format: one JSON object per line with ``label`` attack|benign, ``class``,
@@ -37,14 +50,18 @@ if __package__ in (None, ""):  # run as `python bench/scanner.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._report import Result, emit
+from bench._scanner_loop import evidence_withheld, learned_only, loop_rows
 from persona_mind.mind import scan
 from persona_mind.mind._text import collapse_ws
-from persona_mind.mind.trust._fence import escape_memory
+from persona_mind.mind.trust._fence import escape_memory, lookalike_brackets
+from persona_mind.mind.trust._verdict import verdict, verdict_uncached
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "mind" / "scanner_corpus"
 DETECT_TARGET = 0.98
 FP_TARGET = 0.01
 COST_TARGET = 5.0
+LEARNED_TARGET = 10.0
+WITHHELD_TARGET = 0.01
 _BARE = re.compile(
     r"password|secret|token|api[_-]?key|private key|ignore|disregard|instructions|system"
     r"|you are now|the user",
@@ -75,7 +92,12 @@ _BRACKET_NAMES = ("LESS-THAN", "GREATER-THAN", "ANGLE BRACKET", "ANGLE QUOTATION
 def _bracket_like(ch: str) -> bool:
     """Judged from the Unicode name, independently of the fence's own list."""
     name = unicodedata.name(ch, "")
-    return ch in "<>" or any(k in name for k in _BRACKET_NAMES) or "ARROWHEAD" in name
+    return (
+        ch in "<>"
+        or any(k in name for k in _BRACKET_NAMES)
+        or "ARROWHEAD" in name
+        or ch in lookalike_brackets()  # TR39's confusables of < and >
+    )
 
 
 def neutralised(text: str) -> bool:
@@ -89,13 +111,25 @@ def neutralised(text: str) -> bool:
     return not _OPENS_HEADING.search(folded)
 
 
-def stopped(row: Row) -> bool:
+def flagged_by_rules(text: str) -> bool:
+    return bool(scan(text))
+
+
+def flagged_by_any(text: str) -> bool:
+    """A refuse or a suspicious verdict."""
+    return verdict(text).level != "clean"
+
+
+def stopped(row: Row, flagged: Callable[[str], bool] = flagged_by_rules) -> bool:
     """Whether the defence stops one attack case."""
-    return neutralised(row["text"]) if row["class"] == "fence" else bool(scan(row["text"]))
+    return neutralised(row["text"]) if row["class"] == "fence" else flagged(row["text"])
 
 
 def rates(
-    rows: Sequence[Row], *, by_source: bool = False
+    rows: Sequence[Row],
+    *,
+    by_source: bool = False,
+    flagged: Callable[[str], bool] = flagged_by_rules,
 ) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
     """Per class (or per class and source repository): (attacks stopped, attacks) and
     (benign flagged, benign)."""
@@ -104,10 +138,10 @@ def rates(
     for row in rows:
         key = f"{row['class']} | {row['source'].split()[0]}" if by_source else row["class"]
         if row["label"] == "attack":
-            det[key][0] += stopped(row)
+            det[key][0] += stopped(row, flagged)
             det[key][1] += 1
         else:
-            fps[key][0] += bool(scan(row["text"]))
+            fps[key][0] += flagged(row["text"])
             fps[key][1] += 1
     return ({k: (v[0], v[1]) for k, v in det.items()}, {k: (v[0], v[1]) for k, v in fps.items()})
 
@@ -162,9 +196,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--by-source", action="store_true", help="rates per class and source repository"
     )
+    parser.add_argument("--split", choices=("train", "dev", "test"), help="rows of one split")
+    parser.add_argument("--layers", choices=("all", "rules"), default="all")
+    parser.add_argument("--longmemeval", type=Path, help="LongMemEval-format JSON file")
+    parser.add_argument("--no-loop", action="store_true", help="skip the 4 MB rows")
     args = parser.parse_args(argv)
     rows = load(args.corpus)
-    det, fps = rates(rows, by_source=args.by_source)
+    if args.split:
+        rows = [r for r in rows if r.get("split") == args.split]
+    rows = [r for r in rows if r["class"] != "secret-lookalike" or not args.split]
+    judge = flagged_by_any if args.layers == "all" else flagged_by_rules
+    det, fps = rates(rows, by_source=args.by_source, flagged=judge)
+    held, _ = rates([{**r, "label": "attack", "class": r["class"] + "@"}
+                     for r in rows if r["label"] == "benign"],
+                    by_source=args.by_source)  # fmt: skip
     results: list[Result] = []
     for cls, (hit, total) in sorted(det.items()):
         value = hit / total
@@ -205,6 +250,20 @@ def main(argv: list[str] | None = None) -> int:
             share <= FP_TARGET,
         )
     )
+    for cls, (hit, total) in sorted(held.items()):
+        value = hit / total
+        target_ok = value <= WITHHELD_TARGET
+        results.append(
+            Result(f"withheld[{cls.rstrip('@')}] ({hit}/{total})", round(value, 4), "share",
+                   None, None, f"<= {WITHHELD_TARGET}", target_ok)
+        )  # fmt: skip
+    if args.longmemeval:
+        hit, total = evidence_withheld(args.longmemeval)
+        value = hit / total if total else 0.0
+        results.append(
+            Result(f"withheld[evidence turns] ({hit}/{total})", round(value, 4), "share",
+                   None, None, f"<= {WITHHELD_TARGET}", value <= WITHHELD_TARGET)
+        )  # fmt: skip
     texts = [r["text"] for r in rows]
     kib = sum(len(t.encode("utf-8")) for t in texts) / 1024
     for t in texts:  # warm compiled patterns and caches
@@ -222,6 +281,20 @@ def main(argv: list[str] | None = None) -> int:
             ours / floor <= COST_TARGET,
         )
     )
+    bare = lambda t: list(_BARE.finditer(t))  # noqa: E731
+    for name, fn, target in (
+        ("learned_cost", learned_only, LEARNED_TARGET),
+        ("verdict_cost", verdict_uncached, None),
+    ):
+        ours_s, floor_s = paired_cost(fn, bare, texts, max(3, args.repeat // 3))
+        ours, floor = ours_s / kib * 1e6, floor_s / kib * 1e6
+        results.append(
+            Result(name, round(ours, 2), "us/KiB", round(floor, 2), round(ours / floor, 2),
+                   f"<= {target}x" if target else None,
+                   ours / floor <= target if target else None)
+        )  # fmt: skip
+    if not args.no_loop:
+        results.extend(loop_rows())
     emit(results, args.json)
     return 0
 

@@ -76,7 +76,7 @@ def test_one_json_fence_is_accepted_and_order_kept() -> None:
 
 def test_selection_prompt_lists_only_specialists() -> None:
     prompt = selection_prompt(TEAM, "Ship it?")
-    assert "- a: the a specialist" in prompt
+    assert '- a: "the a specialist"' in prompt  # quoted data (issue 27 item 7)
     assert "- lead:" not in prompt
     assert "Ship it?" in prompt
 

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from bench import _scanner_more as more
 from bench import _scanner_public as public
 from bench.scanner import load, rates
 
@@ -153,3 +154,21 @@ def test_converter_refuses_bad_input_by_file_and_line(tmp_path: Path) -> None:
         list(public.promptmap(tmp_path))
     with pytest.raises(ValueError, match="Giskard-AI/prompt-injections not found under"):
         list(public.giskard(tmp_path))
+
+
+def test_rows_are_split_by_source_and_the_own_sets_never_reach_test() -> None:
+    """Issue 27 item 5: a source lies wholly in one split, the split of its longest prefix."""
+
+    def row(source: str) -> dict[str, str]:
+        return {"label": "attack", "class": "override", "source": source, "text": "x"}
+
+    tt = "HumanCompatibleAI/tensor-trust-data benchmarks/"
+    assert more.split_of(row(tt + "hijacking-robustness/v1/x.jsonl")) == "train"
+    assert more.split_of(row(tt + "extraction-robustness/v1/x.jsonl")) == "test"
+    assert more.split_of(row("pytest-dev/pytest doc/en/how-to/fixtures.rst")) == "test"
+    assert more.split_of({**row("anything"), "split": "dev"}) == "dev"
+    with pytest.raises(ValueError, match="no split"):
+        more.split_of(row("someone/unknown file.txt"))
+    fams = [json.loads(line) for line in more.FAMILIES.read_text("utf-8").splitlines() if line]
+    assert {r["split"] for r in fams} == {"train", "dev"}
+    assert {r["label"] for r in fams} == {"attack", "benign"}

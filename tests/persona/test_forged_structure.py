@@ -154,7 +154,8 @@ def test_onboarding_frontmatter_comes_from_a_yaml_emitter(
         )
         .system_prompt
     )
-    assert "Use these skills when relevant: read docs: /etc, ---, x: y" in prompt
+    # each skill is quoted data (issue 27 item 7): one value, not three lines of YAML
+    assert 'Use these skills when relevant: "read docs: /etc", "---", "x: y"' in prompt
     assert not any(line.startswith("docs: /etc") for line in prompt.splitlines())
 
 

@@ -67,7 +67,11 @@ MEMORY_TOOL = ToolSpec(
             },
             "kind": {"type": "string", "enum": list(KINDS)},
             "text": {"type": "string", "minLength": 1},
-            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 40},
+                "maxItems": 12,
+            },
             "source": {"type": "string"},
             "tier": {"type": "string", "enum": _TIERS},
             "id": {"type": "string", "minLength": 1},
@@ -96,7 +100,11 @@ BACKLOG_TOOL = ToolSpec(
         "properties": {
             "action": {"type": "string", "enum": ["add", "list", "take", "done", "drop", "remind"]},
             "text": {"type": "string", "minLength": 1},
-            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 12},
+            "tags": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 40},
+                "maxItems": 12,
+            },
             "id": {"type": "string", "minLength": 1},
             "remind_in_minutes": {"type": "number", "exclusiveMinimum": 0, "maximum": 525600},
             "include_closed": {"type": "boolean"},

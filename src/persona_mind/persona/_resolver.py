@@ -19,7 +19,7 @@ from pathlib import Path
 
 from persona_mind.persona._errors import PersonaNotFound, UnsafeWorkspacePath
 from persona_mind.persona.packs._model import Pack, PersonaDef
-from persona_mind.persona.packs._render import code, one_line
+from persona_mind.persona.packs._render import QUOTED_NOTE, code, described
 from persona_mind.persona.packs._scan import Limits
 from persona_mind.persona.workspace._files import BASELINE, INDEX_CAP, Workspace
 
@@ -80,11 +80,12 @@ def _pack_docs(pack: Pack, persona: PersonaDef) -> list[str]:
 
 
 def _roster(pack: Pack, me: PersonaDef) -> list[str]:
-    out = [f"Team: {pack.ref} {pack.manifest.version} — {one_line(pack.manifest.description)}"]
+    out = [f"Team: {pack.ref} {pack.manifest.version} — {described(pack.manifest.description)}"]
     for p in pack.personas:
         you = " (you)" if p.name == me.name else ""
-        desc = f" — {one_line(p.description)}" if p.description else ""
+        desc = f" — {described(p.description)}" if p.description else ""
         out.append(f"- {p.label}{you}{desc}")
+    out.append(QUOTED_NOTE)
     return out
 
 
@@ -185,7 +186,7 @@ class Resolver:
             )
         skills = tuple(dict.fromkeys((*(baseline.skills if baseline else ()), *persona.skills)))
         if skills:
-            shown = ", ".join(one_line(s) for s in skills)
+            shown = ", ".join(described(s) for s in skills)
             sections.append("## Skills\nUse these skills when relevant: " + shown)
         sections.append(
             "## Team\n" + "\n".join(_roster(pack, persona)) + "\n\n" + _routing(persona, pack)

@@ -15,6 +15,7 @@ from typing import Literal
 from persona_mind.mind._errors import InvalidArgument, LimitExceeded, NotFound
 from persona_mind.mind._model import STM_TTL, BacklogItem, BacklogStatus
 from persona_mind.mind._text import identity_text, normalize_tags, normalize_text
+from persona_mind.mind.facts._rules import MAX_TAG_CHARS, MAX_TAGS
 from persona_mind.mind.trust._scanner import assert_safe
 
 __all__ = (
@@ -27,6 +28,7 @@ __all__ = (
     "find_item",
     "remind",
     "transition",
+    "validate_tags",
     "validate_text",
 )
 
@@ -50,6 +52,28 @@ def validate_text(text: object) -> str:
     return clean
 
 
+def validate_tags(tags: object) -> tuple[str, ...]:
+    """Normalise and check backlog tags like memory tags: a list of strings, at most
+    ``MAX_TAGS`` of at most ``MAX_TAG_CHARS`` characters each, every one scanned (a tag is
+    shown in the backlog's lines and cards like its text)."""
+    if tags is None:
+        return ()
+    if not isinstance(tags, (list, tuple)) or any(not isinstance(t, str) for t in tags):
+        raise InvalidArgument("tags.malformed", "tags must be a list of strings")
+    norm = normalize_tags(list(tags))
+    if len(norm) > MAX_TAGS:
+        raise LimitExceeded("tags.too_many", f"{len(norm)} tags; the limit is {MAX_TAGS}")
+    long_tag = next((t for t in norm if len(t) > MAX_TAG_CHARS), None)
+    if long_tag is not None:
+        raise LimitExceeded(
+            "tags.too_long",
+            f"a tag has {len(long_tag)} characters; the limit is {MAX_TAG_CHARS}. Keep tags to "
+            "a word or two",
+        )
+    assert_safe("tags", *norm)
+    return norm
+
+
 def find_item(entries: tuple[BacklogItem, ...], item_id: str) -> BacklogItem | None:
     """The item with ``item_id``, or ``None``."""
     return next((b for b in entries if b.id == item_id), None)
@@ -65,6 +89,7 @@ def add(
     remind_at: float | None = None,
 ) -> tuple[tuple[BacklogItem, ...], BacklogItem, AddOutcome]:
     """Add ``text`` unless it is already tracked; never reopen completed work."""
+    clean_tags = validate_tags(tags)
     key = identity_text(text)
     live = [b for b in entries if b.live(now) and identity_text(b.text) == key]
     if live:
@@ -87,7 +112,7 @@ def add(
     item = BacklogItem(
         id=f"b_{digest}",
         text=text,
-        tags=normalize_tags(tags),
+        tags=clean_tags,
         persona=persona,
         createdAt=now,
         updatedAt=now,

@@ -3,16 +3,22 @@
 The block is ``<persona-mind-memory> … </persona-mind-memory>`` with ``## `` section
 headings.  A model reads lookalikes as the real thing, so escaping only ASCII ``<``/``>``
 is not enough: fullwidth ``＜``, small-form ``﹤``, angle quotation marks, mathematical and
-Canadian-syllabics angles are turned into numeric character references too, and a run of
-``#`` (or its fullwidth/small-form lookalike) that would open a heading is neutralised.
+Canadian-syllabics angles are turned into numeric character references too — every
+character Unicode *names* an angle bracket, and every character Unicode TR39's confusables
+table (through ``confusable-homoglyphs``) lists as confusable with ``<`` or ``>`` (runic
+kauna, Miao zza, Greek instrumental notation …) — and a run of ``#`` (or its
+fullwidth/small-form lookalike) that would open a heading is neutralised.
 Entries are whitespace-collapsed before this runs, so no newline survives either.
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
 
-__all__ = ("LOOKALIKE_BRACKETS", "escape_memory")
+from persona_mind.mind.trust._normalize import tr39_confusables
+
+__all__ = ("LOOKALIKE_BRACKETS", "escape_memory", "lookalike_brackets")
 
 _BRACKET_CLASS = (
     "\u00ab\u00bb\u02c2-\u02c3\u02f1-\u02f2\u0f3a-\u0f3b\u1400\u1433\u1438\u2039-\u203a"
@@ -29,8 +35,29 @@ LOOKALIKE_BRACKETS = frozenset(
     for lo, hi in re.findall(r"(.)(?:-(.))?", _BRACKET_CLASS)
     for cp in range(ord(lo), ord(hi or lo) + 1)
 )
+"""The name-generated set (no table needed); :func:`lookalike_brackets` adds TR39's."""
 _LOOKALIKE_HASHES = "\uff03\ufe5f"
-_SPECIAL = re.compile("[&<>" + _BRACKET_CLASS + _LOOKALIKE_HASHES + "]")
+
+
+@cache
+def lookalike_brackets() -> frozenset[str]:
+    """Every single character that can pass for ``<`` or ``>``: the name-generated set and
+    TR39's confusables of either (and of the angle brackets TR39 groups with them)."""
+    table = tr39_confusables()
+    found = set(LOOKALIKE_BRACKETS)
+    for target in ("<", ">", "\u2039", "\u203a", "\u276e", "\u276f", "\u02c2", "\u02c3"):
+        found.update(c for c in table.get(target, ()) if len(c) == 1)
+    found.discard("<")
+    found.discard(">")
+    return frozenset(found)
+
+
+@cache
+def _special() -> re.Pattern[str]:
+    chars = "".join(sorted(lookalike_brackets())) + _LOOKALIKE_HASHES
+    return re.compile("[&<>" + re.escape(chars) + "]")
+
+
 _HEADING = re.compile(r"(?:(?<=\s)|^)#(?=#{0,5}(?:\s|$))")
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 
@@ -41,10 +68,12 @@ def _entity(m: re.Match[str]) -> str:
 
 
 def escape_memory(text: str) -> str:
-    """``text`` safe inside the fence: ``& < >``, every bracket lookalike and every
+    """``text`` safe inside the fence: ``& < >``, every bracket lookalike (by name and by
+    TR39) and every
     fullwidth/small-form ``#`` become character references; an ASCII ``#`` that would open
     a heading becomes ``&#35;``."""
-    out = _SPECIAL.sub(_entity, text) if _SPECIAL.search(text) else text
+    special = _special()
+    out = special.sub(_entity, text) if special.search(text) else text
     if "#" in out:
         out = _HEADING.sub("&#35;", out)
     return out

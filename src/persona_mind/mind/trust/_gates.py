@@ -18,6 +18,7 @@ from persona_mind.mind.trust._phrases import (
     FR_IT_VERBS,
     INJECTION,
 )
+from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
 
 __all__ = ("candidate_rules",)
 
@@ -107,6 +108,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
     ),
 }
 # fmt: on
+_STEMS.update(AGENT_STEMS)
 _PUNCT = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", " "))
 
 

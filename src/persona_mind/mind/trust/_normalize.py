@@ -6,17 +6,18 @@ variation selectors between letters, spaced or hyphenated letters, leetspeak.  R
 written once against a *folded* form and the scanner tries a few cheap variants of it, so
 a rule covers a family instead of one spelling.
 
-Why a ported rule set instead of a dependency: the confusable skeleton of Unicode TR39 is
-a large table, but only lookalikes of Latin letters matter for matching English trigger
-words; the small map below covers the Cyrillic, Greek, Armenian and Latin-extended letters
-that render like ASCII (checked by ``tests/mind/test_scanner_normalize.py``).  Everything
-else (fullwidth, mathematical alphanumerics, ligatures) is handled by NFKD.
+Lookalikes come from Unicode TR39's confusables table as the maintained
+``confusable-homoglyphs`` package ships it (every character TR39 lists as confusable with a
+single Latin letter), plus the few lower-case Cyrillic letters that fonts draw like Latin
+but TR39 leaves out, and the Latin small capitals.  Everything else (fullwidth,
+mathematical alphanumerics, ligatures) is handled by NFKD.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 __all__ = (
     "deleet",
@@ -26,6 +27,7 @@ __all__ = (
     "plain",
     "skeleton",
     "strip_marks",
+    "tr39_confusables",
 )
 
 _WS = re.compile(r"\s+")
@@ -68,34 +70,9 @@ _DROPPED = re.compile(
     + "]"
 )
 
-# Lookalikes of Latin letters (TR39 confusables, restricted to what renders like a-z).
-_CONFUSABLE_SRC = {
-    "a": "аɑαа𝖺ａ",
-    "b": "ЬьвβБ",
-    "c": "сϲϛᴄⅽ",
-    "d": "ԁɗⅾ",
-    "e": "еєҽεѐё",
-    "g": "ɡցǥ",
-    "h": "һнհ",
-    "i": "іїɩιıӏⅰ",
-    "j": "јϳ",
-    "k": "кκ",
-    "l": "ӏⅼǀ",
-    "m": "мⅿ",
-    "n": "пոηռ",
-    "o": "оοօσ০๐",
-    "p": "рρ",
-    "q": "ԛզ",
-    "r": "гᴦ",
-    "s": "ѕʂ",
-    "t": "тτ",
-    "u": "υսц",
-    "v": "νѵ",
-    "w": "ԝωѡ",
-    "x": "хχ",
-    "y": "уүγ",
-    "z": "ᴢ",
-}
+# Lookalikes that Unicode TR39's confusables table omits but fonts render like a Latin
+# letter (lower-case Cyrillic п н к м т в ь): kept beside the table, mixed-script words only.
+_FONT_LOOKALIKES = {"n": "пη", "h": "н", "k": "кκ", "m": "м", "t": "тτ", "b": "вьβ", "u": "υц"}
 # Latin small capitals and other Latin-script lookalikes: no language writes words in them,
 # so they are mapped wherever they occur (Cyrillic/Greek only inside mixed-script words).
 _ALWAYS_SRC = {
@@ -104,13 +81,51 @@ _ALWAYS_SRC = {
     "s": "ꜱ", "t": "ᴛ", "u": "ᴜ", "v": "ᴠ", "w": "ᴡ", "y": "ʏ", "z": "ᴢ",
 }  # fmt: skip
 _ALWAYS = {ord(ch): latin for latin, chars in _ALWAYS_SRC.items() for ch in chars}
-_SKELETON = {
-    **{ord(ch): latin for latin, chars in _CONFUSABLE_SRC.items() for ch in chars},
-    **_ALWAYS,
-}
 _ALWAYS_RE = re.compile("[" + "".join(sorted(map(chr, _ALWAYS))) + "]")
-_LOOKALIKES = "".join(sorted(map(chr, _SKELETON)))
-_MIXED_SCRIPT = re.compile(f"[a-z][{_LOOKALIKES}]|[{_LOOKALIKES}][a-z]")
+
+
+def tr39_confusables() -> dict[str, list[str]]:
+    """TR39's confusables as ``confusable-homoglyphs`` ships them: each character to the
+    characters (or sequences) it can be confused with.  Imported on first use (the table
+    is ~1 MB of JSON, ~0.1 s to load; :func:`persona_mind.mind.trust._verdict.warm` loads
+    it off the event loop)."""
+    return _tr39()
+
+
+@cache
+def _tr39() -> dict[str, list[str]]:
+    from confusable_homoglyphs.confusables import (  # noqa: PLC0415 - loaded on first use
+        confusables_data,
+    )
+
+    return {k: [str(e["c"]) for e in v] for k, v in confusables_data.items()}
+
+
+@cache
+def _skeleton_tables() -> tuple[dict[int, str], re.Pattern[str]]:
+    """Every non-ASCII character TR39 lists as confusable with a single Latin letter, mapped
+    to that letter (lower case), plus the font lookalikes above and the small capitals."""
+    table: dict[int, str] = {}
+    for ch, similar in _tr39().items():
+        if len(ch) != 1 or ch.isascii():
+            continue
+        latin = next((c for c in similar if len(c) == 1 and c.isascii() and c.isalpha()), None)
+        if latin is not None:
+            table[ord(ch)] = latin.lower()
+            folded = ch.casefold()
+            if len(folded) == 1 and not folded.isascii():
+                table.setdefault(ord(folded), latin.lower())
+    for latin, chars in _FONT_LOOKALIKES.items():
+        for ch in chars:
+            table.setdefault(ord(ch), latin)
+    table.update(_ALWAYS)
+    # The detector class keeps to the Basic Multilingual Plane: with astral characters in
+    # it the regex engine tests every listed character in turn (tens of ms per 8 KiB) instead
+    # of one bitmap lookup.  Astral lookalikes (mathematical letters) are folded by NFKD.
+    bmp = "".join(sorted(chr(cp) for cp in table if cp <= 0xFFFF))
+    lookalikes = re.escape(bmp)
+    return table, re.compile(f"[a-z][{lookalikes}]|[{lookalikes}][a-z]")
+
 
 _LEET = str.maketrans(
     {
@@ -167,8 +182,9 @@ def skeleton(folded: str) -> str:
     """
     if folded.isascii():
         return folded
-    if _MIXED_SCRIPT.search(folded):
-        return folded.translate(_SKELETON)
+    table, mixed_script = _skeleton_tables()
+    if mixed_script.search(folded):
+        return folded.translate(table)
     if _ALWAYS_RE.search(folded):
         return folded.translate(_ALWAYS)
     return folded

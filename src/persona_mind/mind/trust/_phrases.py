@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from persona_mind.mind.trust._normalize import strip_marks
+from persona_mind.mind.trust._phrases_agent import AGENT_RULES
 from persona_mind.mind.trust._phrases_frames import FAKE_BOUNDARY, NO_RULES_PERSONA, REVEAL_PROMPT
 
 __all__ = (
@@ -305,6 +306,8 @@ INJECTION = (
         ),
     ),
 )
+
+INJECTION = (*INJECTION, *AGENT_RULES)
 
 DECEPTION: tuple[Rule, ...] = (
     (

@@ -18,6 +18,7 @@ import base64
 import binascii
 import codecs
 import re
+import time
 from dataclasses import dataclass
 
 from persona_mind.mind._errors import UnsafeContent
@@ -36,10 +37,16 @@ from persona_mind.mind.trust._phrases import (
 )
 from persona_mind.mind.trust._secrets import LONG_WORD, secret_findings
 
-__all__ = ("MAX_DEPTH", "Finding", "assert_safe", "is_safe", "scan")
+__all__ = ("MAX_DEPTH", "WINDOW_CHARS", "Finding", "assert_safe", "is_safe", "scan", "windows")
 
 MAX_DEPTH = 3
 """Encoded layers (base64/rot13) decoded before giving up; deeper nesting is left alone."""
+WINDOW_CHARS = 16 * 1024
+"""A text longer than this (plus the overlap) is scanned window by window, so no single
+regular-expression call works on more than one window (bounded time with the interpreter
+held: a multi-megabyte paste scanned on a worker thread leaves the event loop responsive)."""
+_OVERLAP = 2048
+"""Consecutive windows overlap by this much: every rule's match is shorter, so none is cut."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +230,13 @@ def _finding(category: str, rule: str) -> Finding:
     return hit
 
 
+def windows(text: str, size: int = WINDOW_CHARS, overlap: int = _OVERLAP) -> list[str]:
+    """``text`` cut into windows of ``size`` characters plus ``overlap``, in order."""
+    if len(text) <= size + overlap:
+        return [text]
+    return [text[i : i + size + overlap] for i in range(0, len(text) - overlap, size)]
+
+
 def scan(text: str) -> tuple[Finding, ...]:
     """Why ``text`` is unsafe (empty when it is safe); deterministic.
 
@@ -230,8 +244,21 @@ def scan(text: str) -> tuple[Finding, ...]:
     formats, then generic secrets, then phrases on the folded text, then its lookalike,
     leetspeak and separated-letter variants, then decoded layers — because a refusal needs
     one reason and every caller only asks *whether* text is safe.  A text with a secret
-    *and* an injected instruction therefore reports the secret.
+    *and* an injected instruction therefore reports the secret.  A text longer than
+    :data:`WINDOW_CHARS` is scanned in overlapping windows (the first finding wins), so no
+    single matching call works on more than one window.
     """
+    if len(text) > WINDOW_CHARS + _OVERLAP:
+        for part in windows(text):
+            hits = _scan_one(part)
+            if hits:
+                return hits
+            time.sleep(0)  # a worker thread hands the interpreter back between windows
+        return ()
+    return _scan_one(text)
+
+
+def _scan_one(text: str) -> tuple[Finding, ...]:
     found: dict[Finding, None] = {}
     if hidden_characters(text):
         found[_finding("invisible-unicode", "format-or-control-character")] = None

@@ -30,6 +30,7 @@ import msgspec
 from persona_mind.child_errors import SelectionInvalid
 from persona_mind.messages.child import ChildPersona, ChildTeam
 from persona_mind.persona.children._sections import SECTIONS, check_synthesis
+from persona_mind.persona.packs._render import QUOTED_NOTE, described
 
 __all__ = (
     "CONTEXT_POLICY",
@@ -94,8 +95,13 @@ _FENCE = re.compile(r"\A```(?:json)?\s*\n(?P<body>.*)\n```\Z", re.DOTALL)
 
 
 def selection_prompt(team: ChildTeam, query: str) -> str:
-    roster = "\n".join(
-        f"- {p.name}: {p.description or '(no description)'}" for p in team.specialists
+    roster = (
+        "\n".join(
+            f"- {p.name}: {described(p.description) if p.description else '(no description)'}"
+            for p in team.specialists
+        )
+        + "\n"
+        + QUOTED_NOTE
     )
     return (
         f"{SELECT_MARKER}\nYou moderate a round-table of your team's specialists on the "
@@ -114,8 +120,13 @@ def lead_request(team: ChildTeam, query: str) -> str:
     Sent as a user message in the main session (``/persona-roundtable <q>`` in Pi): the
     lead answers with exactly one ``persona_roundtable`` call (P-ROUNDTABLE-2, -4)."""
     lead = team.lead.name if team.lead is not None else "the team lead"
-    roster = "\n".join(
-        f"- {p.name}: {p.description or '(no description)'}" for p in team.specialists
+    roster = (
+        "\n".join(
+            f"- {p.name}: {described(p.description) if p.description else '(no description)'}"
+            for p in team.specialists
+        )
+        + "\n"
+        + QUOTED_NOTE
     )
     return (
         f"{REQUEST_MARKER}\nThe user asked for a round-table of team {team.pack}. As its "

@@ -1,0 +1,96 @@
+"""The scanner's learned layer: a logistic-regression head on word and word-pair features.
+
+Rules catch the spellings they were written for; a family phrased without their trigger
+words ("the earlier guidance no longer applies", "to the assistant reading this file …",
+"the lead already approved this") passes them.  This layer scores the *shape* of a text —
+which words and word pairs occur, on the same folded form the rules match — with weights
+learned from public labelled data (``bench/scanner_train.py``; the data, its provenance and
+its split by source are in ``bench/data/README.md``).  It never refuses on its own: a high
+score makes a verdict *suspicious* (:mod:`persona_mind.mind.trust._verdict`), which the
+write policy turns into a question for the user.
+
+Why features and not the embedding model: measured on the dev split, the hashed word and
+word-pair head detects more than a head on the static embedding at the same false-positive
+rate and costs a dictionary lookup per feature — no numpy, no model load, the same verdict
+with or without the ``semantic`` extra (``docs/mind.md``, "Learned layer").
+
+Weights ship in the package (``_learned_weights.json``): ``{"bias", "threshold",
+"weights": {feature: weight}}``; loaded once, on first use.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from functools import cache
+from importlib import resources
+
+__all__ = ("MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
+
+_TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]")
+"""Ideographs and kana one character each (no spaces between their words), otherwise runs
+of letters, runs of digits, and single punctuation characters (``<``, ``!``, ``-``, ``:``
+carry the shape of comments, tags and fake role headers)."""
+_PREFIX = 5
+WINDOW = 1024
+"""Characters per scored window: a long text is scored window by window and its score is
+the highest, so one injected paragraph in a long README is not diluted by the rest."""
+_STEP = WINDOW - 256
+MIN_TOKENS = 4
+"""A text of fewer tokens scores 0: too short to carry an instruction's shape (a number, "you",
+"Thank you"), and the 1/sqrt(feature count) scaling would let one word decide."""
+
+
+def features(folded: str) -> set[str]:
+    """The feature set of one folded text: tokens, their five-letter prefixes (word
+    families across inflections and languages), and adjacent token pairs."""
+    toks = ["#" if t.isdigit() else t for t in _TOKEN.findall(folded)]
+    out = set(toks)
+    out.update("~" + t[:_PREFIX] for t in toks if len(t) > _PREFIX)
+    out.update(a + " " + b for a, b in itertools.pairwise(toks))
+    return out
+
+
+class Model:
+    """Weights by feature, the bias and the shipped *suspicious* threshold."""
+
+    __slots__ = ("bias", "threshold", "weights")
+
+    def __init__(self, bias: float, threshold: float, weights: dict[str, float]) -> None:
+        self.bias = bias
+        self.threshold = threshold
+        self.weights = weights
+
+    def logit(self, folded: str) -> float:
+        """The log-odds that ``folded`` (one window) is an attack."""
+        feats = features(folded)
+        if len(_TOKEN.findall(folded, 0, 200)) < MIN_TOKENS:
+            return -60.0
+        get = self.weights.get
+        total = sum(get(f, 0.0) for f in feats)
+        return self.bias + total / math.sqrt(len(feats))
+
+    def probability(self, folded: str) -> float:
+        """Highest attack probability over the windows of ``folded``."""
+        if len(folded) <= WINDOW + 256:
+            best = self.logit(folded)
+        else:
+            best = max(
+                self.logit(folded[i : i + WINDOW]) for i in range(0, len(folded) - 256, _STEP)
+            )
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, best))))
+
+
+@cache
+def load_model() -> Model:
+    """The shipped model (read once)."""
+    raw = resources.files(__package__).joinpath("_learned_weights.json").read_text("utf-8")
+    data = json.loads(raw)
+    return Model(float(data["bias"]), float(data["threshold"]), dict(data["weights"]))
+
+
+def score(folded: str) -> float:
+    """Attack probability of the folded text under the shipped model."""
+    return load_model().probability(folded)

@@ -1,0 +1,197 @@
+"""One verdict per text: refuse, suspicious or clean, with its reasons; cached, and safe to
+compute off the event loop in bounded steps.
+
+* **refuse** — a rule fired (:func:`persona_mind.mind.trust._scanner.scan`): a secret, an
+  injected instruction, deception, hidden characters.  Deterministic and explainable; this
+  is what withholds a stored fact and refuses a write.
+* **suspicious** — no rule fired but the learned layer
+  (:mod:`persona_mind.mind.trust._learned`) scores the text at or above its shipped
+  threshold.  Nothing is refused for this alone: the write policy asks the user.
+* **clean** — neither.
+
+``reasons`` are stable strings (``"secret/url-credentials"``, ``"learned/instruction-like"``)
+a caller may show or log; they never echo the matched text.
+
+Cost and the event loop: a verdict of an ordinary memory costs the rules plus one dictionary
+lookup per feature, and repeated texts are answered from a cache keyed by the text (texts
+over :data:`CACHE_MAX_CHARS` by their BLAKE2b digest).  A text longer than
+:data:`OFFLOAD_CHARS` must not be scanned on an event loop: run :func:`verdict` on the IO
+executor (every regular-expression call then works on one window of at most
+:data:`STEP_CHARS`, so the loop's thread gets the interpreter back between them), or drive
+:func:`verdict_steps` and yield to the loop between its steps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import OrderedDict
+from collections.abc import Generator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from persona_mind.mind.trust._learned import load_model
+from persona_mind.mind.trust._normalize import fold, skeleton
+from persona_mind.mind.trust._scanner import Finding, scan, windows
+
+__all__ = (
+    "CACHE_MAX_CHARS",
+    "OFFLOAD_CHARS",
+    "STEP_CHARS",
+    "Level",
+    "Verdict",
+    "model_form",
+    "needs_offload",
+    "verdict",
+    "verdict_steps",
+    "verdict_uncached",
+    "warm",
+)
+
+Level = Literal["refuse", "suspicious", "clean"]
+OFFLOAD_CHARS = 64 * 1024
+"""Above this many characters a caller on an event loop must offload (executor or steps):
+the rules and the learned layer together cost about 1 ms per 2 KiB on a shared core."""
+STEP_CHARS = 2 * 1024
+"""Characters per step of a long text; consecutive steps overlap by :data:`STEP_OVERLAP`.
+Small, because one regular-expression call on one step must stay well under the event
+loop's ping budget (a phrase family costs up to ~2 ms per KiB of mixed-script text on a
+loaded core)."""
+STEP_OVERLAP = 1024
+"""Longer than any rule's match except a PEM body (whose header alone is a finding)."""
+CACHE_MAX_CHARS = 16 * 1024
+"""Texts up to this size are cache keys themselves; longer ones are keyed by digest."""
+_CACHE_SIZE = 16_384
+_BIG_CACHE_SIZE = 64
+LEARNED_REASON = "learned/instruction-like"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The scanner's answer for one text."""
+
+    level: Level
+    reasons: tuple[str, ...]
+    """``category/rule`` of each rule finding, or ``learned/instruction-like``; empty when
+    clean."""
+    score: float
+    """The learned layer's attack probability (0.0 when a rule refused: not computed)."""
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        return self.level == "refuse"
+
+    @property
+    def suspicious(self) -> bool:
+        return self.level == "suspicious"
+
+
+def model_form(text: str) -> str:
+    """The folded form the learned layer scores: :func:`fold` with Latin lookalikes mapped."""
+    return skeleton(fold(text))
+
+
+def needs_offload(text: str) -> bool:
+    """Whether a caller on an event loop must scan ``text`` on an executor or in steps."""
+    return len(text) > OFFLOAD_CHARS
+
+
+def _from_findings(findings: tuple[Finding, ...]) -> Verdict:
+    return Verdict("refuse", tuple(f"{f.category}/{f.rule}" for f in findings), 0.0, findings)
+
+
+def _learned(form: str) -> Verdict:
+    model = load_model()
+    p = model.probability(form)
+    if p >= model.threshold:
+        return Verdict("suspicious", (LEARNED_REASON,), round(p, 4))
+    return Verdict("clean", (), round(p, 4))
+
+
+def verdict_uncached(text: str) -> Verdict:
+    """The verdict of a text up to :data:`CACHE_MAX_CHARS`, computed afresh (benchmarks)."""
+    findings = scan(text)
+    return _from_findings(findings) if findings else _learned(model_form(text))
+
+
+_small = lru_cache(maxsize=_CACHE_SIZE)(verdict_uncached)
+
+
+_BIG: OrderedDict[bytes, Verdict] = OrderedDict()
+
+
+def _big_key(text: str) -> bytes:
+    """BLAKE2b of the text, fed 64 Ki characters at a time (no long single call)."""
+    h = hashlib.blake2b(digest_size=16)
+    for i in range(0, len(text), 65536):
+        h.update(text[i : i + 65536].encode("utf-8", "surrogatepass"))
+    return h.digest()
+
+
+def verdict_steps(text: str) -> Generator[None, None, Verdict]:
+    """The verdict of ``text`` computed one window at a time: each ``next()`` does at most
+    one window's work (about :data:`STEP_CHARS` characters); the generator's return value
+    (``StopIteration.value``) is the verdict.  Cached like :func:`verdict`."""
+    if len(text) <= CACHE_MAX_CHARS:
+        return _small(text)
+    key = _big_key(text)
+    hit = _BIG.get(key)
+    if hit is not None:
+        return hit
+    findings: dict[Finding, None] = {}
+    parts = windows(text, STEP_CHARS, STEP_OVERLAP)
+    for part in parts:
+        found = scan(part)
+        yield
+        if found:
+            findings.update(dict.fromkeys(found))
+            break
+    if findings:
+        result = _from_findings(tuple(findings))
+    else:
+        model = load_model()
+        best = 0.0
+        for part in parts:
+            best = max(best, model.probability(model_form(part)))
+            yield
+        level: Level = "suspicious" if best >= model.threshold else "clean"
+        reasons = (LEARNED_REASON,) if level == "suspicious" else ()
+        result = Verdict(level, reasons, round(best, 4))
+    _BIG[key] = result
+    while len(_BIG) > _BIG_CACHE_SIZE:
+        try:
+            _BIG.popitem(last=False)
+        except KeyError:  # another worker thread evicted it first
+            break
+    return result
+
+
+def verdict(text: str) -> Verdict:
+    """The verdict of ``text`` (cached).  Offload it when :func:`needs_offload` says so: on a
+    worker thread a long text is scanned window by window and the worker gives the
+    interpreter away (``time.sleep(0)``) after each, so the loop's thread waits at most one
+    window's work — not the switch interval — for it."""
+    if len(text) <= CACHE_MAX_CHARS:
+        return _small(text)
+    steps = verdict_steps(text)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: Verdict = done.value
+            return result
+        time.sleep(0)  # hand the interpreter to the event loop's thread between windows
+
+
+def warm() -> None:
+    """Load what the first verdict would otherwise load on the caller's thread: the learned
+    layer's weights and TR39's confusables table (about 0.1 s together).  Call it once on
+    the IO executor at start-up so no turn pays for it on the event loop."""
+    from persona_mind.mind.trust._fence import lookalike_brackets  # noqa: PLC0415
+
+    load_model()
+    lookalike_brackets()
+    skeleton("\u0430a")  # builds the lookalike tables
+    verdict("warm-up")
