@@ -14,11 +14,57 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ("Fact", "FactStatus", "Kind", "Tier")
+__all__ = ("ORIGIN_LABELS", "Fact", "FactStatus", "Kind", "Origin", "Tier", "origin_label")
 
 Kind = Literal["objective", "invariant", "preference", "convention", "gotcha", "rationale", "note"]
 Tier = Literal["persona", "shared", "project", "stm"]
 FactStatus = Literal["active", "superseded"]
+Origin = Literal[
+    "user",
+    "model",
+    "tool-output",
+    "peer",
+    "report",
+    "mcp",
+    "cli",
+    "library",
+    "import",
+    "review",
+    "consolidation",
+    "roundtable",
+    "unknown",
+]
+"""Where a record's words came from (issue 27 item 1). ``user``: the user's own words
+(deterministic capture); ``model``: the model's tool call in its own words; ``tool-output``,
+``peer`` (a consult or round-table answer) and ``report`` (a relayed child report): text that
+entered the session without the user typing it, written only once the user confirmed it;
+``mcp``, ``cli``, ``library``: the face that wrote it; ``import`` (migration and
+``memory import``), ``review`` (the automatic review worker), ``consolidation`` (an applied
+plan), ``roundtable`` (a decision record). Stores written before origins read as
+``unknown``."""
+
+ORIGIN_LABELS: dict[str, str] = {
+    "user": "typed by the user",
+    "model": "the model",
+    "tool-output": "tool output",
+    "peer": "a peer's answer",
+    "report": "a relayed report",
+    "mcp": "an MCP client",
+    "cli": "the CLI",
+    "library": "the library",
+    "import": "import",
+    "review": "the review worker",
+    "consolidation": "consolidation",
+    "roundtable": "round-table",
+    "unknown": "unknown",
+}
+
+
+def origin_label(origin: str, *, confirmed: bool = False) -> str:
+    """The short label shown in ``list``/``read`` and on an injected line, for example
+    ``tool output, confirmed by the user``."""
+    label = ORIGIN_LABELS.get(origin, origin)
+    return f"{label}, confirmed by the user" if confirmed else label
 
 
 class Fact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -36,6 +82,9 @@ class Fact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     status: FactStatus = "active"
     supersededBy: str | None = None  # noqa: N815
     derivedFrom: tuple[str, ...] = ()  # noqa: N815
+    origin: Origin = "unknown"
+    confirmed: bool = False
+    """True when the user approved an untrusted write (the write policy's pending card)."""
 
     def live(self, now: float) -> bool:
         """Active and not expired (read-time expiry filtering, M-MIGRATE-7)."""
