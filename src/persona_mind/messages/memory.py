@@ -67,8 +67,15 @@ def origin_label(origin: str, *, confirmed: bool = False) -> str:
     return f"{label}, confirmed by the user" if confirmed else label
 
 
-class Fact(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """One LTM or STM row."""
+class Fact(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, omit_defaults=True
+):
+    """One LTM or STM row.
+
+    ``omit_defaults``: a field at its default is not written, so an additive field (``origin``,
+    ``confirmed``) costs nothing on rows that leave it unset and a store near the 16 MiB cap
+    does not outgrow it when rewritten; readers fill the defaults back in.
+    """
 
     id: str
     kind: Kind
