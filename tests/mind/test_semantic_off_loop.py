@@ -347,3 +347,37 @@ async def test_few_but_long_facts_are_embedded_off_the_loop_too(
     assert _warming((await svc.injection("deploy checklist")).disclosures)
     await _warmed(edge)
     assert [name for n, name in enc.threads if n > 1] == ["persona-mind-embedding"]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("rows", "where"), [(12, "loop"), (None, "pm-io")])
+async def test_a_large_store_is_planned_off_the_loop(
+    tmp_path: Path,
+    store: StoreClient,
+    offload: Offload,
+    monkeypatch: pytest.MonkeyPatch,
+    rows: int | None,
+    where: str,
+) -> None:
+    """A turn's injection plan over ``PLAN_OFFLOAD_FACTS`` facts or more runs on the offload
+    thread (tens of milliseconds of ranking stalled the sidecar's pings); a small store is
+    planned on the loop, where the hop would cost more than the plan."""
+    import persona_mind.mind._service as service_module  # noqa: PLC0415
+
+    threads: list[str] = []
+    real = service_module.plan_injection  # type: ignore[attr-defined]
+
+    def recording(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(service_module, "plan_injection", recording)
+    count = service_module.PLAN_OFFLOAD_FACTS if rows is None else rows
+    svc = _service(tmp_path, store, offload, _facts(count))
+    plan = await svc.injection(PROMPT)
+    assert plan.items, plan.text  # memory was really planned and injected
+    assert len(threads) == 1
+    on_loop = threads[0] == threading.current_thread().name
+    assert (where == "loop") == on_loop, threads
+    if where != "loop":
+        assert threads[0].startswith("pm-io"), threads

@@ -17,6 +17,7 @@ from persona_mind.feature import Background
 from persona_mind.features._mind_relay import RelayNudges
 from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE, deliver_review, report_entry
 from persona_mind.features._mind_schedule import SchedulerLink
+from persona_mind.features._warm import warm_domain, warmed
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -279,6 +280,8 @@ class MindFeature:
     async def _on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         match event:
             case SessionStart():
+                if not warmed():  # the domain's tables, on the IO thread (features/_warm.py)
+                    await self.ports.offload(warm_domain)
                 self._start = event
                 self._bound = None
                 await self._bind(owner)
