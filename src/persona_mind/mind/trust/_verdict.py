@@ -125,11 +125,15 @@ _small = lru_cache(maxsize=_CACHE_SIZE)(verdict_uncached)
 _BIG: OrderedDict[bytes, Verdict] = OrderedDict()
 
 
-def _big_key(text: str) -> bytes:
-    """BLAKE2b of the text, fed 64 Ki characters at a time (no long single call)."""
+_KEY_CHUNK = 64 * 1024
+
+
+def _key_steps(text: str) -> Generator[None, None, bytes]:
+    """BLAKE2b of the text, fed :data:`_KEY_CHUNK` characters per step (no long call)."""
     h = hashlib.blake2b(digest_size=16)
-    for i in range(0, len(text), 65536):
-        h.update(text[i : i + 65536].encode("utf-8", "surrogatepass"))
+    for i in range(0, len(text), _KEY_CHUNK):
+        h.update(text[i : i + _KEY_CHUNK].encode("utf-8", "surrogatepass"))
+        yield
     return h.digest()
 
 
@@ -139,7 +143,7 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
     (``StopIteration.value``) is the verdict.  Cached like :func:`verdict`."""
     if len(text) <= CACHE_MAX_CHARS:
         return _small(text)
-    key = _big_key(text)
+    key = yield from _key_steps(text)
     hit = _BIG.get(key)
     if hit is not None:
         return hit
