@@ -77,7 +77,8 @@ def load(corpus: Path) -> list[Row]:
     """Every case of every ``*.jsonl`` file under ``corpus``; a malformed line is an error."""
     rows: list[Row] = []
     for path in sorted(corpus.glob("*.jsonl")):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        # "\n" only: str.splitlines() also cuts at U+2028 and the like inside a JSON string
+        for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
             if not line.strip():
                 continue
             row = json.loads(line)
