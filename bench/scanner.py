@@ -20,8 +20,9 @@ Rows:
 * ``withheld[<benign class>]`` — share of benign texts a rule refuses (what injection
   withholds; a *suspicious* verdict is not withheld).  Target ≤ 1 % for conversation turns.
 * ``loop[4 MB input]``, ``loop[4 MB prompt]`` — worst event-loop ping (a 1 ms ticker's
-  lateness) while a 4 MB text's verdict runs on an executor thread (``bench/_scanner_loop.py``).
-  Target ≤ 10 ms.
+  lateness) while a 4 MB text's verdict runs on the same loop in bounded steps
+  (``verdict_async``, ``bench/_scanner_loop.py``).  Target ≤ 10 ms.  ``--loop-executor``
+  adds the same scans with ``verdict`` on a worker thread, for comparison.
 
 Detection counts a *refuse* or a *suspicious* verdict (``--layers rules``: rule findings
 only, the pre-verdict measure), a false positive likewise.  ``--split train|dev|test``
@@ -76,7 +77,8 @@ def load(corpus: Path) -> list[Row]:
     """Every case of every ``*.jsonl`` file under ``corpus``; a malformed line is an error."""
     rows: list[Row] = []
     for path in sorted(corpus.glob("*.jsonl")):
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        # "\n" only: str.splitlines() also cuts at U+2028 and the like inside a JSON string
+        for n, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
             if not line.strip():
                 continue
             row = json.loads(line)
@@ -200,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layers", choices=("all", "rules"), default="all")
     parser.add_argument("--longmemeval", type=Path, help="LongMemEval-format JSON file")
     parser.add_argument("--no-loop", action="store_true", help="skip the 4 MB rows")
+    parser.add_argument(
+        "--loop-executor", action="store_true", help="also the 4 MB rows on a worker thread"
+    )
     args = parser.parse_args(argv)
     rows = load(args.corpus)
     if args.split:
@@ -294,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                    ours / floor <= target if target else None)
         )  # fmt: skip
     if not args.no_loop:
-        results.extend(loop_rows())
+        results.extend(loop_rows(executor=args.loop_executor))
     emit(results, args.json)
     return 0
 

@@ -23,10 +23,11 @@ executor (every regular-expression call then works on one window of at most
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from collections import OrderedDict
-from collections.abc import Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -44,6 +45,7 @@ __all__ = (
     "model_form",
     "needs_offload",
     "verdict",
+    "verdict_async",
     "verdict_steps",
     "verdict_uncached",
     "warm",
@@ -53,13 +55,14 @@ Level = Literal["refuse", "suspicious", "clean"]
 OFFLOAD_CHARS = 64 * 1024
 """Above this many characters a caller on an event loop must offload (executor or steps):
 the rules and the learned layer together cost about 1 ms per 2 KiB on a shared core."""
-STEP_CHARS = 2 * 1024
+STEP_CHARS = 1024
 """Characters per step of a long text; consecutive steps overlap by :data:`STEP_OVERLAP`.
-Small, because one regular-expression call on one step must stay well under the event
-loop's ping budget (a phrase family costs up to ~2 ms per KiB of mixed-script text on a
-loaded core)."""
-STEP_OVERLAP = 1024
-"""Longer than any rule's match except a PEM body (whose header alone is a finding)."""
+Small, because one step runs on the event loop between its other tasks
+(:func:`verdict_async`) and must stay well under the 10 ms ping budget: the rules cost
+about 3 ms per KiB of ordinary text on a loaded shared core."""
+STEP_OVERLAP = 512
+"""Longer than any phrase rule's match (their filler runs are bounded to a few words) and
+any token format's; a PEM body is longer, but its header alone is a finding."""
 CACHE_MAX_CHARS = 16 * 1024
 """Texts up to this size are cache keys themselves; longer ones are keyed by digest."""
 _CACHE_SIZE = 16_384
@@ -122,11 +125,15 @@ _small = lru_cache(maxsize=_CACHE_SIZE)(verdict_uncached)
 _BIG: OrderedDict[bytes, Verdict] = OrderedDict()
 
 
-def _big_key(text: str) -> bytes:
-    """BLAKE2b of the text, fed 64 Ki characters at a time (no long single call)."""
+_KEY_CHUNK = 64 * 1024
+
+
+def _key_steps(text: str) -> Generator[None, None, bytes]:
+    """BLAKE2b of the text, fed :data:`_KEY_CHUNK` characters per step (no long call)."""
     h = hashlib.blake2b(digest_size=16)
-    for i in range(0, len(text), 65536):
-        h.update(text[i : i + 65536].encode("utf-8", "surrogatepass"))
+    for i in range(0, len(text), _KEY_CHUNK):
+        h.update(text[i : i + _KEY_CHUNK].encode("utf-8", "surrogatepass"))
+        yield
     return h.digest()
 
 
@@ -136,7 +143,7 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
     (``StopIteration.value``) is the verdict.  Cached like :func:`verdict`."""
     if len(text) <= CACHE_MAX_CHARS:
         return _small(text)
-    key = _big_key(text)
+    key = yield from _key_steps(text)
     hit = _BIG.get(key)
     if hit is not None:
         return hit
@@ -183,6 +190,32 @@ def verdict(text: str) -> Verdict:
             result: Verdict = done.value
             return result
         time.sleep(0)  # hand the interpreter to the event loop's thread between windows
+
+
+async def _next_turn() -> None:
+    await asyncio.sleep(0)
+
+
+async def verdict_async(text: str, *, pause: Callable[[], Awaitable[None]] = _next_turn) -> Verdict:
+    """The verdict of ``text`` for a caller on an event loop, never blocking it for longer
+    than one step.  A text up to :data:`OFFLOAD_CHARS` is one step (computed inline, like
+    :func:`verdict`); a longer one is driven through :func:`verdict_steps`, awaiting
+    ``pause`` (by default one pass of the loop) after each window, so the loop's other tasks
+    — the extension's pings, a turn's 750 ms fail-open deadline — run between windows and a
+    cancelled caller stops the scan at the next window.  Why on the loop and not a worker
+    thread: a worker holds the interpreter until the switch interval (5 ms) forces it out,
+    and on a loaded machine the loop thread then waits for the scheduler as well; one
+    window's work is a bound the caller controls."""
+    if not needs_offload(text):
+        return verdict(text)
+    steps = verdict_steps(text)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: Verdict = done.value
+            return result
+        await pause()
 
 
 def warm() -> None:
