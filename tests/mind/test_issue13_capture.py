@@ -70,3 +70,25 @@ def test_short_indent_is_still_user_text_M_CAPTURE_1() -> None:
     """Up to three leading spaces is ordinary Markdown text, not code."""
     d = decide_capture("  Remember that the linter runs first.", direct=True)
     assert d.action == "capture"
+
+
+def test_a_pasted_megabyte_is_not_a_capture_candidate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A strong cue before 4 MB of pasted text decides nothing and scans nothing (the scan
+    ran on the sidecar's event loop); the same cue in a short input is still captured."""
+    import persona_mind.mind.capture._cues as cues  # noqa: PLC0415
+
+    scanned: list[int] = []
+    real = cues.scan  # type: ignore[attr-defined]
+
+    def counting(text: str) -> object:
+        scanned.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(cues, "scan", counting)
+    pasted = "Remember that the API is v2.1 now. " + "log line 42 ok\n" * 280_000
+    assert len(pasted) > cues.CAPTURE_INPUT_CHARS
+    assert decide_capture(pasted, direct=True).action == "none"
+    assert scanned == []
+    short = decide_capture("Remember that the API is v2.1 now.", direct=True)
+    assert short.action == "capture"
+    assert scanned

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Literal
 
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._model import Kind
-from persona_mind.mind.facts._rules import Draft, validate_draft
+from persona_mind.mind.facts._rules import MAX_TEXT_CHARS, Draft, validate_draft
 from persona_mind.mind.trust._fence import escape_memory
 from persona_mind.mind.trust._scanner import Finding, scan
 
@@ -185,7 +185,7 @@ def decide_capture(
     text: str, *, direct: bool, mode: CaptureMode = "auto", nudge: bool = True
 ) -> CaptureDecision:
     """Classify one input.  Never writes; the caller records a ``capture`` draft."""
-    if not direct or mode == "off":
+    if not direct or mode == "off" or len(text) > CAPTURE_INPUT_CHARS:
         return CaptureDecision("none")
     own = direct_user_text(text)
     strong = _strong(own)
@@ -226,6 +226,12 @@ def decide_capture(
         )
     return CaptureDecision("none", cue2)
 
+
+CAPTURE_INPUT_CHARS = 16 * MAX_TEXT_CHARS
+"""An input longer than this is a paste, not a statement to remember: capture decides nothing
+for it, so a multi-megabyte input is never split into statements or scanned on the event
+loop at ``Input`` (a 4 MB prompt held the sidecar's loop for about a second here). Its
+body could not be stored anyway (a fact is at most ``MAX_TEXT_CHARS``)."""
 
 MAX_RELAY_HINTS = 3
 """Relayed blocked reports named in one hint; more are counted, not listed."""
