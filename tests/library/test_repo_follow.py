@@ -200,3 +200,21 @@ def test_export_by_repo_imports_into_the_matching_clone_at_another_path(
     code, said = _cli(capsys, empty, repos["fork"], "import", str(dump))
     assert code == 0
     assert "1 imported" in said
+
+
+def test_store_check_knows_the_project_registry(
+    repos: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = tmp_path / "agent"
+    assert _cli(capsys, agent, repos["one"], "list")[0] == 0
+    assert (agent / "persona-mind" / "memory" / "repositories.json").exists()
+    from persona_mind.cli._storage import file_catalog  # noqa: PLC0415
+
+    kind = file_catalog().kind_of(agent / "persona-mind" / "memory" / "repositories.json", agent)
+    assert kind is not None
+    assert kind.name == "project registry"
+    capsys.readouterr()
+    assert main(["store", "check", str(agent / "persona-mind"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["corrupt"] == []
+    assert report["invalid"] == []
