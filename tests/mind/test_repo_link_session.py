@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from persona_mind.messages.host import CommandCall, Input, SessionStart, ToolCall
+from persona_mind.messages.host import BeforeAgentStart, CommandCall, Input, SessionStart, ToolCall
 from persona_mind.mind._repo_identity import forget_identities
 from persona_mind.mind._session import MindSession
 from persona_mind.testing import ManualClock
@@ -89,6 +89,10 @@ async def test_chat_plan_links_only_after_the_users_reply_and_once(
     assert not saved.is_error
     two = await _session(store, tmp_path, clones["two"], "s2")
     assert "CI needs Docker" not in await _project_texts(two)  # not before a link
+    offer = await two.before_agent_start(BeforeAgentStart(prompt="hello"))
+    assert any(f"'link' with id '{clones['one']}'" in part for part in offer.sections)
+    again = await two.before_agent_start(BeforeAgentStart(prompt="hello"))
+    assert not any("'link'" in part for part in again.sections)  # offered once
     listed = (await two.on_command(CommandCall(name="mind", args="link"))).text
     assert f"same repository at {clones['one']}" in listed
     error, _, plan = await _tool(two, id=str(clones["one"]))  # a plan, nothing changed

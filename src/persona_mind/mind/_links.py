@@ -103,13 +103,14 @@ async def record_project(
     """Record (or refresh) ``root``'s identity; the registry's entries after it.
 
     Writes only when something changed (a first visit, a new remote); a path without an
-    identity is not recorded (there is nothing to link it by) but is still resolved.
+    identity or without a remote is not recorded (there is nothing to match it by) but is
+    still resolved.
     """
     target = registry_target(layout)
     snap = await store.read(target)
     entries = () if snap is None else snap.entries
-    if identity is None:
-        return entries
+    if identity is None or identity.remote is None:
+        return entries  # nothing to match it by (``RepoIdentity.same_repository``)
     current = next((r for r in entries if r.id == root), None)
     if current is not None and current.identity == identity:
         return entries

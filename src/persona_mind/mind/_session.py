@@ -257,6 +257,11 @@ class MindSession:
             return InputOutcome()
         return InputOutcome(captured=found)
 
+    def hint_once(self, hint: str) -> None:
+        """A runtime hint for the next injection only (a repository link offer)."""
+        if not self.leg:
+            self._nudge = hint if not self._nudge else f"{self._nudge} {hint}"
+
     def suggest(self, hint: str) -> bool:
         """A nudge that is not the user's own words (a relayed blocked report, M-CAPTURE-8):
         added once to the next injection like a casual-cue nudge, inside its budget.  Never a

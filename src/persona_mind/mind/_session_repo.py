@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import CommandResult, ToolCall, ToolResult
-from persona_mind.mind._cards import Card
+from persona_mind.mind._cards import Card, clip, sanitize
 from persona_mind.mind._errors import InvalidArgument, MindRefusal
 from persona_mind.mind._follow import RepoState, approve_link, follow_repository, unlink
 from persona_mind.mind._links import Candidate
@@ -42,6 +42,13 @@ async def follow(session: MindSession) -> None:
     session.links.repo = repo
     if scope != service.scope:
         session.bind_scope(scope)
+    if repo.offers and repo.linked is None:  # offered once per binding, never linked here
+        where = clip(sanitize(repo.offers[0].root), 200)
+        session.hint_once(
+            f"This checkout is a clone of the repository whose project memory is kept at "
+            f"{where}. Offer the user to share it: memory action 'link' with id '{where}' "
+            "returns a plan; confirm it only after the user says yes."
+        )
 
 
 async def _link(session: MindSession, to: str) -> Candidate:
