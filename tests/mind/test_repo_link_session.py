@@ -91,8 +91,8 @@ async def test_chat_plan_links_only_after_the_users_reply_and_once(
     assert "CI needs Docker" not in await _project_texts(two)  # not before a link
     offer = await two.before_agent_start(BeforeAgentStart(prompt="hello"))
     assert any(f"'link' with id '{clones['one']}'" in part for part in offer.sections)
-    again = await two.before_agent_start(BeforeAgentStart(prompt="hello"))
-    assert not any("'link'" in part for part in again.sections)  # offered once
+    repeat = await two.before_agent_start(BeforeAgentStart(prompt="hello"))
+    assert not any("'link'" in part for part in repeat.sections)  # offered once
     listed = (await two.on_command(CommandCall(name="mind", args="link"))).text
     assert f"same repository at {clones['one']}" in listed
     error, _, plan = await _tool(two, id=str(clones["one"]))  # a plan, nothing changed
