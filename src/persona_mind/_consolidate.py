@@ -34,6 +34,7 @@ from persona_mind._memory_service import start_store
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
 from persona_mind.mind import MindScope, NotFound, find_project
+from persona_mind.mind._follow import follow_repository
 from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:
@@ -73,7 +74,11 @@ class Consolidation:
 
         system, store = await start_store(self.agent_dir, self.clock)
         try:
-            self._scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
+            scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
+            # an approved repository link picks the project files, as for ``Memory``
+            self._scope, _ = await follow_repository(
+                store, scope, self.clock.wall(), run_blocking=store.run_io
+            )
             self._optimizer = OptimizerClient(spawn_optimizer(system, store))
         except BaseException:
             await system.stop()

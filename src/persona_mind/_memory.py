@@ -28,6 +28,7 @@ Example::
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -37,8 +38,12 @@ from typing import TYPE_CHECKING
 from persona_mind._memory_service import load_model, memory_service, start_store
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
+from persona_mind.mind._errors import InvalidArgument
+from persona_mind.mind._follow import RepoState, approve_link, follow_repository, unlink
+from persona_mind.mind._links import Candidate
 from persona_mind.mind._model import Fact, Kind, Tier
-from persona_mind.mind._scope import MindScope, find_project
+from persona_mind.mind._repo_exchange import find_repository_project, repo_header, split_header
+from persona_mind.mind._scope import MindScope, ProjectRef, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Recalled
 from persona_mind.mind.migrate._exchange import ImportOutcome, export_lines, import_lines
 from persona_mind.runtime import default_agent_dir
@@ -69,11 +74,17 @@ class Memory:
         self._system: ActorSystem | None = None
         self._store: StoreClient | None = None
         self._service: MemoryService | None = None
+        self.repository = RepoState()
+        """The project's repository identity, its approved link and the link offers."""
 
     async def __aenter__(self) -> Memory:
         system, store = await start_store(self.agent_dir, self.clock)
         try:
             scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
+            # the path stays the identity; an approved link picks the files (M-SCOPE-13)
+            scope, self.repository = await follow_repository(
+                store, scope, self.clock.wall(), run_blocking=store.run_io
+            )
         except BaseException:
             await system.stop()
             raise
@@ -109,6 +120,43 @@ class Memory:
     def scope(self) -> MindScope:
         """Agent dir, persona and project this memory reads and writes."""
         return self.service.scope
+
+    # -- memory that follows the repository -----------------------------------------------
+    async def link(self, to: str, *, approved: bool) -> Candidate:
+        """Share the project tiers of ``to``, a known clone of this repository (same root
+        commit and remote); ``approved`` says the user asked for it (else refused)."""
+        assert self._store is not None  # open whenever the service is
+        scope, chosen = await approve_link(
+            self._store,
+            self.scope,
+            to,
+            self.clock.wall(),
+            approved=approved,
+            run_blocking=self._store.run_io,
+        )
+        self._rebind(scope)
+        return chosen
+
+    async def unlink(self) -> str | None:
+        """Stop sharing another path's project tiers; the root that was shared, or ``None``."""
+        assert self._store is not None
+        scope, was = await unlink(self._store, self.scope)
+        self._rebind(scope)
+        return was
+
+    def _rebind(self, scope: MindScope) -> None:
+        assert self._store is not None
+        self.service.release()
+        self._service = memory_service(self._store, self.clock, scope, env=os.environ)
+        self.repository = RepoState(
+            self.repository.identity,
+            None if scope.project is None else scope.project.linked,
+            tuple(
+                c
+                for c in self.repository.offers
+                if scope.project is None or c.root != scope.project.linked
+            ),
+        )
 
     # -- the memory verbs -----------------------------------------------------------------
     async def remember(
@@ -186,9 +234,53 @@ class Memory:
             seen.add(nxt.id)
         return [FoundFact(found.tier, f) for f in chain]
 
-    async def export(self, tiers: Iterable[Tier] | None = None) -> builtins.list[str]:
-        """Every live fact of the scope as JSON Lines (see ``docs/mcp.md``, export format)."""
-        return await export_lines(self.service, tiers)
+    async def export(
+        self, tiers: Iterable[Tier] | None = None, *, by_repo: bool = False
+    ) -> builtins.list[str]:
+        """Every live fact of the scope as JSON Lines (see ``docs/mcp.md``, export format);
+        ``by_repo`` starts them with the repository header (``mind/_repo_exchange.py``)."""
+        lines = await export_lines(self.service, tiers)
+        if not by_repo:
+            return lines
+        identity = self.repository.identity
+        if identity is None:
+            raise InvalidArgument(
+                "export.no_identity",
+                "this project has no repository identity (a git repository with a commit and "
+                "an `origin` remote); export without --by-repo",
+            )
+        return [repo_header(identity), *lines]
+
+    async def import_by_repository(
+        self,
+        lines: Iterable[str],
+        *,
+        skip_refused: bool = False,
+        default_tier: Tier | None = None,
+    ) -> tuple[str, ImportOutcome]:
+        """Import a ``--by-repo`` export into the known project of its repository (this
+        one when it matches); the project root it went to and the outcome."""
+        identity, rest = split_header(lines)
+        if identity is None:
+            raise InvalidArgument(
+                "import.no_header",
+                "the file has no repository header; export it with "
+                "`persona-mind memory export --by-repo`, or import without --by-repo",
+            )
+        here = self.repository.identity
+        scope = self.scope
+        if here is None or not here.same_repository(identity) or scope.project is None:
+            assert self._store is not None
+            root = await find_repository_project(self._store, scope.layout, identity)
+            scope = dataclasses.replace(scope, project=ProjectRef(root))
+            service = memory_service(self._store, self.clock, scope, env=os.environ)
+        else:
+            service = self.service
+        outcome = await import_lines(
+            service, rest, skip_refused=skip_refused, default_tier=default_tier
+        )
+        assert scope.project is not None
+        return scope.project.files, outcome
 
     async def import_lines(
         self,
@@ -199,6 +291,7 @@ class Memory:
     ) -> ImportOutcome:
         """Import JSON Lines: all lines checked and scanned first, duplicates skipped;
         ``default_tier`` for lines without one (else where ``remember`` puts them)."""
+        _, rest = split_header(lines)  # a --by-repo export imports here too
         return await import_lines(
-            self.service, lines, skip_refused=skip_refused, default_tier=default_tier
+            self.service, rest, skip_refused=skip_refused, default_tier=default_tier
         )

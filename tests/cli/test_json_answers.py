@@ -129,6 +129,8 @@ def test_memory_commands(run: Runner, tmp_path: Path, project: Path) -> None:
     dump.write_text('{"kind": "note", "text": "kept from an export"}\n{"kind": "rumour"}\n')
     refused = run.check("memory import (file)", [*base, "import", str(dump)], code=1)
     assert ([r["line"] for r in refused["refused"]], refused["written"]) == ([2], False)
+    linked = run.check("memory link", [*base, "link"])  # no git history: nothing to link by
+    assert (linked["roots"], linked["candidates"], linked["changed"]) == ([], [], False)
     failed = run.check("(error)", [*base, "read", "m_nope"], code=1)
     assert failed["error"]["rule"] == "fact.not_found"
     assert "persona-mind memory recall" in failed["error"]["message"]  # a CLI hint

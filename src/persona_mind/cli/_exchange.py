@@ -29,6 +29,11 @@ def add_memory_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     ex = sub.add_parser("export", help="write live facts as JSON Lines (default: stdout)")
     ex.add_argument("--out", type=Path, default=None, help="file to write (atomically)")
     ex.add_argument("--tier", action="append", choices=_TIERS, help="only this tier (repeat)")
+    ex.add_argument(
+        "--by-repo",
+        action="store_true",
+        help="start with this repository's identity, so `import --by-repo` finds its clone",
+    )
     im = sub.add_parser(
         "import",
         help="import JSON Lines from FILE ('-' = stdin); without FILE: the older layout",
@@ -46,6 +51,11 @@ def add_memory_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     im.add_argument("--tier", choices=_TIERS, default=None, help="tier for lines without one")
     im.add_argument("--legacy-persona", default=None, help="legacy persona file to map")
+    im.add_argument(
+        "--by-repo",
+        action="store_true",
+        help="import into the known checkout of the export's repository (any path)",
+    )
 
 
 def add_pack_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,7 +86,7 @@ async def run_memory_exchange(args: argparse.Namespace, memory: Memory) -> int:
     from persona_mind.storage import DurablePackFiles  # noqa: PLC0415
 
     if args.memory_cmd == "export":
-        lines = await memory.export(args.tier)
+        lines = await memory.export(args.tier, by_repo=args.by_repo)
         text = "".join(f"{line}\n" for line in lines)
         if args.out is None:
             sys.stdout.write(text)  # JSON Lines already: the same with --json
@@ -96,9 +106,15 @@ async def run_memory_exchange(args: argparse.Namespace, memory: Memory) -> int:
         except (OSError, UnicodeDecodeError) as err:
             print(f"persona-mind memory import: cannot read {args.file}: {err}", file=sys.stderr)
             return 1
-    outcome = await memory.import_lines(
-        raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
-    )
+    if args.by_repo:
+        where, outcome = await memory.import_by_repository(
+            raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
+        )
+        print(f"importing into the project memory of {where}", file=sys.stderr)
+    else:
+        outcome = await memory.import_lines(
+            raw.splitlines(), default_tier=args.tier, skip_refused=args.skip_refused
+        )
     failed = bool(outcome.refused) and not outcome.written
     if getattr(args, "json", False):
         print(json.dumps({

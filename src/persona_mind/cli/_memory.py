@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from persona_mind.cli._args import existing_dir, persona_ref
 from persona_mind.cli._exchange import add_memory_parsers
+from persona_mind.cli._link import add_link_parser
 from persona_mind.cli._optimize import add_optimize_parser, run_optimize_cli
 from persona_mind.cli._output import fail
 from persona_mind.errors import PersonaMindError
@@ -120,6 +121,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     inj = sub.add_parser("inject", help="show the memory block a prompt would get")
     inj.add_argument("prompt", nargs="?", default="", help="the prompt to plan for")
     add_memory_parsers(sub)  # export, import [FILE] (JSON Lines; no FILE: the older layout)
+    add_link_parser(sub)  # link [ROOT] [--yes] [--unlink]: memory that follows the repository
     b = sub.add_parser("backlog", help="deferred work")
     bsub = b.add_subparsers(dest="backlog_cmd", required=True, metavar="ACTION")
     ba = bsub.add_parser("add", help="add an item (an open duplicate is not added twice)")

@@ -18,6 +18,7 @@ import msgspec
 from persona_mind import Memory
 from persona_mind.cli import _schema as out
 from persona_mind.cli._exchange import run_memory_exchange, wants_exchange
+from persona_mind.cli._link import run_link
 from persona_mind.cli._output import emit, iso
 from persona_mind.mind import (
     KINDS,
@@ -260,6 +261,7 @@ _ACTIONS = {
     "list": _list,
     "inject": _inject,
     "backlog": _backlog,
+    "link": run_link,
 }
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from persona_mind.cli._link import LinkAnswer
 from persona_mind.cli._output import ErrorOut, Message
 from persona_mind.trace import TraceEvent, TraceSummary
 
@@ -305,6 +306,7 @@ COMMANDS: dict[str, type[msgspec.Struct]] = {
     "memory import (file)": LinesImported,
     "memory export": ExportLine,  # JSON Lines: one fact per line
     "memory export --out": ExportedTo,
+    "memory link": LinkAnswer,
     **{f"memory optimize {verb}": OptimizeAnswer for verb in _OPTIMIZE_VERBS},
     "memory backlog add": BacklogDoc,
     "memory backlog list": BacklogList,

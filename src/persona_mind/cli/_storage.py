@@ -69,7 +69,7 @@ def _settings_problem(data: bytes) -> str | None:
 def file_catalog() -> Catalog:
     """Every file kind under the agent directory, with the domain's schemas (imported here,
     at the first check: the CLI's start does not load Mind and Persona for it)."""
-    from persona_mind.mind import BacklogItem, Fact, ImportStamp  # noqa: PLC0415
+    from persona_mind.mind import BacklogItem, Fact, ImportStamp, ProjectRecord  # noqa: PLC0415
     from persona_mind.persona import receipt_problem, state_problem  # noqa: PLC0415
 
     return layout_catalog(
@@ -81,6 +81,7 @@ def file_catalog() -> Catalog:
         persona_settings=FileKind(
             "Persona settings", document=_settings_problem, cap=_SETTINGS_CAP
         ),
+        projects=FileKind("project registry", entry_type=ProjectRecord, unique="id"),
     )
 
 

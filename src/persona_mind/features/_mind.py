@@ -195,6 +195,7 @@ class MindFeature:
             refusal=companion_refusal(self._answers()),
             settings=settings,
         )
+        await self.session.follow_repository()  # an approved clone link picks the files
         self._bound = key
         self.schedule.activate(start, owner.generation, self.session)
         await self._count_session_file(start.session_file)

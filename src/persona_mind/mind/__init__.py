@@ -24,6 +24,7 @@ from persona_mind.mind._errors import MindRefusal as MindRefusal
 from persona_mind.mind._errors import NotFound as NotFound
 from persona_mind.mind._errors import UnknownVersion as UnknownVersion
 from persona_mind.mind._errors import UnsafeContent as UnsafeContent
+from persona_mind.mind._links import ProjectRecord as ProjectRecord
 from persona_mind.mind._model import KINDS as KINDS
 from persona_mind.mind._model import STM_TTL as STM_TTL
 from persona_mind.mind._model import BacklogItem as BacklogItem
@@ -31,6 +32,8 @@ from persona_mind.mind._model import Fact as Fact
 from persona_mind.mind._model import Kind as Kind
 from persona_mind.mind._model import Tier as Tier
 from persona_mind.mind._model import content_identity as content_identity
+from persona_mind.mind._repo_identity import RepoIdentity as RepoIdentity
+from persona_mind.mind._repo_identity import normalise_remote as normalise_remote
 from persona_mind.mind._scope import MindScope as MindScope
 from persona_mind.mind._scope import ProjectRef as ProjectRef
 from persona_mind.mind._scope import find_project as find_project
@@ -133,10 +136,12 @@ __all__ = (
     "NotesLedger",
     "NotesTally",
     "OwnerKey",
+    "ProjectRecord",
     "ProjectRef",
     "Recalled",
     "RelayTracker",
     "ReminderBook",
+    "RepoIdentity",
     "Suggestion",
     "Tier",
     "UnknownVersion",
@@ -155,6 +160,7 @@ __all__ = (
     "inspection_card",
     "is_leg",
     "load_persona_settings",
+    "normalise_remote",
     "plan_card",
     "plan_injection",
     "reminder_card",

@@ -31,7 +31,8 @@ __all__ = ("COMMAND_NAMES", "MindCommandContext", "command_specs", "handle_mind_
 COMMAND_NAMES = ("mind", "persona-mind")
 USAGE = (
     "usage: /mind [status|list [persona|shared|project|stm|backlog|notes]|read <id>|"
-    "forget <id>|doctor|capture [auto|prompt|off]|nudge [on|off]|optimize …|help]"
+    "forget <id>|link [ROOT|--unlink]|doctor|capture [auto|prompt|off]|nudge [on|off]|"
+    "optimize …|help]"
 )
 _LIST_LIMIT = 20
 

@@ -9,7 +9,8 @@ Layout (seed 000 "Durable files", M-STORE-2..5)::
 File names come from the storage layer's collision-safe ``Layout`` (M-SCOPE-14..17): plain
 names verbatim, every other name a slug plus a hash of the exact identity, so reserved names,
 lossy Unicode folds and Windows device names never make two personas share a file; a
-project's file is named after its canonical root path (two clones never share memory).
+project's file is named after its canonical root path (two clones share memory only once
+the user linked them: ``ProjectRef.linked``, ``mind/_links.py``).
 Home is not a project (M-SCOPE-18): a scope whose project is ``None`` has no project,
 STM or backlog targets.
 """
@@ -31,9 +32,17 @@ __all__ = ("MindScope", "ProjectRef", "find_project")
 
 @dataclass(frozen=True, slots=True)
 class ProjectRef:
-    """A repository: its canonical root path (the identity its files are named after)."""
+    """A repository: its canonical root path (the identity) and the root its files are
+    named after — itself, or the project it was linked to with the user's approval
+    (``mind/_links.py``: a second clone of one repository sharing the first's tiers)."""
 
     root: str
+    linked: str | None = None
+
+    @property
+    def files(self) -> str:
+        """The root whose project, STM and backlog files this project reads and writes."""
+        return self.linked or self.root
 
 
 def find_project(cwd: str | Path, home: str | Path | None = None) -> ProjectRef | None:
@@ -113,11 +122,11 @@ def _fact_target(scope: MindScope, tier: Tier) -> StoreTarget[Fact]:
             )
         return StoreTarget(layout.ltm(scope.persona), Fact, lock="memory")
     project = scope._require_project(tier)
-    path = layout.project(project.root) if tier == "project" else layout.stm(project.root)
+    path = layout.project(project.files) if tier == "project" else layout.stm(project.files)
     return StoreTarget(path, Fact, lock="memory")
 
 
 @functools.lru_cache(maxsize=64)
 def _backlog_target(scope: MindScope) -> StoreTarget[BacklogItem]:
     project = scope._require_project("backlog")
-    return StoreTarget(scope.layout.backlog(project.root), BacklogItem, lock="backlog")
+    return StoreTarget(scope.layout.backlog(project.files), BacklogItem, lock="backlog")

@@ -59,9 +59,11 @@ from persona_mind.mind._companion import (
 )
 from persona_mind.mind._deadline import with_deadline
 from persona_mind.mind._errors import AccessRefused, MindRefusal
+from persona_mind.mind._link_plans import LinkDesk
 from persona_mind.mind._model import BacklogItem, Tier
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Offload
+from persona_mind.mind._session_repo import follow, is_link_call, link_command, link_tool
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
 from persona_mind.mind.capture._cues import decide_capture
@@ -131,6 +133,7 @@ class MindSession:
         self.importer: LegacyImport | None = None
         self.generation = 0
         self._nudge: str | None = None
+        self.links = LinkDesk()  # repository identity, link offers and link plans
         self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
         self.model: str | None = None  # the session model: optimize reviews use exactly it
         self.activity = ActivityBoard()  # pi-persona:activity:v1 rows of the current owner
@@ -161,15 +164,8 @@ class MindSession:
         self._nudge = None
         if refusal is not None:
             return
-        scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
-        if self.service is not None:  # its indexes are freed off the loop (issue 15 item 9)
-            self.service.release()
-        self.service = MemoryService(
-            self.store, self.clock, scope, generation=generation, offload=self.offload
-        )
-        self.service.semantic = self.semantic
-        if not self.leg:  # legs never schedule automatic reviews (M-OPTIMIZE-AUTO-28)
-            self.service.on_saved = self.saved_sink
+        self.links = LinkDesk()  # link plans die with the binding (M-SCOPE-21)
+        self.bind_scope(MindScope(self.agent_dir, persona, find_project(event.cwd, self.home)))
         owner = OwnerKey(event.session_manager, event.session_id, event.session_file)
         self.ledger = NotesLedger(owner)
         if previous is not None and previous.owner.session_id == owner.session_id:
@@ -178,12 +174,28 @@ class MindSession:
             self.ledger.seen.update(previous.seen)
         if not self.leg:
             self.ledger.replay(event.entries)
+
+    def bind_scope(self, scope: MindScope) -> None:
+        """A service (and legacy import) for ``scope``: at start, and when an approved
+        repository link changes which project files this path uses (``_session_repo``)."""
+        if self.service is not None:  # its indexes are freed off the loop (issue 15 item 9)
+            self.service.release()
+        self.service = MemoryService(
+            self.store, self.clock, scope, generation=self.generation, offload=self.offload
+        )
+        self.service.semantic = self.semantic
+        if not self.leg:  # legs never schedule automatic reviews (M-OPTIMIZE-AUTO-28)
+            self.service.on_saved = self.saved_sink
             self.importer = LegacyImport(
                 self.service,
                 legacy_persona=self.legacy_persona,
                 claim_persona=True,
                 run_blocking=self.offload,  # the runtime's one IO executor, never a thread here
             )
+
+    async def follow_repository(self) -> None:
+        """After ``start``: bind to the approved repository link, learn link offers."""
+        await follow(self)
 
     def revoke(self) -> None:
         """The owner changed or the session ended: no later append, no late cards."""
@@ -217,6 +229,8 @@ class MindSession:
             return InputOutcome()
         # A custom message of any other type is foreign, whatever its source (M-TRUST-1/2).
         direct = deferred or (event.source != "extension" and event.custom_type is None)
+        if direct:  # a user message: the reply a link plan waits for (P-CHAT-PLAN-7)
+            self.links.user_messages += 1
         decision = decide_capture(
             event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
         )
@@ -242,6 +256,11 @@ class MindSession:
         if self.service is not service:  # replaced meanwhile: the write stands, no receipt
             return InputOutcome()
         return InputOutcome(captured=found)
+
+    def hint_once(self, hint: str) -> None:
+        """A runtime hint for the next injection only (a repository link offer)."""
+        if not self.leg:
+            self._nudge = hint if not self._nudge else f"{self._nudge} {hint}"
 
     def suggest(self, hint: str) -> bool:
         """A nudge that is not the user's own words (a relayed blocked report, M-CAPTURE-8):
@@ -332,6 +351,8 @@ class MindSession:
         if self.service is None:
             exc = AccessRefused("mind.inactive", f"Mind is inactive: {self.refusal}")
             return ToolResult(text=str(exc), details={"rule": exc.rule}, is_error=True)
+        if is_link_call(call) and not self.leg:
+            return await link_tool(self, call.arguments)
         tools = MindTools(
             self.service,
             ledger=self.ledger,
@@ -359,6 +380,8 @@ class MindSession:
 
     async def on_command(self, call: CommandCall) -> CommandResult:
         """``/mind`` and ``/persona-mind``."""
+        if call.args.split()[:1] == ["link"] and not self.leg and self.service is not None:
+            return await link_command(self, call.args.split()[1:])
         status = None
         if self.importer is not None and not self.importer.done:
             status = "pending (imported facts may not be available yet)"

@@ -34,10 +34,11 @@ def layout_catalog(
     pack_index: FileKind,
     migration_receipt: FileKind,
     persona_settings: FileKind,
+    projects: FileKind | None = None,
 ) -> Catalog:
     """Every file kind under ``<agentDir>`` (docs/storage.md "On-disk layout"), given the
     domain's kinds: memory tiers, backlog, the legacy-import stamps, the pack store's index,
-    migration receipts and Persona's settings."""
+    migration receipts, Persona's settings and the project registry (``repositories.json``)."""
     skip = {
         "marker": FileKind(
             "settle marker",
@@ -70,6 +71,7 @@ def layout_catalog(
         ("persona-mind/memory/project/*.json", memory),
         ("persona-mind/memory/stm/*.json", memory),
         ("persona-mind/memory/.legacy-import.json", legacy_import),
+        *([("persona-mind/memory/repositories.json", projects)] if projects else []),
         ("persona-mind/backlog/*.json", backlog),
         ("persona/store.json", pack_index),
         ("persona/settings.json", persona_settings),
