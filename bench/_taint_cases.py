@@ -118,7 +118,7 @@ def ordinary_cases() -> list[Case]:
                     untrusted=(("tool-output", ftext),),
                 )
             )
-    for i, (fname, ftext) in enumerate(files):
+    for fname, ftext in files:
         for j, template in enumerate(_FILE_SUMMARIES):
             cases.append(
                 Case(

@@ -307,6 +307,7 @@ class MindFeature:
                 self.schedule.busy("agent-start")
             case ToolExecutionEnd():
                 self.relays.result(event, self._session)
+                self.session.observe_tool_result(event.tool_name, event.text)
             case AgentSettled():
                 self.relays.settle()  # M-CAPTURE-10
                 # only the main session's input tokens count toward the gate

@@ -22,6 +22,7 @@ from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
 from persona_mind.mind._service import MemoryService
+from persona_mind.mind._write_gate import WriteGate
 from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE, NotesLedger
 from persona_mind.mind.optimize._commands import inspection_card, plan_card, tracked
 from persona_mind.mind.optimize._port import OptimizeBinding
@@ -191,8 +192,10 @@ class MindTools:
         append: AppendEntry | None = None,
         leg: bool = False,
         optimize: OptimizeBinding | None = None,
+        gate: WriteGate | None = None,
     ) -> None:
         self.service = service
+        self.gate = gate
         self.ledger = ledger
         self.append = append
         self.leg = leg
@@ -223,6 +226,8 @@ class MindTools:
         if act == "remember":
             if a.get("tier") == "session":
                 return await self._save_note(a)
+            if self.gate is not None and (held := await self.gate.check(svc, a)) is not None:
+                return held
             tier: Tier | None = a.get("tier")
             found, created = await svc.remember(
                 _need(a, "kind", act),
