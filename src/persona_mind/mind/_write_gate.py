@@ -17,23 +17,23 @@ from persona_mind.mind._errors import AccessRefused
 from persona_mind.mind._pending import propose
 from persona_mind.mind._policy import WritePolicy, decide
 from persona_mind.mind._service import MemoryService
+from persona_mind.mind.capture._relay import RELAY_TOOLS
 from persona_mind.mind.trust._taint import TaintLedger
 from persona_mind.mind.trust._verdict import verdict
 
 __all__ = ("WriteGate", "source_of_tool")
 
 _OWN_TOOLS = frozenset({"memory", "backlog"})
-_REPORT_TOOLS = frozenset({"delegate", "flow"})
-_PEER_TOOLS = frozenset({"council", "consult", "roundtable", "round_table"})
+_PEER_TOOLS = frozenset({"persona_consult", "persona_roundtable"})
 
 
 def source_of_tool(name: str) -> Origin | None:
-    """The taint source of a tool's result: a child's relayed report, a peer's answer
-    (consult, round-table, council), any other tool's output; ``None`` for Mind's own tools
+    """The taint source of a tool's result: a relayed child report, a consulted persona's or
+    round-table's answer, any other tool's output; ``None`` for Mind's own tools
     (their results echo what was stored, not new outside text)."""
     if name in _OWN_TOOLS:
         return None
-    if name in _REPORT_TOOLS:
+    if name in RELAY_TOOLS:  # delegate, council, flow: a child's report relayed up
         return "report"
     if name in _PEER_TOOLS:
         return "peer"
