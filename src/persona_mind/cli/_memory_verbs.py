@@ -18,6 +18,7 @@ import msgspec
 from persona_mind import Memory
 from persona_mind.cli import _schema as out
 from persona_mind.cli._exchange import run_memory_exchange, wants_exchange
+from persona_mind.cli._memory_pending import run_pending
 from persona_mind.cli._output import emit, iso
 from persona_mind.mind import (
     KINDS,
@@ -250,6 +251,10 @@ async def _legacy_import(args: argparse.Namespace, memory: Memory) -> None:
     )
 
 
+async def _pending(args: argparse.Namespace, memory: Memory) -> None:
+    await run_pending(args, memory, _fact)
+
+
 _ACTIONS = {
     "remember": _remember,
     "recall": _recall,
@@ -260,6 +265,7 @@ _ACTIONS = {
     "list": _list,
     "inject": _inject,
     "backlog": _backlog,
+    "pending": _pending,
 }
 
 
