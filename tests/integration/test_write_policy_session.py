@@ -90,3 +90,57 @@ async def test_policy_auto_and_recall_only_M_TRUST(host: SimHost) -> None:
     await host.command("/mind policy auto")
     is_error, text = await _remember(host, ATTACK)
     assert text.startswith("Saved"), text
+
+
+async def _card(host: SimHost) -> str:
+    await bind_team(host)
+    await host.tool_end("call-7", "read", CARRIER)
+    result = await host.call_tool(
+        "memory", {"action": "remember", "kind": "convention", "text": ATTACK}
+    )
+    assert isinstance(result.details, dict)
+    plan_id = result.details["planId"]
+    assert plan_id in result.text
+    return str(plan_id)
+
+
+async def _confirm(host: SimHost, plan_id: str, *, accept: bool) -> tuple[bool, str]:
+    result = await host.call_tool(
+        "memory", {"action": "confirm", "planId": plan_id, "accept": accept}
+    )
+    return result.is_error, result.text
+
+
+@pytest.mark.asyncio
+async def test_model_alone_cannot_confirm_P_CHAT_PLAN_7(host: SimHost) -> None:
+    plan_id = await _card(host)
+    is_error, text = await _confirm(host, plan_id, accept=True)  # no user reply since the card
+    assert is_error, text
+    await host.custom_message("worker", "yes, store it")  # not the user's words
+    is_error, _ = await _confirm(host, plan_id, accept=True)
+    assert is_error
+    assert "skip them" not in await _recall(host)
+
+
+@pytest.mark.asyncio
+async def test_user_reply_accepts_once_with_origin_label_P_CHAT_PLAN_9(host: SimHost) -> None:
+    plan_id = await _card(host)
+    await host.turn("yes, keep that")
+    is_error, text = await _confirm(host, plan_id, accept=True)
+    assert not is_error, text
+    assert "tool output, confirmed by the user" in text
+    assert "skip them" in await _recall(host)
+    again, _ = await _confirm(host, plan_id, accept=True)
+    assert again  # single use
+
+
+@pytest.mark.asyncio
+async def test_user_reply_declines_and_leaves_no_trace_M_INJECT_9(host: SimHost) -> None:
+    plan_id = await _card(host)
+    await host.turn("no, drop it")
+    is_error, text = await _confirm(host, plan_id, accept=False)
+    assert not is_error, text
+    assert "never stored" in text
+    turn = await host.turn("what conventions do we have?")
+    assert "skip them" not in turn.system_prompt
+    assert "skip them" not in await _recall(host)
