@@ -127,8 +127,12 @@ class HeadlessSession:
         clock: Clock | None = None,
         child_backend: ChildBackend | None = None,
         manager: str = "mcp",
+        write_policy: str | None = None,
     ) -> None:
         self.cwd = cwd
+        self.write_policy = write_policy
+        """``--write-policy``: the Mind write policy for this server's sessions (re-applied
+        after every reload; ``None`` keeps the settings file's)."""
         self.manager = manager
         self.persona = persona
         self.model = model
@@ -176,6 +180,12 @@ class HeadlessSession:
             )
         )
         await self.runtime.specs()
+        if self.write_policy is not None:
+            result = await self.runtime.command(
+                CommandCall(name="mind", args=f"policy {self.write_policy}")
+            )
+            if result.level == "error":
+                raise SessionSetupError(f"--write-policy: {result.text}")
 
     async def activate(self, name: str) -> None:
         """``/persona use <name>`` in the session's team; refuses to start on failure."""

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from persona_mind._memory_service import load_model, memory_service, start_store
 from persona_mind.clock import Clock, MonotonicClock
 from persona_mind.errors import HostError
+from persona_mind.mind import _pending
 from persona_mind.mind._errors import InvalidArgument
 from persona_mind.mind._follow import RepoState, approve_link, follow_repository, unlink
 from persona_mind.mind._links import Candidate
@@ -295,3 +296,17 @@ class Memory:
         return await import_lines(
             self.service, rest, skip_refused=skip_refused, default_tier=default_tier
         )
+
+    async def pending(self) -> builtins.list[FoundFact]:
+        """Model writes the write policy holds for the user (``memory pending``)."""
+        return [FoundFact(p.tier, p.fact) for p in await _pending.pending(self.service)]
+
+    async def approve_pending(self, proposal_id: str) -> FoundFact:
+        """The user accepts a proposal: stored with its origin and ``confirmed=True``."""
+        found = await _pending.approve(self.service, proposal_id)
+        return await self.service.find(found.id)
+
+    async def drop_pending(self, proposal_id: str) -> FoundFact:
+        """The user declines a proposal: it is deleted and leaves no trace in memory."""
+        p = await _pending.drop(self.service, proposal_id)
+        return FoundFact(p.tier, p.fact)

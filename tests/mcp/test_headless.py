@@ -49,3 +49,30 @@ async def test_an_unknown_persona_refuses_setup_and_stops_the_runtime(
         await session.__aenter__()
     with pytest.raises(Exception, match=r"not started|stopped"):
         await session.runtime.companion.ask(object())  # type: ignore[call-overload]
+
+
+@pytest.mark.asyncio
+async def test_mcp_client_writes_follow_the_write_policy(team_agent: Path, repo: Path) -> None:
+    """``--write-policy confirm-all``: a client write is pending and waits for the user."""
+    from persona_mind import Memory  # noqa: PLC0415
+
+    async with HeadlessSession(
+        agent_dir=team_agent, cwd=repo, clock=ManualClock(), write_policy="confirm-all"
+    ) as session:
+        held = await session.call(
+            "memory", {"action": "remember", "kind": "gotcha", "text": "CI needs Docker"}
+        )
+        assert not held.is_error, held.text
+        assert "Pending" in held.text
+        assert "persona-mind memory pending approve" in held.text
+        await session.host.request_reload()  # the flag survives a reload
+        again = await session.call(
+            "memory", {"action": "remember", "kind": "gotcha", "text": "CI needs Podman"}
+        )
+        assert "Pending" in again.text
+    async with Memory(agent_dir=team_agent, cwd=repo) as memory:
+        assert [f.fact.text for f in await memory.pending()] == [
+            "CI needs Docker",
+            "CI needs Podman",
+        ]
+        assert await memory.list() == []

@@ -39,7 +39,9 @@ async def test_capture_and_nudge_settings_session_only_M_CAPTURE_12(svc: MemoryS
     await handle_mind_command("nudge on", ctx)
     assert settings.capture == "off"
     assert settings.nudge is True
-    assert settings.contribution() == {"mind": {"capture": "off", "nudge": True}}
+    assert settings.contribution() == {
+        "mind": {"capture": "off", "nudge": True, "writePolicy": "confirm-untrusted"}
+    }
     bad = await handle_mind_command("capture sometimes", ctx)
     assert bad.level == "error"
 

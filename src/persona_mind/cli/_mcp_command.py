@@ -38,6 +38,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="how to start Pi for consults (default: `pi` on PATH; 'none' turns consults off)",
     )
     p.add_argument("--model", default=None, help="model for consults, e.g. provider/model-id")
+    p.add_argument(
+        "--write-policy",
+        choices=("auto", "confirm-untrusted", "confirm-all", "recall-only"),
+        default=None,
+        help="Mind write policy for client writes (default: settings.json mind.writePolicy, "
+        "else confirm-untrusted); pending writes wait for `persona-mind memory pending`",
+    )
     p.set_defaults(func=run_mcp)
 
 
@@ -74,6 +81,7 @@ async def _serve(args: argparse.Namespace) -> int:
         model=args.model,
         clock=clock,
         child_backend=backend,
+        write_policy=args.write_policy,
     )
     async with session:
         log(f"serving {cwd} as {args.persona or 'no persona'}")

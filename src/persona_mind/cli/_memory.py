@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from persona_mind.cli._args import existing_dir, persona_ref
 from persona_mind.cli._exchange import add_memory_parsers
 from persona_mind.cli._link import add_link_parser
+from persona_mind.cli._memory_pending import add_pending_parser
 from persona_mind.cli._optimize import add_optimize_parser, run_optimize_cli
 from persona_mind.cli._output import fail
 from persona_mind.errors import PersonaMindError
@@ -118,6 +119,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sp = sub.add_parser("supersede", help="replace a fact with new text")
     sp.add_argument("id", help="the fact to retire")
     sp.add_argument("text", help="the replacement text")
+    add_pending_parser(sub)
     inj = sub.add_parser("inject", help="show the memory block a prompt would get")
     inj.add_argument("prompt", nargs="?", default="", help="the prompt to plan for")
     add_memory_parsers(sub)  # export, import [FILE] (JSON Lines; no FILE: the older layout)

@@ -19,6 +19,7 @@ from persona_mind import Memory
 from persona_mind.cli import _schema as out
 from persona_mind.cli._exchange import run_memory_exchange, wants_exchange
 from persona_mind.cli._link import run_link
+from persona_mind.cli._memory_pending import run_pending
 from persona_mind.cli._output import emit, iso
 from persona_mind.mind import (
     KINDS,
@@ -251,6 +252,10 @@ async def _legacy_import(args: argparse.Namespace, memory: Memory) -> None:
     )
 
 
+async def _pending(args: argparse.Namespace, memory: Memory) -> None:
+    await run_pending(args, memory, _fact)
+
+
 _ACTIONS = {
     "remember": _remember,
     "recall": _recall,
@@ -262,6 +267,7 @@ _ACTIONS = {
     "inject": _inject,
     "backlog": _backlog,
     "link": run_link,
+    "pending": _pending,
 }
 
 

@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.feature import Background
+from persona_mind.features._mind_pending import PendingPlans
 from persona_mind.features._mind_relay import RelayNudges
 from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE, deliver_review, report_entry
 from persona_mind.features._mind_schedule import SchedulerLink
@@ -81,6 +82,7 @@ class MindFeature:
         """What the Owner last got of the notes' budget (session, events, bytes, closed)."""
         self.schedule = SchedulerLink(ports.scheduler)
         self.relays = RelayNudges()
+        self.pending = PendingPlans()
 
     def settings_contribution(self) -> dict[str, Any]:
         """Mind's effective preferences for the companion's settings collection (the
@@ -283,12 +285,15 @@ class MindFeature:
             case SessionStart():
                 if not warmed():  # the domain's tables, on the IO thread (features/_warm.py)
                     await self.ports.offload(warm_domain)
+                self.pending.start(event.session_id)
                 self._start = event
                 self._bound = None
                 await self._bind(owner)
             case Input():
                 if not event.text.lstrip().startswith("/"):  # a slash command runs no agent
                     self.schedule.busy("input")  # cancels a running automatic review
+                    if event.custom_type is None or event.deferred:
+                        self.pending.user_message()  # P-CHAT-PLAN-7
                 # Only the reserved custom type replays direct user input (M-TRUST-2).
                 outcome = await self.session.on_input(event, deferred=event.deferred)
                 if outcome.captured is not None:
@@ -311,6 +316,7 @@ class MindFeature:
                 self.schedule.busy("agent-start")
             case ToolExecutionEnd():
                 self.relays.result(event, self._session)
+                self.session.observe_tool_result(event.tool_name, event.text)
             case AgentSettled():
                 self.relays.settle()  # M-CAPTURE-10
                 # only the main session's input tokens count toward the gate
@@ -338,7 +344,9 @@ class MindFeature:
         return None
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
-        result = await self.session.on_tool(call)
+        if call.name == "memory" and call.arguments.get("action") == "confirm":
+            return await self.pending.confirm(self.session.service, dict(call.arguments))
+        result = self.pending.card(await self.session.on_tool(call))
         await self._send_tally()  # a note saved or forgotten
         if call.name == "backlog" and not result.is_error:
             await self._arm_reminders()

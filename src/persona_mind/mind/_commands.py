@@ -18,6 +18,7 @@ from persona_mind.messages.host import CommandResult, CommandSpec
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import MindRefusal
 from persona_mind.mind._model import Tier
+from persona_mind.mind._policy import parse_policy
 from persona_mind.mind._service import MemoryService
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind.notes._ledger import NotesLedger
@@ -32,7 +33,7 @@ COMMAND_NAMES = ("mind", "persona-mind")
 USAGE = (
     "usage: /mind [status|list [persona|shared|project|stm|backlog|notes]|read <id>|"
     "forget <id>|link [ROOT|--unlink]|doctor|capture [auto|prompt|off]|nudge [on|off]|"
-    "optimize …|help]"
+    "policy [auto|confirm-untrusted|confirm-all|recall-only]|optimize …|help]"
 )
 _LIST_LIMIT = 20
 
@@ -89,6 +90,8 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
             return _capture(ctx, rest)
         if sub == "nudge":
             return _nudge(ctx, rest)
+        if sub == "policy":
+            return _policy(ctx, rest)
         if sub == "list":
             return _result(await _list(ctx, ctx.service, rest[0] if rest else None))
         if sub in ("read", "forget") and len(rest) == 1:
@@ -121,7 +124,10 @@ async def _auto(ctx: MindCommandContext, words: list[str]) -> CommandResult:
 
 
 async def _status(ctx: MindCommandContext) -> Card:
-    lines = [f"capture: {ctx.settings.capture}, nudges: {'on' if ctx.settings.nudge else 'off'}"]
+    lines = [
+        f"capture: {ctx.settings.capture}, nudges: {'on' if ctx.settings.nudge else 'off'}, "
+        f"write policy: {ctx.settings.write_policy}"
+    ]
     if ctx.service is None:
         return Card("Mind inactive", (f"reason: {ctx.refusal or 'not ready'}", *lines))
     scope = ctx.service.scope
@@ -258,3 +264,16 @@ async def _read_forget(ctx: MindCommandContext, svc: MemoryService, sub: str, fi
         return Card(f"{found.tier} {found.fact.kind} {fid}", (found.fact.text,))
     found = await svc.forget(fid)
     return Card(f"Forgot {found.tier} {fid}", (found.fact.text,))
+
+
+def _policy(ctx: MindCommandContext, rest: list[str]) -> CommandResult:
+    if not rest:
+        return CommandResult(text=f"write policy: {ctx.settings.write_policy}")
+    policy = parse_policy(rest[0]) if len(rest) == 1 else None
+    if policy is None:
+        return CommandResult(
+            text="write policy is auto, confirm-untrusted, confirm-all or recall-only",
+            level="error",
+        )
+    ctx.settings.write_policy = policy
+    return CommandResult(text=f"write policy: {policy} (this session only)")

@@ -50,6 +50,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
 from persona_mind.mind._companion import (
     CompanionAnswer,
@@ -66,6 +67,7 @@ from persona_mind.mind._service import FoundFact, MemoryService, Offload
 from persona_mind.mind._session_repo import follow, is_link_call, link_command, link_tool
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
+from persona_mind.mind._write_gate import WriteGate, source_of_tool
 from persona_mind.mind.capture._cues import decide_capture
 from persona_mind.mind.migrate._legacy import LegacyImport
 from persona_mind.mind.notes._ledger import NotesLedger, OwnerKey
@@ -73,6 +75,7 @@ from persona_mind.mind.optimize._activity import Activity, ActivityBoard
 from persona_mind.mind.optimize._commands import review_acceptance
 from persona_mind.mind.optimize._port import OptimizeBinding, OptimizerPort
 from persona_mind.mind.recall._ranker import SemanticSource
+from persona_mind.mind.trust._taint import TaintLedger
 from persona_mind.storage.port import StorePort
 
 __all__ = (
@@ -127,6 +130,8 @@ class MindSession:
         self.home = home
         self.legacy_persona = legacy_persona
         self.settings = MindSettings()
+        self.taint = TaintLedger()
+        self.gate = WriteGate(self.taint, lambda: self.settings.write_policy)
         self.refusal: str | None = "the session has not started"
         self.service: MemoryService | None = None
         self.ledger: NotesLedger | None = None
@@ -229,8 +234,9 @@ class MindSession:
             return InputOutcome()
         # A custom message of any other type is foreign, whatever its source (M-TRUST-1/2).
         direct = deferred or (event.source != "extension" and event.custom_type is None)
-        if direct:  # a user message: the reply a link plan waits for (P-CHAT-PLAN-7)
+        if direct:  # a user message: the reply a plan waits for (P-CHAT-PLAN-7)
             self.links.user_messages += 1
+            self.taint.observe_user(event.text)
         decision = decide_capture(
             event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
         )
@@ -359,8 +365,19 @@ class MindSession:
             append=self.append,
             leg=self.leg,
             optimize=self._optimize_binding(),
+            gate=self.gate,
         )
         return await tools.call(call.name, call.arguments)
+
+    def observe_untrusted(self, source: Origin, text: str) -> None:
+        """Text that entered the session and the user did not type (taint, M-TRUST)."""
+        self.taint.observe(source, text)
+
+    def observe_tool_result(self, tool_name: str, text: str) -> None:
+        """A tool's result entered the session: record it under its taint source."""
+        source = source_of_tool(tool_name)
+        if source is not None:
+            self.taint.observe(source, text)
 
     async def accept_review(self, words: list[str]) -> CommandResult:
         """The acceptance answer of ``/mind optimize [all|target]`` (M-OPTIMIZE-BATCH-8, -9).

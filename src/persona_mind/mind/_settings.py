@@ -1,4 +1,5 @@
-"""Mind's per-session preferences: capture mode and nudges (M-SCOPE-8..12, M-CAPTURE-12).
+"""Mind's per-session preferences: capture mode, nudges and the write
+policy (M-SCOPE-8..12, M-CAPTURE-12).
 
 They are a *snapshot* taken at session start from the companion's canonical
 ``<agentDir>/persona/settings.json`` (its ``"mind"`` object); Mind never writes that file
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
+from persona_mind.mind._policy import DEFAULT_POLICY, WritePolicy, parse_policy
 from persona_mind.mind.capture._cues import CaptureMode
 
 __all__ = ("MAX_SETTINGS_BYTES", "MindSettings", "load_persona_settings")
@@ -28,6 +30,7 @@ class MindSettings:
 
     capture: CaptureMode = "auto"
     nudge: bool = True
+    write_policy: WritePolicy = DEFAULT_POLICY
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
@@ -50,11 +53,25 @@ class MindSettings:
             out.nudge = nudge
         else:
             out.warnings.append(f"settings.json mind.nudge={nudge!r} is invalid; using true")
+        raw = mind.get("writePolicy", DEFAULT_POLICY)
+        policy = parse_policy(raw)
+        if policy is None:
+            out.warnings.append(
+                f"settings.json mind.writePolicy={raw!r} is invalid; using {DEFAULT_POLICY}"
+            )
+        else:
+            out.write_policy = policy
         return out
 
     def contribution(self) -> dict[str, Any]:
         """Effective preferences for the companion's settings:collect:v1."""
-        return {"mind": {"capture": self.capture, "nudge": self.nudge}}
+        return {
+            "mind": {
+                "capture": self.capture,
+                "nudge": self.nudge,
+                "writePolicy": self.write_policy,
+            }
+        }
 
 
 def load_persona_settings(agent_dir: Path) -> tuple[dict[str, Any] | None, str | None]:
