@@ -88,7 +88,13 @@ def test_quick_tier_skips_pi_install_and_end_to_end_tests(scratch: Path) -> None
     assert "install-pi" not in proc.stderr
     calls = (scratch / "calls.log").read_text().splitlines()
     assert calls[-1] == "pytest -q -m not e2e --ignore=tests/e2e"
-    assert [c.split()[0] for c in calls][-5:] == ["ruff", "mypy", "lint-imports", "deptry", "pytest"]
+    assert [c.split()[0] for c in calls][-5:] == [
+        "ruff",
+        "mypy",
+        "lint-imports",
+        "deptry",
+        "pytest",
+    ]
 
 
 def test_npm_runs_without_its_update_notice(scratch: Path) -> None:

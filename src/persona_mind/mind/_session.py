@@ -360,7 +360,7 @@ class MindSession:
     async def on_command(self, call: CommandCall) -> CommandResult:
         """``/mind`` and ``/persona-mind``."""
         status = None
-        if self.importer is not None and not self.importer.done:
+        if self.importer is not None and self.importer.pending:
             status = "pending (imported facts may not be available yet)"
         ctx = MindCommandContext(
             None if self.leg else self.service,

@@ -1,0 +1,43 @@
+"""Pi's everyday text in a simulated session (issue 25, item 9; P-PACK, M-STATUS).
+
+Re-installing a pack is a notice, not an error; `/mind status` on a fresh session promises
+no import and counts in English; optimizing STM without a persona names short-term memory.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from persona_mind.testing._simhost import SimHost
+
+
+@pytest.mark.asyncio
+async def test_reinstalling_an_installed_pack_is_an_info_notice(host: SimHost) -> None:
+    first = await host.command("/persona pack install software-team")
+    assert first.level == "info", first.text
+    again = await host.command("/persona pack install software-team")
+    assert again.level == "info", again.text
+    assert "already installed; nothing changed" in again.text
+    assert "`/persona pack update software-team`" in again.text
+
+
+@pytest.mark.asyncio
+async def test_fresh_status_promises_no_import_and_pluralises(host: SimHost) -> None:
+    saved = await host.call_tool(
+        "memory",
+        {"action": "remember", "kind": "note", "text": "The build needs Docker.", "tier": "stm"},
+    )
+    assert not saved.is_error, saved.text
+    status = await host.command("/mind status")
+    assert "import: pending" not in status.text
+    lines = status.text.splitlines()
+    assert "stm: 1 live fact" in lines, status.text
+    assert "0 live facts" in status.text  # the other tiers still read as plurals
+    assert "1 live facts" not in status.text
+
+
+@pytest.mark.asyncio
+async def test_optimize_stm_without_a_persona_names_short_term_memory(host: SimHost) -> None:
+    result = await host.command("/mind optimize inspect stm")
+    assert result.level == "error"
+    assert "short-term memory is consolidated only by its owning persona" in result.text
