@@ -41,3 +41,28 @@ async def test_optimize_stm_without_a_persona_names_short_term_memory(host: SimH
     result = await host.command("/mind optimize inspect stm")
     assert result.level == "error"
     assert "short-term memory is consolidated only by its owning persona" in result.text
+
+
+@pytest.mark.asyncio
+async def test_the_memory_tool_reply_says_tier_and_expiry(host: SimHost) -> None:
+    """Item 2: the Pi tool's save reply says where the fact went and until when."""
+    saved = await host.call_tool(
+        "memory", {"action": "remember", "kind": "gotcha", "text": "The build needs Docker."}
+    )
+    assert not saved.is_error, saved.text
+    first = saved.text.splitlines()[0]
+    assert "in short-term memory (STM) of this project; expires 20" in first
+    assert 'unless promoted (memory {"action": "promote", "id": "m_' in first
+    lasting = await host.call_tool(
+        "memory",
+        {"action": "remember", "kind": "gotcha", "text": "Tabs in Makefiles.", "tier": "project"},
+    )
+    assert "in this project's long-term memory; kept until forgotten" in lasting.text
+
+
+@pytest.mark.asyncio
+async def test_the_memory_tool_refuses_an_empty_recall(host: SimHost) -> None:
+    """Item 5: `recall` without words is an error result that says what to do."""
+    result = await host.call_tool("memory", {"action": "recall", "query": ""})
+    assert result.is_error
+    assert "recall needs a query" in result.text

@@ -65,6 +65,9 @@ from persona_mind.mind.capture._relay import Suggestion as Suggestion
 from persona_mind.mind.facts._rules import MAX_TEXT_CHARS as MAX_TEXT_CHARS
 from persona_mind.mind.facts._rules import Draft as Draft
 from persona_mind.mind.facts._rules import validate_draft as validate_draft
+from persona_mind.mind.facts._where import TIER_NAMES as TIER_NAMES
+from persona_mind.mind.facts._where import iso_time as iso_time
+from persona_mind.mind.facts._where import where_saved as where_saved
 from persona_mind.mind.inject._planner import InjectionInput as InjectionInput
 from persona_mind.mind.inject._planner import InjectionPlan as InjectionPlan
 from persona_mind.mind.inject._planner import NoteView as NoteView
@@ -99,6 +102,7 @@ __all__ = (
     "NOTE_ENTRY_TYPE",
     "STM_TTL",
     "STRONG_CUES",
+    "TIER_NAMES",
     "AccessRefused",
     "BacklogItem",
     "CaptureDecision",
@@ -154,6 +158,7 @@ __all__ = (
     "history_card",
     "inspection_card",
     "is_leg",
+    "iso_time",
     "load_persona_settings",
     "plan_card",
     "plan_injection",
@@ -162,5 +167,6 @@ __all__ = (
     "scan",
     "tool_specs",
     "validate_draft",
+    "where_saved",
     "with_deadline",
 )

@@ -22,6 +22,7 @@ from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
 from persona_mind.mind._service import MemoryService
+from persona_mind.mind.facts._where import iso_time, where_saved
 from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE, NotesLedger
 from persona_mind.mind.optimize._commands import inspection_card, plan_card, tracked
 from persona_mind.mind.optimize._port import OptimizeBinding
@@ -232,10 +233,12 @@ class MindTools:
                 tier=tier,
             )
             verb = "Saved" if created else "Updated"
+            f = found.fact
+            hint = f'memory {{"action": "promote", "id": "{f.id}"}}'
             return Card(
-                f"{verb} {found.tier} {found.fact.kind} {found.fact.id}",
-                (found.fact.text,),
-                data={"id": found.fact.id, "tier": found.tier},
+                f"{verb} {found.tier} {f.kind} {f.id} {where_saved(found.tier, f, hint)}",
+                (f.text,),
+                data={"id": f.id, "tier": found.tier, "expiresAt": iso_time(f.expiresAt)},
             )
         if act == "recall":
             hits = await svc.recall(a.get("query", ""), limit=a.get("limit", 10))
