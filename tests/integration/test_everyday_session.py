@@ -66,3 +66,24 @@ async def test_the_memory_tool_refuses_an_empty_recall(host: SimHost) -> None:
     result = await host.call_tool("memory", {"action": "recall", "query": ""})
     assert result.is_error
     assert "recall needs a query" in result.text
+
+
+@pytest.mark.asyncio
+async def test_one_remember_turn_stores_the_fact_once(host: SimHost) -> None:
+    """Item 3: capture saved the user's words; the model's remember of them in that turn
+    updates the captured row instead of writing a second copy to STM."""
+    await host.turn("remember that we deploy on Fridays")
+    reply = await host.call_tool(
+        "memory", {"action": "remember", "kind": "convention", "text": "We deploy on Fridays."}
+    )
+    assert not reply.is_error, reply.text
+    assert "Already saved from the user's message" in reply.text
+    assert "stm" not in (reply.details or {}).get("tier", "")
+    listed = await host.call_tool("memory", {"action": "recall", "query": "deploy Fridays"})
+    assert (listed.details or {}).get("ids", []) == [(reply.details or {})["id"]]
+    later = await host.turn("and what else?")  # a new turn: a fresh remember is its own fact
+    assert "deploy on Fridays" in later.system_prompt
+    other = await host.call_tool(
+        "memory", {"action": "remember", "kind": "note", "text": "We deploy on Fridays."}
+    )
+    assert "Already saved" not in other.text

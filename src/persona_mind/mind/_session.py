@@ -131,6 +131,9 @@ class MindSession:
         self.importer: LegacyImport | None = None
         self.generation = 0
         self._nudge: str | None = None
+        self._captured: FoundFact | None = None
+        """The fact capture saved from this turn's user message (the model's own remember
+        of the same words updates it instead of writing a second copy)."""
         self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
         self.model: str | None = None  # the session model: optimize reviews use exactly it
         self.activity = ActivityBoard()  # pi-persona:activity:v1 rows of the current owner
@@ -159,6 +162,7 @@ class MindSession:
         self.settings = MindSettings.from_persona_settings(settings)
         self.refusal = refusal
         self._nudge = None
+        self._captured = None
         if refusal is not None:
             return
         scope = MindScope(self.agent_dir, persona, find_project(event.cwd, self.home))
@@ -215,6 +219,7 @@ class MindSession:
         """Capture strong direct-user cues before the model starts; remember a nudge."""
         if self.service is None or self.leg:
             return InputOutcome()
+        self._captured = None  # a new user message starts a new turn
         # A custom message of any other type is foreign, whatever its source (M-TRUST-1/2).
         direct = deferred or (event.source != "extension" and event.custom_type is None)
         decision = decide_capture(
@@ -241,6 +246,7 @@ class MindSession:
             return InputOutcome(refused=str(exc))
         if self.service is not service:  # replaced meanwhile: the write stands, no receipt
             return InputOutcome()
+        self._captured = found
         return InputOutcome(captured=found)
 
     def suggest(self, hint: str) -> bool:
@@ -338,6 +344,7 @@ class MindSession:
             append=self.append,
             leg=self.leg,
             optimize=self._optimize_binding(),
+            captured=self._captured,
         )
         return await tools.call(call.name, call.arguments)
 

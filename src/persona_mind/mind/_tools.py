@@ -21,7 +21,8 @@ from persona_mind.messages.host import ToolResult, ToolSpec
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
-from persona_mind.mind._service import MemoryService
+from persona_mind.mind._service import FoundFact, MemoryService
+from persona_mind.mind._text import identity_text
 from persona_mind.mind.facts._where import iso_time, where_saved
 from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE, NotesLedger
 from persona_mind.mind.optimize._commands import inspection_card, plan_card, tracked
@@ -177,6 +178,17 @@ def _refusal(exc: MindRefusal) -> ToolResult:
     )
 
 
+def _same_as_captured(captured: FoundFact | None, text: object) -> FoundFact | None:
+    """The captured fact when ``text`` says the same (case, spacing, end punctuation aside)."""
+    if captured is None or not isinstance(text, str):
+        return None
+
+    def key(value: str) -> str:
+        return identity_text(value).rstrip(" .!")
+
+    return captured if key(text) == key(captured.fact.text) else None
+
+
 def _ok(card: Card) -> ToolResult:
     return ToolResult(text=card.full(), details=card.details())
 
@@ -192,8 +204,10 @@ class MindTools:
         append: AppendEntry | None = None,
         leg: bool = False,
         optimize: OptimizeBinding | None = None,
+        captured: FoundFact | None = None,
     ) -> None:
         self.service = service
+        self.captured = captured
         self.ledger = ledger
         self.append = append
         self.leg = leg
@@ -225,14 +239,17 @@ class MindTools:
             if a.get("tier") == "session":
                 return await self._save_note(a)
             tier: Tier | None = a.get("tier")
+            kind, text = _need(a, "kind", act), _need(a, "text", act)
+            if (same := _same_as_captured(self.captured, text)) is not None:
+                # capture saved the user's words this turn: one fact, one row (its tier)
+                kind, text, tier = same.fact.kind, same.fact.text, same.tier
+                a = {**a, "tags": list(same.fact.tags)}
             found, created = await svc.remember(
-                _need(a, "kind", act),
-                _need(a, "text", act),
-                tags=a.get("tags", []),
-                source=a.get("source"),
-                tier=tier,
+                kind, text, tags=a.get("tags", []), source=a.get("source"), tier=tier
             )
             verb = "Saved" if created else "Updated"
+            if same is not None:
+                verb = "Already saved from the user's message; updated"
             f = found.fact
             hint = f'memory {{"action": "promote", "id": "{f.id}"}}'
             return Card(
