@@ -7,7 +7,7 @@
 #
 #   scripts/check.sh            # the whole check, as CI runs it (about 15 min on 2 cores)
 #   scripts/check.sh --quick    # lint, types, contracts and the unit + integration tests, no
-#                               # real-Pi end-to-end tests and no Node/Pi install (a few minutes)
+#                               # real-Pi end-to-end tests and no Node/Pi install (about 10 min)
 # Other arguments go to pytest.
 set -euo pipefail
 QUICK=0
