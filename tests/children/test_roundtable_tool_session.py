@@ -18,6 +18,7 @@ import pytest
 import pytest_asyncio
 
 from persona_mind.features._children import MAX_INVALID_SELECTIONS
+from persona_mind.features._roundtable_call import PRESENT_IN_FULL
 from persona_mind.persona.children._roundtable import REQUEST_MARKER, SECTIONS
 from persona_mind.testing import ManualClock
 from persona_mind.testing._scripted import ScriptedModel
@@ -103,6 +104,11 @@ async def test_one_valid_call_runs_the_rounds_with_live_progress(
     assert not result.is_error, result.text
     assert "\n\n" + SYNTHESIS + "\n\nDissent: " in result.text
     assert result.details["roster"] == [["architect", "the design"], ["test-engineer", "the proof"]]
+    # issue 25 item 9: the user's box (details.display) has the synthesis, not the
+    # instruction the lead reads in the text
+    assert PRESENT_IN_FULL in result.text
+    assert PRESENT_IN_FULL not in result.details["display"]
+    assert "\n\n" + SYNTHESIS + "\n\nDissent: " in result.details["display"]
     kinds = [c.kind for c in model.calls]
     assert sorted(kinds) == ["round1", "round1", "round2", "round2", "synthesis"]
     assert {c.persona.name for c in model.calls if c.kind == "synthesis"} == {"tech-lead"}

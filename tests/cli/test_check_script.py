@@ -72,3 +72,50 @@ def test_without_npm_under_ci_the_check_fails(scratch: Path) -> None:
     assert proc.returncode == 1
     assert "CI=true needs them" in proc.stderr
     assert "pytest" not in (scratch / "calls.log").read_text()
+
+
+def test_quick_tier_skips_pi_install_and_end_to_end_tests(scratch: Path) -> None:
+    """`check.sh --quick` (issue 25, item 10): unit + integration only, no Node/Pi install."""
+    proc = subprocess.run(
+        ["bash", str(scratch / "scripts" / "check.sh"), "--quick"],
+        env={"PATH": "/usr/bin:/bin", "HOME": str(scratch), "CI": "true"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "install-pi" not in proc.stderr
+    calls = (scratch / "calls.log").read_text().splitlines()
+    assert calls[-1] == "pytest -q -m not e2e --ignore=tests/e2e"
+    assert [c.split()[0] for c in calls][-5:] == [
+        "ruff",
+        "mypy",
+        "lint-imports",
+        "deptry",
+        "pytest",
+    ]
+
+
+def test_npm_runs_without_its_update_notice(scratch: Path) -> None:
+    """install-pi.sh turns npm's update notifier off (issue 25, item 10)."""
+    fake = scratch / "fake-npm-bin"
+    fake.mkdir()
+    log = scratch / "npm.log"
+    npm = fake / "npm"
+    npm.write_text(f'#!/bin/sh\necho "$npm_config_update_notifier $*" >> "{log}"\nexit 1\n')
+    npm.chmod(0o755)
+    subprocess.run(
+        ["bash", str(scratch / "scripts" / "install-pi.sh")],
+        env={
+            "PATH": f"{fake}:/usr/bin:/bin",
+            "HOME": str(scratch),
+            "PERSONA_MIND_PI_CACHE": str(scratch / "empty-cache"),
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    line = log.read_text().splitlines()[0]
+    assert line.startswith("false install --no-update-notifier"), line

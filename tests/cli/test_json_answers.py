@@ -121,8 +121,11 @@ def test_memory_commands(run: Runner, tmp_path: Path, project: Path) -> None:
         "memory remember",
         [*base, "remember", "Releases are tagged vX.Y", "--kind", "convention"],
     )["fact"]
-    exported = run.check_lines("memory export", [*base, "export"])
+    exported = run.check("memory export", [*base, "export"])["facts"]  # one document
     assert kept["text"] in [row["text"] for row in exported]
+    listed = run.check("memory list", [*base, "list"])["facts"]
+    by_text = {row["text"]: row["recordedAt"] for row in listed}
+    assert all(row["recordedAt"] == by_text[row["text"]] for row in exported)  # item 8
     dump = tmp_path / "facts.jsonl"
     to_file = run.check("memory export --out", [*base, "export", "--out", str(dump)])
     assert to_file["exported"] == len(dump.read_text().splitlines())

@@ -58,6 +58,31 @@ def test_memory_tool_saves_a_fact_on_disk_and_the_next_prompt_carries_it(real: P
         assert "MARKER-7731" in real.fake.system_prompt(-1)
 
 
+def test_one_remember_turn_in_real_pi_stores_the_fact_once(real: PiEnv) -> None:
+    """Issue 25 item 3: capture saves the user's words; the model's remember of the same
+    words in that turn re-records that row, so one file row carries the text."""
+    text = "Makefiles here use tabs MARKER-8842"
+    real.fake.push(
+        {
+            "tool_calls": [
+                {
+                    "name": "memory",
+                    "arguments": {"action": "remember", "kind": "convention", "text": text},
+                }
+            ]
+        },
+        {"text_from_last_tool": "SAVED: "},
+    )
+    with real.rpc(session=True) as rpc:
+        rpc.prompt(f"remember that {text}")
+        saved = real.fake.tool_results(-1)[-1]
+        assert "Already saved from the user's message" in saved
+        rows = 0
+        for path in (real.root / "agent" / "persona-mind").rglob("*.json"):
+            rows += path.read_text(errors="replace").count("MARKER-8842")
+        assert rows == 1
+
+
 def test_persona_command_activates_a_persona_for_the_next_request(real: PiEnv) -> None:
     with real.rpc(session=True) as rpc:
         rpc.prompt("before any persona")

@@ -122,4 +122,5 @@ def test_the_readme_library_example_runs_verbatim(tmp_path: Path, repo: Path) ->
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['we deploy on Fridays']"
+    # issue 25 item 2: the example says where the fact went and until when
+    assert done.stdout.splitlines() == ["project None", "['we deploy on Fridays']"]

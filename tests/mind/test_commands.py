@@ -20,7 +20,7 @@ async def test_status_list_read_forget(svc: MemoryService) -> None:
     ctx = MindCommandContext(svc, MindSettings())
     found, _ = await svc.remember("convention", "use uv for envs", tier="project")
     status = await handle_mind_command("", ctx)
-    assert "project: 1 live facts" in status.text
+    assert "project: 1 live fact" in status.text
     listed = await handle_mind_command("list project", ctx)
     assert found.fact.id in listed.text
     read = await handle_mind_command(f"read {found.fact.id}", ctx)

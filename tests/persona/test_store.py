@@ -77,10 +77,13 @@ def test_bare_install_names_resolve_only_the_catalog(store: PackStore) -> None:
 
 
 def test_install_twice_points_to_update(store: PackStore) -> None:
-    """Installing an installed pack refuses with the update route."""
+    """Installing an installed pack changes nothing and points at the update route."""
     prepare_install(store, "demo").execute()
-    with pytest.raises(UpdateRefused, match="update"):
-        prepare_install(store, "demo")
+    before = store.state()
+    again = prepare_install(store, "demo")
+    assert "already installed; nothing changed" in again.execute()
+    assert "/persona pack update demo" in again.summary
+    assert store.state() == before
 
 
 def test_ambiguous_bare_name_is_never_guessed(store: PackStore) -> None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from persona_mind import __version__
-from persona_mind.cli._output import accept_json_everywhere, fail
+from persona_mind.cli._output import accept_json_everywhere, all_parsers, cli_hints, fail
 from persona_mind.errors import PersonaMindError
 
 __all__ = ("build_parser", "main")
@@ -63,8 +65,38 @@ def _quiet_stdout() -> None:
         os.close(devnull)
 
 
+def _json_usage_errors(parser: argparse.ArgumentParser, argv: Sequence[str]) -> None:
+    """With ``--json`` a usage error (exit 2) also answers on stdout: ``{"error": …}``.
+
+    argparse prints usage and the message on stderr and exits; scripts reading stdout would
+    otherwise get nothing. Each parser's ``error`` writes the document first."""
+    if "--json" not in argv:
+        return
+    for each in all_parsers(parser):
+
+        def error(message: str, _p: argparse.ArgumentParser = each) -> NoReturn:
+            text = f"{_p.prog}: error: {message}"
+            _p.print_usage(sys.stderr)
+            print(text, file=sys.stderr)
+            doc = {"error": {"message": text, "exitCode": 2, "rule": None}}
+            sys.stdout.write(json.dumps(doc) + "\n")
+            raise SystemExit(2)
+
+        each.error = error  # type: ignore[method-assign]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command; Ctrl-C at any point (even while the parser is built) is one line, 130."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("persona-mind: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
+    _json_usage_errors(parser, sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
         func = getattr(args, "func", None)
@@ -81,10 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 0
     except PersonaMindError as err:
-        return fail(args, str(err), 2)
-    except KeyboardInterrupt:
-        print("persona-mind: interrupted", file=sys.stderr)
-        return 130
+        return fail(args, cli_hints(str(err)), 2)
     return code
 
 

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from persona_mind.cli._output import iso
+
 if TYPE_CHECKING:
     from persona_mind import Memory
 
@@ -88,8 +90,10 @@ async def run_memory_exchange(args: argparse.Namespace, memory: Memory) -> int:
     if args.memory_cmd == "export":
         lines = await memory.export(args.tier, by_repo=args.by_repo)
         text = "".join(f"{line}\n" for line in lines)
-        if args.out is None:
-            sys.stdout.write(text)  # JSON Lines already: the same with --json
+        if args.out is None and getattr(args, "json", False):
+            sys.stdout.write(json.dumps(_export_document(lines)) + "\n")
+        elif args.out is None:
+            sys.stdout.write(text)
         else:
             DurablePackFiles().atomic_write(args.out, text.encode("utf-8"))
             if getattr(args, "json", False):
@@ -131,6 +135,20 @@ async def run_memory_exchange(args: argparse.Namespace, memory: Memory) -> int:
         print("Fix or remove the refused lines, or pass --skip-refused.", file=sys.stderr)
         return 1
     return 0
+
+
+def _export_document(lines: list[str]) -> dict[str, object]:
+    """``memory export --json``: one document, with ``recordedAt`` in ISO like ``memory list``.
+
+    The JSON Lines form (no ``--json``, or ``--out``) stays the exchange format ``memory
+    import`` reads back, epoch seconds included."""
+    facts = []
+    for line in lines:
+        row = json.loads(line)
+        if isinstance(row.get("recordedAt"), (int, float)):
+            row["recordedAt"] = iso(float(row["recordedAt"]))
+        facts.append(row)
+    return {"facts": facts, "exported": len(facts)}
 
 
 def _run_pack_export(args: argparse.Namespace) -> int:

@@ -30,16 +30,10 @@ from persona_mind.mind import (
     MindRefusal,
     backlog_line,
     fact_line,
+    where_saved,
 )
 
 __all__ = ("run_action",)
-
-_TIER_NAMES = {
-    "stm": "short-term memory (STM) of this project",
-    "project": "this project's long-term memory",
-    "persona": "the persona's long-term memory",
-    "shared": "the shared long-term memory",
-}
 
 
 def _fact(tier: str, f: Fact) -> out.FactOut:
@@ -97,14 +91,9 @@ async def _remember(args: argparse.Namespace, memory: Memory) -> None:
         kind, text, tags=args.tag, source=args.source, tier=args.tier
     )
     f = found.fact
-    where = _TIER_NAMES.get(found.tier, found.tier)
-    expiry = (
-        f"; expires {iso(f.expiresAt)} unless promoted (`persona-mind memory promote {f.id}`)"
-        if f.expiresAt is not None
-        else "; kept until forgotten or superseded"
-    )
+    where = where_saved(found.tier, f, f"`persona-mind memory promote {f.id}`")
     verb = "Saved" if created else "Updated"
-    text_out = f"{verb} {f.kind} {f.id} in {where}{expiry}\n  {f.text}"
+    text_out = f"{verb} {f.kind} {f.id} {where}\n  {f.text}"
     emit(args, out.Remembered(created=created, fact=_fact(found.tier, f)), text_out)
 
 

@@ -52,6 +52,10 @@ class Message(msgspec.Struct, kw_only=True):
 
 _SLASH_PACK = re.compile(r"/persona pack (?=[a-z])")
 _SLASH_PERSONA = re.compile(r"/persona (?=(?:list|resolve|doctor|default|migrate|onboard)\b)")
+# Session-only commands with a CLI counterpart: the CLI binds no session, it sets the default
+# team for new ones; `/persona-list` (the session's roster) is `persona list` (installed packs).
+_SLASH_TEAM_SELECT = re.compile(r"`/persona team select ([^`]+)`(?! in Pi)")
+_SLASH_ROSTER = re.compile(r"`/persona-list`")
 
 
 def cli_hints(text: str) -> str:
@@ -60,6 +64,10 @@ def cli_hints(text: str) -> str:
     Only commands the CLI has are rewritten; session-only ones (``/persona use``) stay.
     """
     text = _SLASH_PACK.sub("persona-mind pack ", text)
+    text = _SLASH_TEAM_SELECT.sub(
+        r"`persona-mind persona default set \1` (the team for new sessions)", text
+    )
+    text = _SLASH_ROSTER.sub("`persona-mind persona list`", text)
     return _SLASH_PERSONA.sub("persona-mind persona ", text)
 
 

@@ -102,9 +102,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     nested_verbs = nested.add_subparsers(dest="verb", required=True, metavar="VERB")
     _add_pack_verbs(nested_verbs)
     add_pack_export(nested_verbs)
-    lst = psub.add_parser("list", help="a pack's roster with [G] lead, libraries and skills")
+    lst = psub.add_parser(
+        "list", help="a pack's roster with [G] lead, libraries and skills (no pack: installed)"
+    )
     _common(lst)
-    lst.add_argument("pack", help="pack name (bare, or official/NAME, custom/NAME)")
+    lst.add_argument(
+        "pack", nargs="?", help="pack name (bare, or official/NAME, custom/NAME; default: all)"
+    )
     lst.set_defaults(func=_run_list)
     res = psub.add_parser("resolve", help="print a persona's resolved system prompt")
     _common(res)
@@ -260,6 +264,11 @@ def _run_pack(args: argparse.Namespace) -> int:
 
 
 def _run_list(args: argparse.Namespace) -> int:
+    if args.pack is None:  # the packs there are, like `pack list`
+        from persona_mind import persona  # noqa: PLC0415 - fast help
+
+        store = _store(args)
+        return _guard(args, lambda: (persona.pack_list(store), _pack_out(store)))
     store = _store(args)
 
     def run() -> tuple[str, out.PackRoster]:

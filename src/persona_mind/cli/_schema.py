@@ -110,6 +110,26 @@ class ExportLine(msgspec.Struct, kw_only=True):
     recordedAt: float
 
 
+class ExportedFact(msgspec.Struct, kw_only=True):
+    """A fact of ``memory export --json``: an export line, ``recordedAt`` in ISO like ``list``."""
+
+    v: int
+    tier: str
+    kind: str
+    text: str
+    tags: list[str]
+    source: str | None
+    persona: str | None
+    recordedAt: str
+
+
+class ExportDocument(msgspec.Struct, kw_only=True):
+    """``memory export --json``: one document (JSON Lines stay the form without ``--json``)."""
+
+    facts: list[ExportedFact]
+    exported: int
+
+
 class ExportedTo(msgspec.Struct, kw_only=True):
     """``memory export --out FILE``: the lines went to the file."""
 
@@ -304,7 +324,7 @@ COMMANDS: dict[str, type[msgspec.Struct]] = {
     "memory inject": Injection,
     "memory import": Imported,
     "memory import (file)": LinesImported,
-    "memory export": ExportLine,  # JSON Lines: one fact per line
+    "memory export": ExportDocument,
     "memory export --out": ExportedTo,
     "memory link": LinkAnswer,
     **{f"memory optimize {verb}": OptimizeAnswer for verb in _OPTIMIZE_VERBS},

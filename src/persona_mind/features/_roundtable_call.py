@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from persona_mind.host import HostPort
     from persona_mind.messages.child import ChildUsage
 
-__all__ = ("PRESENT_IN_FULL", "Record", "result_text", "run_roundtable_call")
+__all__ = ("PRESENT_IN_FULL", "Record", "display_text", "result_text", "run_roundtable_call")
 
 PRESENT_IN_FULL = (
     "Present the synthesis below to the user in full and word for word, as your answer: "
@@ -64,6 +64,14 @@ def result_text(result: RoundtableResult, recorded: str = "") -> str:
         f"{result.children} children, {usage_text(result.usage)}, {result.elapsed:.1f}s.\n"
         f"{PRESENT_IN_FULL}\n\n{result.synthesis}\n\n" + "\n".join(tail)
     )
+
+
+def display_text(text: str) -> str:
+    """The answer as the user's box shows it: the instruction meant for the lead left out.
+
+    Pi renders the tool result the model reads; the extension shows ``details.display``
+    instead for the round-table, so the user never reads "Present the synthesis …"."""
+    return text.replace(f"{PRESENT_IN_FULL}\n", "", 1)
 
 
 def _display(host: HostPort, call_id: str) -> Callable[[RoundtableProgress], Awaitable[None]]:
@@ -109,9 +117,11 @@ async def run_roundtable_call(
             usage=await _spent(desk),
         )
     recorded = await record(result) if record is not None else ""
+    text = result_text(result, recorded)
     return ToolResult(
-        text=result_text(result, recorded),
+        text=text,
         details={
+            "display": display_text(text),
             "query": result.query,
             "lead": result.lead,
             "roster": [list(r) for r in result.roster],

@@ -68,6 +68,9 @@ from persona_mind.mind.capture._relay import Suggestion as Suggestion
 from persona_mind.mind.facts._rules import MAX_TEXT_CHARS as MAX_TEXT_CHARS
 from persona_mind.mind.facts._rules import Draft as Draft
 from persona_mind.mind.facts._rules import validate_draft as validate_draft
+from persona_mind.mind.facts._where import TIER_NAMES as TIER_NAMES
+from persona_mind.mind.facts._where import iso_time as iso_time
+from persona_mind.mind.facts._where import where_saved as where_saved
 from persona_mind.mind.inject._planner import InjectionInput as InjectionInput
 from persona_mind.mind.inject._planner import InjectionPlan as InjectionPlan
 from persona_mind.mind.inject._planner import NoteView as NoteView
@@ -102,6 +105,7 @@ __all__ = (
     "NOTE_ENTRY_TYPE",
     "STM_TTL",
     "STRONG_CUES",
+    "TIER_NAMES",
     "AccessRefused",
     "BacklogItem",
     "CaptureDecision",
@@ -159,6 +163,7 @@ __all__ = (
     "history_card",
     "inspection_card",
     "is_leg",
+    "iso_time",
     "load_persona_settings",
     "normalise_remote",
     "plan_card",
@@ -168,5 +173,6 @@ __all__ = (
     "scan",
     "tool_specs",
     "validate_draft",
+    "where_saved",
     "with_deadline",
 )

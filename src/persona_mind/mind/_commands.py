@@ -21,6 +21,7 @@ from persona_mind.mind._model import Tier
 from persona_mind.mind._policy import parse_policy
 from persona_mind.mind._service import MemoryService
 from persona_mind.mind._settings import MindSettings
+from persona_mind.mind._text import plural
 from persona_mind.mind.notes._ledger import NotesLedger
 from persona_mind.mind.optimize._commands import run_optimize
 from persona_mind.mind.optimize._port import OptimizeBinding
@@ -134,13 +135,14 @@ async def _status(ctx: MindCommandContext) -> Card:
     lines.insert(0, f"persona: {scope.persona or '(none)'}")
     lines.insert(1, f"project: {scope.project.root if scope.project else '(home: not a project)'}")
     for tier in scope.tiers():
-        lines.append(f"{tier}: {len(await ctx.service.list_facts(tier))} live facts")
+        lines.append(f"{tier}: {plural(len(await ctx.service.list_facts(tier)), 'live fact')}")
     if scope.project is not None:
-        lines.append(f"backlog: {len(await ctx.service.backlog_list())} active items")
+        lines.append(f"backlog: {plural(len(await ctx.service.backlog_list()), 'active item')}")
     if ctx.ledger is not None:
         where = "session file" if ctx.ledger.persisted else "memory only (not restart-durable)"
         state = f"closed ({ctx.ledger.closed})" if ctx.ledger.closed else f"{len(ctx.ledger.notes)}"
-        lines.append(f"session notes: {state}; {ctx.ledger.lifetime_events} events; {where}")
+        events = plural(ctx.ledger.lifetime_events, "event")
+        lines.append(f"session notes: {state}; {events}; {where}")
     if ctx.import_status:
         lines.append(f"import: {ctx.import_status}")
     lines += [f"warning: {w}" for w in ctx.settings.warnings]

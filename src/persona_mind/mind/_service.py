@@ -28,6 +28,7 @@ from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
 from persona_mind.mind.backlog import _rules as bl
 from persona_mind.mind.backlog._ops import BacklogOps
 from persona_mind.mind.facts import _rules as fx
+from persona_mind.mind.facts._flat import FlatFact
 from persona_mind.mind.facts._lookup import FoundFact
 from persona_mind.mind.facts._promote import promote_in_store
 from persona_mind.mind.inject._planner import (
@@ -59,8 +60,8 @@ thread): about 2 µs of ranking per fact, so 4,000 facts stay near the 10 ms pin
 
 
 @dataclass(frozen=True, slots=True)
-class Recalled:
-    """A recall hit: tier, fact and the explainable ranking reason."""
+class Recalled(FlatFact):
+    """A recall hit: tier, fact and the explainable ranking reason (``hit.text`` reads the fact)."""
 
     tier: Tier
     fact: Fact
@@ -109,7 +110,14 @@ class MemoryService(BacklogOps):
     async def recall(
         self, query: str, *, tiers: Sequence[Tier] | None = None, limit: int = 10
     ) -> list[Recalled]:
-        """Rank live facts for ``query`` across tiers; never writes (M-FACT-10)."""
+        """Rank live facts for ``query`` across tiers; never writes (M-FACT-10).
+
+        An empty query is refused: it matches nothing, and ranking it would only return
+        facts scored 0.0 that look like answers."""
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidArgument(
+                "query.required", "recall needs a query: the words to look for (list shows all)"
+            )
         if limit < 1 or limit > 50:
             raise InvalidArgument("limit.range", "limit must be between 1 and 50")
         now = self.now()

@@ -139,6 +139,9 @@ class MindSession:
         self.generation = 0
         self._nudge: str | None = None
         self.links = LinkDesk()  # repository identity, link offers and link plans
+        self._captured: FoundFact | None = None
+        """The fact capture saved from this turn's user message (the model's own remember
+        of the same words updates it instead of writing a second copy)."""
         self.optimizer: OptimizerPort | None = None  # set by the runtime (consolidation)
         self.model: str | None = None  # the session model: optimize reviews use exactly it
         self.activity = ActivityBoard()  # pi-persona:activity:v1 rows of the current owner
@@ -167,6 +170,7 @@ class MindSession:
         self.settings = MindSettings.from_persona_settings(settings)
         self.refusal = refusal
         self._nudge = None
+        self._captured = None
         if refusal is not None:
             return
         self.links = LinkDesk()  # link plans die with the binding (M-SCOPE-21)
@@ -232,6 +236,7 @@ class MindSession:
         """Capture strong direct-user cues before the model starts; remember a nudge."""
         if self.service is None or self.leg:
             return InputOutcome()
+        self._captured = None  # a new user message starts a new turn
         # A custom message of any other type is foreign, whatever its source (M-TRUST-1/2).
         direct = deferred or (event.source != "extension" and event.custom_type is None)
         if direct:  # a user message: the reply a plan waits for (P-CHAT-PLAN-7)
@@ -261,6 +266,7 @@ class MindSession:
             return InputOutcome(refused=str(exc))
         if self.service is not service:  # replaced meanwhile: the write stands, no receipt
             return InputOutcome()
+        self._captured = found
         return InputOutcome(captured=found)
 
     def hint_once(self, hint: str) -> None:
@@ -366,6 +372,7 @@ class MindSession:
             leg=self.leg,
             optimize=self._optimize_binding(),
             gate=self.gate,
+            captured=self._captured,
         )
         return await tools.call(call.name, call.arguments)
 
@@ -400,7 +407,7 @@ class MindSession:
         if call.args.split()[:1] == ["link"] and not self.leg and self.service is not None:
             return await link_command(self, call.args.split()[1:])
         status = None
-        if self.importer is not None and not self.importer.done:
+        if self.importer is not None and self.importer.pending:
             status = "pending (imported facts may not be available yet)"
         ctx = MindCommandContext(
             None if self.leg else self.service,

@@ -25,6 +25,7 @@ __all__ = (
     "lexical_tokens",
     "normalize_tags",
     "normalize_text",
+    "plural",
     "stem",
 )
 
@@ -115,3 +116,8 @@ def index_terms(text: str) -> list[str]:
     get = _STEMS.get
     stop = STOP_WORDS
     return [get(tok) or stem(tok) for tok in _WORD.findall(text.casefold()) if tok not in stop]
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 live fact`` / ``2 live facts``: status lines read as English, not as a template."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

@@ -21,8 +21,10 @@ from persona_mind.messages.host import ToolResult, ToolSpec
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
-from persona_mind.mind._service import MemoryService
+from persona_mind.mind._service import FoundFact, MemoryService
+from persona_mind.mind._text import identity_text
 from persona_mind.mind._write_gate import WriteGate
+from persona_mind.mind.facts._where import iso_time, where_saved
 from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE, NotesLedger
 from persona_mind.mind.optimize._commands import inspection_card, plan_card, tracked
 from persona_mind.mind.optimize._port import OptimizeBinding
@@ -186,6 +188,17 @@ def _refusal(exc: MindRefusal) -> ToolResult:
     )
 
 
+def _same_as_captured(captured: FoundFact | None, text: object) -> FoundFact | None:
+    """The captured fact when ``text`` says the same (case, spacing, end punctuation aside)."""
+    if captured is None or not isinstance(text, str):
+        return None
+
+    def key(value: str) -> str:
+        return identity_text(value).rstrip(" .!")
+
+    return captured if key(text) == key(captured.fact.text) else None
+
+
 def _ok(card: Card) -> ToolResult:
     return ToolResult(text=card.full(), details=card.details())
 
@@ -202,9 +215,11 @@ class MindTools:
         leg: bool = False,
         optimize: OptimizeBinding | None = None,
         gate: WriteGate | None = None,
+        captured: FoundFact | None = None,
     ) -> None:
         self.service = service
         self.gate = gate
+        self.captured = captured
         self.ledger = ledger
         self.append = append
         self.leg = leg
@@ -235,21 +250,27 @@ class MindTools:
         if act == "remember":
             if a.get("tier") == "session":
                 return await self._save_note(a)
-            if self.gate is not None and (held := await self.gate.check(svc, a)) is not None:
-                return held
             tier: Tier | None = a.get("tier")
+            kind, text = _need(a, "kind", act), _need(a, "text", act)
+            if (same := _same_as_captured(self.captured, text)) is not None:
+                # capture saved the user's words this turn: one fact, one row (its tier); the
+                # user's own words need no confirmation, so the write policy is not asked
+                kind, text, tier = same.fact.kind, same.fact.text, same.tier
+                a = {**a, "tags": list(same.fact.tags)}
+            elif self.gate is not None and (held := await self.gate.check(svc, a)) is not None:
+                return held
             found, created = await svc.remember(
-                _need(a, "kind", act),
-                _need(a, "text", act),
-                tags=a.get("tags", []),
-                source=a.get("source"),
-                tier=tier,
+                kind, text, tags=a.get("tags", []), source=a.get("source"), tier=tier
             )
             verb = "Saved" if created else "Updated"
+            if same is not None:
+                verb = "Already saved from the user's message; updated"
+            f = found.fact
+            hint = f'memory {{"action": "promote", "id": "{f.id}"}}'
             return Card(
-                f"{verb} {found.tier} {found.fact.kind} {found.fact.id}",
-                (found.fact.text,),
-                data={"id": found.fact.id, "tier": found.tier},
+                f"{verb} {found.tier} {f.kind} {f.id} {where_saved(found.tier, f, hint)}",
+                (f.text,),
+                data={"id": f.id, "tier": found.tier, "expiresAt": iso_time(f.expiresAt)},
             )
         if act == "recall":
             hits = await svc.recall(a.get("query", ""), limit=a.get("limit", 10))

@@ -86,9 +86,10 @@ def parse_tier(value: object) -> Tier:
 
 def _target(scope: MindScope, tier: Tier) -> StoreTarget[Fact]:
     if tier in ("project", "stm") and scope.persona is None:
+        what = "project memory" if tier == "project" else "short-term memory"
         raise AccessRefused(
             "optimize.no_persona",
-            "project memory is consolidated only by its owning persona; select a persona first",
+            f"{what} is consolidated only by its owning persona; select a persona first",
         )
     return scope.fact_target(tier)
 

@@ -13,14 +13,15 @@ from dataclasses import dataclass
 from persona_mind.mind._errors import InvalidArgument, NotFound
 from persona_mind.mind._model import Fact, Tier
 from persona_mind.mind.facts import _rules as fx
+from persona_mind.mind.facts._flat import FlatFact
 from persona_mind.mind.inject._shown_ids import ID_CHARS
 
 __all__ = ("FoundFact", "find_fact")
 
 
 @dataclass(frozen=True, slots=True)
-class FoundFact:
-    """A fact and the tier it lives in."""
+class FoundFact(FlatFact):
+    """A fact and the tier it lives in (``found.text``, ``found.expires_at`` read the fact)."""
 
     tier: Tier
     fact: Fact
@@ -55,4 +56,11 @@ async def find_fact(
             raise InvalidArgument(
                 "id.ambiguous", f"{fact_id!r} starts {len(hits)} fact ids ({ids}); give one"
             )
+    for tier in tiers:  # a promoted STM row is gone; its long-term copy names it
+        for row in await facts(tier):
+            if fact_id in row.derivedFrom:
+                raise NotFound(
+                    "fact.promoted",
+                    f"fact {fact_id!r} was promoted to {row.id} ({tier}); read {row.id}",
+                )
     raise NotFound("fact.not_found", f"no fact {fact_id!r} in this scope; recall to find ids")

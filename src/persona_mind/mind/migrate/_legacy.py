@@ -147,6 +147,15 @@ class LegacyImport:
     def done(self) -> bool:
         return self._jobs is not None and not self._jobs
 
+    @property
+    def pending(self) -> bool:
+        """Something may still be imported: unplanned with a legacy store on disk, or jobs left.
+
+        A fresh install has no legacy directory, so status does not promise an import."""
+        if self._jobs is None:
+            return self.root.exists()
+        return bool(self._jobs)
+
     def _plan(self) -> list[Job]:
         scope = self.service.scope
         jobs = [Job(self.root / "memory" / "ltm" / "_shared.json", "ltm", "shared")]

@@ -95,7 +95,7 @@ def prepare_install(store: PackStore, name: str) -> Change:
     pack = store.catalog_pack(bare)
     ref = f"official/{bare}"
     if ref in store.installed_refs():
-        raise UpdateRefused(f"{ref} is already installed; use `/persona pack update {bare}`")
+        return _already_installed(store, ref, bare)
 
     def execute() -> str:
         with store.mutation(f"install {ref}") as state:
@@ -123,6 +123,23 @@ def prepare_install(store: PackStore, name: str) -> Change:
         digest=digest_of("install", ref, pack.digest, ref in store.installed_refs()),
         execute=execute,
         details={"ref": ref, "version": pack.manifest.version},
+    )
+
+
+def _already_installed(store: PackStore, ref: str, bare: str) -> Change:
+    """Installing what is there is a no-op with a pointer, not a refusal: the user's goal holds."""
+    record = store.state().packs.get(ref)
+    version = f" {record.version}" if record is not None else ""
+    text = (
+        f"{ref}{version} is already installed; nothing changed. "
+        f"`/persona pack update {bare}` takes a newer catalog version."
+    )
+    return Change(
+        action="pack.install",
+        summary=text,
+        digest=digest_of("install", ref, "installed"),
+        execute=lambda: text,
+        details={"ref": ref, "alreadyInstalled": True},
     )
 
 
