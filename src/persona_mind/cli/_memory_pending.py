@@ -22,7 +22,13 @@ __all__ = ("add_pending_parser", "run_pending")
 def add_pending_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """``memory pending [list|approve ID|drop ID]``."""
     p = sub.add_parser("pending", help="model writes waiting for your confirmation")
-    p.add_argument("verb", nargs="?", default="list", choices=("list", "approve", "drop"))
+    p.add_argument(
+        "verb",
+        nargs="?",
+        default="list",
+        choices=("list", "approve", "drop"),
+        help="list the pending proposals (default), approve one or drop one",
+    )
     p.add_argument("id", nargs="?", help="the proposal id (for approve and drop)")
 
 
