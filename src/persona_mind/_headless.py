@@ -200,7 +200,10 @@ class HeadlessSession:
         """Run one runtime tool; a reload the tool asked for happens before the answer."""
         result = await self.runtime.tool(
             ToolCall(
-                call_id=f"{self.manager}-call-{next(self._calls)}", name=name, arguments=arguments
+                call_id=f"{self.manager}-call-{next(self._calls)}",
+                name=name,
+                arguments=arguments,
+                origin="mcp",  # the headless host serves MCP clients (docs/mind.md, "Origin")
             )
         )
         if self.host.reload_requested:

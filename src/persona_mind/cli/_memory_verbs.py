@@ -92,7 +92,7 @@ def _remember_args(args: argparse.Namespace) -> tuple[Kind, str]:
 async def _remember(args: argparse.Namespace, memory: Memory) -> None:
     kind, text = _remember_args(args)
     found, created = await memory.service.remember(
-        kind, text, tags=args.tag, source=args.source, tier=args.tier
+        kind, text, tags=args.tag, source=args.source, tier=args.tier, origin="cli"
     )
     f = found.fact
     where = _TIER_NAMES.get(found.tier, found.tier)
@@ -156,7 +156,7 @@ async def _change(args: argparse.Namespace, memory: Memory) -> None:
             f"Promoted to {found.tier} {found.fact.id} (kept until forgotten)\n  {found.fact.text}"
         )
         return emit(args, out.FactDoc(fact=_fact(found.tier, found.fact)), text)
-    old, new = await memory.service.supersede(args.id, args.text)
+    old, new = await memory.service.supersede(args.id, args.text, origin="cli")
     return emit(
         args,
         out.Superseded(retired=old.fact.id, fact=_fact(new.tier, new.fact)),

@@ -234,7 +234,12 @@ class MindSession:
             self._nudge = "The user asked to remember something; save it with tier 'shared'."
             return InputOutcome(nudge=self._nudge)
         try:
-            found, _ = await service.remember(draft.kind, draft.text, tier=tier)  # type: ignore[arg-type]
+            found, _ = await service.remember(
+                draft.kind,
+                draft.text,
+                tier=tier,  # type: ignore[arg-type]
+                origin="user",  # deterministic capture: the user's own words
+            )
         except MindRefusal as exc:
             return InputOutcome(refused=str(exc))
         except PersonaMindError as exc:  # stale generation or storage trouble: no receipt
@@ -338,6 +343,7 @@ class MindSession:
             append=self.append,
             leg=self.leg,
             optimize=self._optimize_binding(),
+            origin=call.origin,
         )
         return await tools.call(call.name, call.arguments)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from persona_mind.errors import PersonaMindError, StaleGeneration
 from persona_mind.messages.host import ToolResult, ToolSpec
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
@@ -191,8 +192,10 @@ class MindTools:
         append: AppendEntry | None = None,
         leg: bool = False,
         optimize: OptimizeBinding | None = None,
+        origin: Origin = "model",
     ) -> None:
         self.service = service
+        self.origin: Origin = origin  # who is calling: the model in Pi, an MCP client
         self.ledger = ledger
         self.append = append
         self.leg = leg
@@ -230,6 +233,7 @@ class MindTools:
                 tags=a.get("tags", []),
                 source=a.get("source"),
                 tier=tier,
+                origin=self.origin,
             )
             verb = "Saved" if created else "Updated"
             return Card(
@@ -280,7 +284,7 @@ class MindTools:
                 data={"id": found.fact.id, "tier": found.tier},
             )
         old, new = await svc.supersede(
-            fid, _need(a, "text", act), kind=a.get("kind"), tags=a.get("tags")
+            fid, _need(a, "text", act), kind=a.get("kind"), tags=a.get("tags"), origin=self.origin
         )
         return Card(
             f"Superseded {old.fact.id} → {new.fact.id}",
