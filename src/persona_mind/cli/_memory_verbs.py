@@ -28,6 +28,7 @@ from persona_mind.mind import (
     MindRefusal,
     backlog_line,
     fact_line,
+    origin_label,
 )
 
 __all__ = ("run_action",)
@@ -53,6 +54,8 @@ def _fact(tier: str, f: Fact) -> out.FactOut:
         source=f.source,
         persona=f.persona,
         supersededBy=f.supersededBy,
+        origin=f.origin,
+        confirmed=f.confirmed,
     )
 
 
@@ -125,13 +128,15 @@ async def _recall(args: argparse.Namespace, memory: Memory) -> None:
 
 async def _read(args: argparse.Namespace, memory: Memory) -> None:
     found = await memory.read(args.id)
-    doc = _fact(found.tier, found.fact)
+    f = found.fact
+    doc = _fact(found.tier, f)
     extra = [
         f"{k}: {v}"
         for k, v in (
             ("tags", ", ".join(doc.tags)),
             ("source", doc.source),
             ("persona", doc.persona),
+            ("origin", origin_label(f.origin, confirmed=f.confirmed)),
             ("status", doc.status),
             ("expires", doc.expiresAt),
         )
@@ -170,7 +175,10 @@ async def _list(args: argparse.Namespace, memory: Memory) -> None:
     for found in await memory.list(args.tier):
         f = found.fact
         facts.append(_fact(found.tier, f))
-        lines.append(f"[{found.tier} {f.kind} {f.id}] {f.text}")
+        lines.append(
+            f"[{found.tier} {f.kind} {f.id}] {f.text}  (from "
+            f"{origin_label(f.origin, confirmed=f.confirmed)})"
+        )
     backlog: list[out.BacklogOut] | None = None
     if not args.tier and memory.scope.project is not None:
         items = await memory.service.backlog_list()

@@ -24,6 +24,8 @@ from persona_mind.mind._errors import MindRefusal as MindRefusal
 from persona_mind.mind._errors import NotFound as NotFound
 from persona_mind.mind._errors import UnknownVersion as UnknownVersion
 from persona_mind.mind._errors import UnsafeContent as UnsafeContent
+from persona_mind.messages.memory import Origin as Origin
+from persona_mind.messages.memory import origin_label as origin_label
 from persona_mind.mind._model import KINDS as KINDS
 from persona_mind.mind._model import STM_TTL as STM_TTL
 from persona_mind.mind._model import BacklogItem as BacklogItem
@@ -113,6 +115,7 @@ __all__ = (
     "FoundFact",
     "ImportReport",
     "ImportStamp",
+    "Origin",
     "InjectionInput",
     "InjectionPlan",
     "InputOutcome",
@@ -149,6 +152,7 @@ __all__ = (
     "decide_capture",
     "direct_user_text",
     "fact_line",
+    "origin_label",
     "find_project",
     "handle_mind_command",
     "history_card",

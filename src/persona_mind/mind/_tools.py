@@ -18,7 +18,7 @@ from typing import Any
 
 from persona_mind.errors import PersonaMindError, StaleGeneration
 from persona_mind.messages.host import ToolResult, ToolSpec
-from persona_mind.messages.memory import Origin
+from persona_mind.messages.memory import Origin, origin_label
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
@@ -239,7 +239,7 @@ class MindTools:
             return Card(
                 f"{verb} {found.tier} {found.fact.kind} {found.fact.id}",
                 (found.fact.text,),
-                data={"id": found.fact.id, "tier": found.tier},
+                data={"id": found.fact.id, "tier": found.tier, "origin": found.fact.origin},
             )
         if act == "recall":
             hits = await svc.recall(a.get("query", ""), limit=a.get("limit", 10))
@@ -247,7 +247,10 @@ class MindTools:
             return Card(
                 f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} recalled",
                 lines or ("(nothing matched)",),
-                data={"ids": [h.fact.id for h in hits]},
+                data={
+                    "ids": [h.fact.id for h in hits],
+                    "origins": [h.fact.origin for h in hits],
+                },
             )
         if act in ("inspect", "stage"):  # consolidation (M-OPTIMIZE-MANUAL-1)
             return await self._optimize(act, a)
@@ -266,11 +269,16 @@ class MindTools:
             extra = [f"tags: {', '.join(f.tags)}"] if f.tags else []
             extra += [f"source: {f.source}"] if f.source else []
             extra += [f"persona: {f.persona}"] if f.persona else []
+            extra.append(f"origin: {origin_label(f.origin, confirmed=f.confirmed)}")
             if f.status != "active":
                 extra.append(f"status: {f.status} (replaced by {f.supersededBy})")
             elif not f.live(svc.now()):
                 extra.append("status: expired (kept until cleanup; not injected)")
-            return Card(f"{found.tier} {f.kind} {f.id}", (f.text, *extra), data={"id": f.id})
+            return Card(
+                f"{found.tier} {f.kind} {f.id}",
+                (f.text, *extra),
+                data={"id": f.id, "origin": f.origin, "confirmed": f.confirmed},
+            )
         if act == "forget":
             if fid.startswith("n_") and self.ledger is not None:
                 return await self._forget_note(fid)
