@@ -165,9 +165,7 @@ class Memory:
         tags: Sequence[str] | None = None,
     ) -> FoundFact:
         """Replace a fact with new text; returns the new row (the old one is kept, retired)."""
-        _, new = await self.service.supersede(
-            fact_id, text, kind=kind, tags=tags, origin="library"
-        )
+        _, new = await self.service.supersede(fact_id, text, kind=kind, tags=tags, origin="library")
         return new
 
     async def history(self, fact_id: str) -> builtins.list[FoundFact]:

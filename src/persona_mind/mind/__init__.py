@@ -7,6 +7,8 @@ See ``docs/mind.md`` for every choice and departure.
 
 from __future__ import annotations
 
+from persona_mind.messages.memory import Origin as Origin
+from persona_mind.messages.memory import origin_label as origin_label
 from persona_mind.mind._cards import Card as Card
 from persona_mind.mind._cards import backlog_line as backlog_line
 from persona_mind.mind._cards import fact_line as fact_line
@@ -24,8 +26,6 @@ from persona_mind.mind._errors import MindRefusal as MindRefusal
 from persona_mind.mind._errors import NotFound as NotFound
 from persona_mind.mind._errors import UnknownVersion as UnknownVersion
 from persona_mind.mind._errors import UnsafeContent as UnsafeContent
-from persona_mind.messages.memory import Origin as Origin
-from persona_mind.messages.memory import origin_label as origin_label
 from persona_mind.mind._model import KINDS as KINDS
 from persona_mind.mind._model import STM_TTL as STM_TTL
 from persona_mind.mind._model import BacklogItem as BacklogItem
@@ -115,7 +115,6 @@ __all__ = (
     "FoundFact",
     "ImportReport",
     "ImportStamp",
-    "Origin",
     "InjectionInput",
     "InjectionPlan",
     "InputOutcome",
@@ -135,6 +134,7 @@ __all__ = (
     "NoteView",
     "NotesLedger",
     "NotesTally",
+    "Origin",
     "OwnerKey",
     "ProjectRef",
     "Recalled",
@@ -152,13 +152,13 @@ __all__ = (
     "decide_capture",
     "direct_user_text",
     "fact_line",
-    "origin_label",
     "find_project",
     "handle_mind_command",
     "history_card",
     "inspection_card",
     "is_leg",
     "load_persona_settings",
+    "origin_label",
     "plan_card",
     "plan_injection",
     "reminder_card",

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.messages.memory import Origin
+from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
 from persona_mind.mind.backlog import _rules as bl
 from persona_mind.mind.backlog._ops import BacklogOps

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._errors import ForeignOwner, InvalidArgument, LimitExceeded, NotFound
 from persona_mind.mind._model import KINDS, STM_TTL, Fact, Kind, Tier, content_identity, fact_id
-from persona_mind.messages.memory import Origin
 from persona_mind.mind._text import normalize_tags, normalize_text
 from persona_mind.mind.trust._scanner import assert_safe
 
