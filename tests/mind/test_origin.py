@@ -16,7 +16,7 @@ import pytest
 
 from persona_mind import Memory
 from persona_mind.cli import main as cli_main
-from persona_mind.messages.host import ToolCall
+from persona_mind.messages.host import Input, ToolCall
 from persona_mind.messages.memory import Origin
 from persona_mind.mind import (
     Fact,
@@ -48,8 +48,6 @@ async def test_deterministic_capture_records_origin_user(
     (repo / ".git").mkdir(parents=True)
     s = session(store, clock, tmp_path)
     s.start(start_event(repo), persona=ARCHITECT, generation=1)
-    from persona_mind.messages.host import Input
-
     out = await s.on_input(Input(text="Remember that the staging DB runs on port 5433."))
     assert out.captured is not None
     assert out.captured.fact.origin == "user"
@@ -193,7 +191,7 @@ async def test_promote_and_supersede_keep_origin_and_confirmed(svc: MemoryServic
 
 @pytest.mark.asyncio
 async def test_an_exact_rerecord_keeps_the_first_origin(svc: MemoryService) -> None:
-    first, _ = await svc.remember("gotcha", "ports are fixed", origin="user")
+    await svc.remember("gotcha", "ports are fixed", origin="user")
     again, created = await svc.remember("gotcha", "ports are fixed", origin="model")
     assert not created
     assert again.fact.origin == "user"
