@@ -246,7 +246,7 @@ def test_only_untrusted_origins_get_a_label_on_the_injected_line() -> None:
     assert origin_tag(_row(1, "peer", confirmed=True)) == "[from peer answer, confirmed] "
     assert origin_tag(_row(1, "report")) == "[from relayed report] "
     for trusted in ("user", "model", "cli", "mcp", "library", "import", "unknown"):
-        assert origin_tag(_row(1, trusted)) == ""  # type: ignore[arg-type]
+        assert origin_tag(_row(1, trusted)) == ""
 
 
 def test_the_injected_block_labels_a_confirmed_tool_output_fact() -> None:
