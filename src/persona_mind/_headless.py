@@ -200,10 +200,7 @@ class HeadlessSession:
         """Run one runtime tool; a reload the tool asked for happens before the answer."""
         result = await self.runtime.tool(
             ToolCall(
-                call_id=f"{self.manager}-call-{next(self._calls)}",
-                name=name,
-                arguments=arguments,
-                origin="mcp",  # the headless host serves MCP clients (docs/mind.md, "Origin")
+                call_id=f"{self.manager}-call-{next(self._calls)}", name=name, arguments=arguments
             )
         )
         if self.host.reload_requested:

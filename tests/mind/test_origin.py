@@ -67,7 +67,7 @@ async def test_the_models_tool_call_records_origin_model_and_an_mcp_call_mcp(
     assert not res.is_error, res.text
     assert res.details["origin"] == "model"
     args2 = {**args, "text": "the cache dir is shared"}
-    res2 = await s.on_tool(ToolCall(call_id="c2", name="memory", arguments=args2, origin="mcp"))
+    res2 = await s.on_tool(ToolCall(call_id="c2", name="memory", arguments=args2), origin="mcp")
     assert res2.details["origin"] == "mcp"
     sup = await s.on_tool(
         ToolCall(

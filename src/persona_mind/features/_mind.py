@@ -36,6 +36,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
+from persona_mind.messages.memory import Origin
 from persona_mind.messages.owner import GetNotesTally, OwnerState, PutNotesTally
 
 if TYPE_CHECKING:
@@ -334,7 +335,9 @@ class MindFeature:
         return None
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
-        result = await self.session.on_tool(call)
+        # the headless host that serves MCP clients names its sessions "mcp" (docs/mind.md)
+        origin: Origin = "mcp" if owner.session_manager == "mcp" else "model"
+        result = await self.session.on_tool(call, origin=origin)
         await self._send_tally()  # a note saved or forgotten
         if call.name == "backlog" and not result.is_error:
             await self._arm_reminders()

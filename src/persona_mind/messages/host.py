@@ -200,9 +200,6 @@ class ToolCall(Ask["ToolResult"], frozen=True, kw_only=True):
     call_id: str
     name: str
     arguments: dict[str, Any]
-    origin: Literal["model", "mcp"] = "model"
-    """Who made the call: the model in Pi, or an MCP client through the headless host; a
-    memory write stamps it as the record's origin."""
 
 
 class ToolResult(msgspec.Struct, frozen=True, kw_only=True):

@@ -50,6 +50,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._commands import MindCommandContext, command_specs, handle_mind_command
 from persona_mind.mind._companion import (
     CompanionAnswer,
@@ -332,8 +333,10 @@ class MindSession:
             return f"persona-mind maintenance skipped: {exc}"
         return None
 
-    async def on_tool(self, call: ToolCall) -> ToolResult:
-        """Run the memory/backlog tool (guarded even when called programmatically)."""
+    async def on_tool(self, call: ToolCall, *, origin: Origin = "model") -> ToolResult:
+        """Run the memory/backlog tool (guarded even when called programmatically).
+
+        ``origin``: who is calling — the model in Pi, or an MCP client (docs/mind.md)."""
         if self.service is None:
             exc = AccessRefused("mind.inactive", f"Mind is inactive: {self.refusal}")
             return ToolResult(text=str(exc), details={"rule": exc.rule}, is_error=True)
@@ -343,7 +346,7 @@ class MindSession:
             append=self.append,
             leg=self.leg,
             optimize=self._optimize_binding(),
-            origin=call.origin,
+            origin=origin,
         )
         return await tools.call(call.name, call.arguments)
 
