@@ -170,7 +170,9 @@ class Memory:
         tier: Tier | None = None,
     ) -> FoundFact:
         """Record a fact (STM in a project by default; an exact repeat updates the row)."""
-        found, _ = await self.service.remember(kind, text, tags=tags, source=source, tier=tier)
+        found, _ = await self.service.remember(
+            kind, text, tags=tags, source=source, tier=tier, origin="library"
+        )
         return found
 
     async def recall(
@@ -212,7 +214,7 @@ class Memory:
         tags: Sequence[str] | None = None,
     ) -> FoundFact:
         """Replace a fact with new text; returns the new row (the old one is kept, retired)."""
-        _, new = await self.service.supersede(fact_id, text, kind=kind, tags=tags)
+        _, new = await self.service.supersede(fact_id, text, kind=kind, tags=tags, origin="library")
         return new
 
     async def history(self, fact_id: str) -> builtins.list[FoundFact]:

@@ -170,7 +170,9 @@ async def test_a_roundtable_writes_one_record_that_names_the_dissent(
     assert f"Disagreements: {BODIES['Disagreements']}" in text
     assert f"Uncertainty: {BODIES['Uncertainty']}" in text
     assert "Cost: 7 children, 910 tokens (input 700 · output 140 · cache read 70) · $0.0070" in text
-    assert "tags: decision, round-table" in text  # the origin, until facts carry one
+    assert "tags: decision, round-table" in text
+    assert "origin: round-table" in text  # issue 27 item 1: the record's origin
+    assert read.details["origin"] == "roundtable"
     assert "source: round-table " in text
     assert "tool call call-" in text
     assert "rationale" in read.details["title"]

@@ -8,6 +8,7 @@ branch moves (M-VERIFY-2, M-VERIFY-4, M-HOST-9).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -54,6 +55,14 @@ def test_memory_tool_saves_a_fact_on_disk_and_the_next_prompt_carries_it(real: P
             if p.is_file() and "MARKER-7731" in p.read_text(errors="replace")
         ]
         assert on_disk, "the fact is in a memory file under <agentDir>/persona-mind/"
+        # issue 27 item 1: the model's tool call in Pi is stamped origin "model"
+        rows = [
+            e
+            for p in on_disk
+            for e in json.loads(p.read_text()).get("entries", [])
+            if "MARKER-7731" in e.get("text", "")
+        ]
+        assert [e.get("origin") for e in rows] == ["model"]
         rpc.prompt("how do we indent Makefiles?")
         assert "MARKER-7731" in real.fake.system_prompt(-1)
 

@@ -30,6 +30,7 @@ from persona_mind.mind import (
     MindRefusal,
     backlog_line,
     fact_line,
+    origin_label,
     where_saved,
 )
 
@@ -49,6 +50,8 @@ def _fact(tier: str, f: Fact) -> out.FactOut:
         source=f.source,
         persona=f.persona,
         supersededBy=f.supersededBy,
+        origin=f.origin,
+        confirmed=f.confirmed,
     )
 
 
@@ -88,7 +91,7 @@ def _remember_args(args: argparse.Namespace) -> tuple[Kind, str]:
 async def _remember(args: argparse.Namespace, memory: Memory) -> None:
     kind, text = _remember_args(args)
     found, created = await memory.service.remember(
-        kind, text, tags=args.tag, source=args.source, tier=args.tier
+        kind, text, tags=args.tag, source=args.source, tier=args.tier, origin="cli"
     )
     f = found.fact
     where = where_saved(found.tier, f, f"`persona-mind memory promote {f.id}`")
@@ -116,13 +119,15 @@ async def _recall(args: argparse.Namespace, memory: Memory) -> None:
 
 async def _read(args: argparse.Namespace, memory: Memory) -> None:
     found = await memory.read(args.id)
-    doc = _fact(found.tier, found.fact)
+    f = found.fact
+    doc = _fact(found.tier, f)
     extra = [
         f"{k}: {v}"
         for k, v in (
             ("tags", ", ".join(doc.tags)),
             ("source", doc.source),
             ("persona", doc.persona),
+            ("origin", origin_label(f.origin, confirmed=f.confirmed)),
             ("status", doc.status),
             ("expires", doc.expiresAt),
         )
@@ -147,7 +152,7 @@ async def _change(args: argparse.Namespace, memory: Memory) -> None:
             f"Promoted to {found.tier} {found.fact.id} (kept until forgotten)\n  {found.fact.text}"
         )
         return emit(args, out.FactDoc(fact=_fact(found.tier, found.fact)), text)
-    old, new = await memory.service.supersede(args.id, args.text)
+    old, new = await memory.service.supersede(args.id, args.text, origin="cli")
     return emit(
         args,
         out.Superseded(retired=old.fact.id, fact=_fact(new.tier, new.fact)),
@@ -161,7 +166,10 @@ async def _list(args: argparse.Namespace, memory: Memory) -> None:
     for found in await memory.list(args.tier):
         f = found.fact
         facts.append(_fact(found.tier, f))
-        lines.append(f"[{found.tier} {f.kind} {f.id}] {f.text}")
+        lines.append(
+            f"[{found.tier} {f.kind} {f.id}] {f.text}  (from "
+            f"{origin_label(f.origin, confirmed=f.confirmed)})"
+        )
     backlog: list[out.BacklogOut] | None = None
     if not args.tier and memory.scope.project is not None:
         items = await memory.service.backlog_list()

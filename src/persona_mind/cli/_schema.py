@@ -36,6 +36,9 @@ class FactOut(msgspec.Struct, kw_only=True):
     source: str | None = None
     persona: str | None = None
     supersededBy: str | None = None
+    origin: str = "unknown"
+    """Who wrote the words (docs/mind.md, "Origin"); ``unknown`` for rows from before."""
+    confirmed: bool = False
 
 
 class RecallHit(FactOut, kw_only=True):

@@ -62,6 +62,7 @@ async def record_decision(
             tags=DECISION_TAGS,
             source=decision_source(result.run_id, session_file, call_id),
             tier="project",
+            origin="roundtable",
         )
     except MindRefusal as exc:
         return f"Not recorded as a decision: {exc}"

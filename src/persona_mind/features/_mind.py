@@ -38,6 +38,7 @@ from persona_mind.messages.host import (
     ToolResult,
     ToolSpec,
 )
+from persona_mind.messages.memory import Origin
 from persona_mind.messages.owner import GetNotesTally, OwnerState, PutNotesTally
 
 if TYPE_CHECKING:
@@ -346,7 +347,9 @@ class MindFeature:
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
         if call.name == "memory" and call.arguments.get("action") == "confirm":
             return await self.pending.confirm(self.session.service, dict(call.arguments))
-        result = self.pending.card(await self.session.on_tool(call))
+        # the headless host that serves MCP clients names its sessions "mcp" (docs/mind.md)
+        origin: Origin = "mcp" if owner.session_manager == "mcp" else "model"
+        result = self.pending.card(await self.session.on_tool(call, origin=origin))
         await self._send_tally()  # a note saved or forgotten
         if call.name == "backlog" and not result.is_error:
             await self._arm_reminders()

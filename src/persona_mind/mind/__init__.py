@@ -7,6 +7,8 @@ See ``docs/mind.md`` for every choice and departure.
 
 from __future__ import annotations
 
+from persona_mind.messages.memory import Origin as Origin
+from persona_mind.messages.memory import origin_label as origin_label
 from persona_mind.mind._cards import Card as Card
 from persona_mind.mind._cards import backlog_line as backlog_line
 from persona_mind.mind._cards import fact_line as fact_line
@@ -139,6 +141,7 @@ __all__ = (
     "NoteView",
     "NotesLedger",
     "NotesTally",
+    "Origin",
     "OwnerKey",
     "ProjectRecord",
     "ProjectRef",
@@ -166,6 +169,7 @@ __all__ = (
     "iso_time",
     "load_persona_settings",
     "normalise_remote",
+    "origin_label",
     "plan_card",
     "plan_injection",
     "reminder_card",

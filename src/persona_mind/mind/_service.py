@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
 from persona_mind.mind.backlog import _rules as bl
@@ -82,13 +83,17 @@ class MemoryService(BacklogOps):
         tags: Sequence[str] = (),
         source: str | None = None,
         tier: Tier | None = None,
+        origin: Origin = "unknown",
+        confirmed: bool = False,
     ) -> tuple[FoundFact, bool]:
         """Record a fact (exact re-record updates it).  Returns (row, created).
 
         The annotations are the real types; values from a tool call are still checked at run
         time (:func:`validate_draft`), so a wrong kind or a non-string is a typed refusal.
+        ``origin``/``confirmed``: who wrote the words (each writer passes its own; see
+        docs/mind.md, "Origin").
         """
-        draft = fx.validate_draft(kind, text, tags, source)
+        draft = fx.validate_draft(kind, text, tags, source, origin=origin, confirmed=confirmed)
         dest = tier or self.default_tier(draft.kind)
         target = self.scope.fact_target(dest)
         now = self.now()
@@ -174,8 +179,14 @@ class MemoryService(BacklogOps):
         *,
         kind: Kind | None = None,
         tags: Sequence[str] | None = None,
+        origin: Origin | None = None,
+        confirmed: bool | None = None,
     ) -> tuple[FoundFact, FoundFact]:
-        """Retire ``fact_id`` and record its replacement in the same tier."""
+        """Retire ``fact_id`` and record its replacement in the same tier.
+
+        The replacement's words are the superseding writer's: ``origin`` names it.  Without
+        one (``None``) the replacement keeps the retired row's origin and ``confirmed``;
+        the retired row keeps its own either way (lineage, docs/mind.md "Origin")."""
         found = await self.find(fact_id)
         fact_id = found.fact.id  # a shown prefix names the whole id from here on
         old = found.fact
@@ -184,6 +195,10 @@ class MemoryService(BacklogOps):
             text,
             old.tags if tags is None else tags,
             old.source,
+            origin=old.origin if origin is None else origin,
+            confirmed=(old.confirmed if origin is None else False)
+            if confirmed is None
+            else confirmed,
         )
         now = self.now()
         out: list[tuple[Fact, Fact]] = []

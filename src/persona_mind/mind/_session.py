@@ -259,7 +259,12 @@ class MindSession:
             self._nudge = "The user asked to remember something; save it with tier 'shared'."
             return InputOutcome(nudge=self._nudge)
         try:
-            found, _ = await service.remember(draft.kind, draft.text, tier=tier)  # type: ignore[arg-type]
+            found, _ = await service.remember(
+                draft.kind,
+                draft.text,
+                tier=tier,  # type: ignore[arg-type]
+                origin="user",  # deterministic capture: the user's own words
+            )
         except MindRefusal as exc:
             return InputOutcome(refused=str(exc))
         except PersonaMindError as exc:  # stale generation or storage trouble: no receipt
@@ -358,8 +363,10 @@ class MindSession:
             return f"persona-mind maintenance skipped: {exc}"
         return None
 
-    async def on_tool(self, call: ToolCall) -> ToolResult:
-        """Run the memory/backlog tool (guarded even when called programmatically)."""
+    async def on_tool(self, call: ToolCall, *, origin: Origin = "model") -> ToolResult:
+        """Run the memory/backlog tool (guarded even when called programmatically).
+
+        ``origin``: who is calling — the model in Pi, or an MCP client (docs/mind.md)."""
         if self.service is None:
             exc = AccessRefused("mind.inactive", f"Mind is inactive: {self.refusal}")
             return ToolResult(text=str(exc), details={"rule": exc.rule}, is_error=True)
@@ -373,6 +380,7 @@ class MindSession:
             optimize=self._optimize_binding(),
             gate=self.gate,
             captured=self._captured,
+            origin=origin,
         )
         return await tools.call(call.name, call.arguments)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from persona_mind.errors import PersonaMindError, StaleGeneration
 from persona_mind.messages.host import ToolResult, ToolSpec
+from persona_mind.messages.memory import Origin, origin_label
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
@@ -216,10 +217,12 @@ class MindTools:
         optimize: OptimizeBinding | None = None,
         gate: WriteGate | None = None,
         captured: FoundFact | None = None,
+        origin: Origin = "model",
     ) -> None:
         self.service = service
         self.gate = gate
         self.captured = captured
+        self.origin: Origin = origin  # who is calling: the model in Pi, an MCP client
         self.ledger = ledger
         self.append = append
         self.leg = leg
@@ -260,7 +263,12 @@ class MindTools:
             elif self.gate is not None and (held := await self.gate.check(svc, a)) is not None:
                 return held
             found, created = await svc.remember(
-                kind, text, tags=a.get("tags", []), source=a.get("source"), tier=tier
+                kind,
+                text,
+                tags=a.get("tags", []),
+                source=a.get("source"),
+                tier=tier,
+                origin=self.origin,
             )
             verb = "Saved" if created else "Updated"
             if same is not None:
@@ -270,7 +278,12 @@ class MindTools:
             return Card(
                 f"{verb} {found.tier} {f.kind} {f.id} {where_saved(found.tier, f, hint)}",
                 (f.text,),
-                data={"id": f.id, "tier": found.tier, "expiresAt": iso_time(f.expiresAt)},
+                data={
+                    "id": f.id,
+                    "tier": found.tier,
+                    "expiresAt": iso_time(f.expiresAt),
+                    "origin": f.origin,
+                },
             )
         if act == "recall":
             hits = await svc.recall(a.get("query", ""), limit=a.get("limit", 10))
@@ -278,7 +291,10 @@ class MindTools:
             return Card(
                 f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'} recalled",
                 lines or ("(nothing matched)",),
-                data={"ids": [h.fact.id for h in hits]},
+                data={
+                    "ids": [h.fact.id for h in hits],
+                    "origins": [h.fact.origin for h in hits],
+                },
             )
         if act in ("inspect", "stage"):  # consolidation (M-OPTIMIZE-MANUAL-1)
             return await self._optimize(act, a)
@@ -297,11 +313,16 @@ class MindTools:
             extra = [f"tags: {', '.join(f.tags)}"] if f.tags else []
             extra += [f"source: {f.source}"] if f.source else []
             extra += [f"persona: {f.persona}"] if f.persona else []
+            extra.append(f"origin: {origin_label(f.origin, confirmed=f.confirmed)}")
             if f.status != "active":
                 extra.append(f"status: {f.status} (replaced by {f.supersededBy})")
             elif not f.live(svc.now()):
                 extra.append("status: expired (kept until cleanup; not injected)")
-            return Card(f"{found.tier} {f.kind} {f.id}", (f.text, *extra), data={"id": f.id})
+            return Card(
+                f"{found.tier} {f.kind} {f.id}",
+                (f.text, *extra),
+                data={"id": f.id, "origin": f.origin, "confirmed": f.confirmed},
+            )
         if act == "forget":
             if fid.startswith("n_") and self.ledger is not None:
                 return await self._forget_note(fid)
@@ -315,7 +336,7 @@ class MindTools:
                 data={"id": found.fact.id, "tier": found.tier},
             )
         old, new = await svc.supersede(
-            fid, _need(a, "text", act), kind=a.get("kind"), tags=a.get("tags")
+            fid, _need(a, "text", act), kind=a.get("kind"), tags=a.get("tags"), origin=self.origin
         )
         return Card(
             f"Superseded {old.fact.id} → {new.fact.id}",

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from persona_mind.messages.memory import Origin
 from persona_mind.mind import MindScope
 from persona_mind.mind._errors import AccessRefused, ForeignOwner, InvalidArgument, NotFound
 from persona_mind.mind._model import Fact, Tier
@@ -172,12 +173,25 @@ class Consolidator:
             after=after,
         )
 
-    def stage(self, scope: MindScope, tier: Tier, operations: object, *, now: float) -> Staged:
-        """Validate ``operations`` against the current rows; nothing is written."""
+    def stage(
+        self,
+        scope: MindScope,
+        tier: Tier,
+        operations: object,
+        *,
+        now: float,
+        writer: Origin = "consolidation",
+    ) -> Staged:
+        """Validate ``operations`` against the current rows; nothing is written.
+
+        ``writer``: the origin a mixed-origin replacement records (``review`` for the
+        automatic review worker)."""
         ops = parse_operations(operations)
         target = _target(scope, tier)
         rows, fingerprint = self._read(target)
-        reps = build_replacements(rows, ops, tier=tier, persona=scope.persona, now=now)
+        reps = build_replacements(
+            rows, ops, tier=tier, persona=scope.persona, now=now, writer=writer
+        )
         return Staged(tier, str(target.path), fingerprint, reps)
 
     def apply(self, plan: Plan, scope: MindScope, *, generation: int | None = None) -> Applied:

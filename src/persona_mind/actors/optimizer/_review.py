@@ -145,7 +145,9 @@ async def _one(tier: Tier, ctx: ReviewContext, run_id: str) -> TargetOutcome:
         _advance(ctx, key, window)
         return TargetOutcome(tier, "reviewed-no-op", ("the worker proposed no change",))
     try:
-        staged = await io(lambda cons: cons.stage(scope, tier, ops, now=clock.wall()))
+        staged = await io(
+            lambda cons: cons.stage(scope, tier, ops, now=clock.wall(), writer="review")
+        )
         if staged.fingerprint != window.fingerprint:
             return TargetOutcome(tier, "refused", ("the store changed during the review",))
         plan = PlanRegistry().add(

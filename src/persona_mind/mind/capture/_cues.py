@@ -196,7 +196,7 @@ def decide_capture(
             return CaptureDecision("refuse", cue, None, refusal_line(hits))
         if mode == "auto":
             try:
-                draft = validate_draft(_kind_for(body, cue), body)
+                draft = validate_draft(_kind_for(body, cue), body, origin="user")
             except MindRefusal as exc:
                 return (
                     CaptureDecision("nudge", cue, None, f"Not captured automatically ({exc.rule}).")

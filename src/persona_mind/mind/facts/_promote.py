@@ -83,7 +83,7 @@ async def promote_in_store(
         new_rows, row, _ = fx.record(
             rows,
             to,
-            fx.Draft(src.kind, src.text, src.tags, src.source),
+            fx.Draft(src.kind, src.text, src.tags, src.source, src.origin, src.confirmed),
             persona=persona,
             now=now,
             derived_from=(src.id,),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._errors import ForeignOwner, InvalidArgument, LimitExceeded, NotFound
 from persona_mind.mind._model import KINDS, STM_TTL, Fact, Kind, Tier, content_identity, fact_id
 from persona_mind.mind._text import normalize_tags, normalize_text
@@ -41,19 +42,32 @@ MAX_STORE_ENTRIES = 20_000
 
 @dataclass(frozen=True, slots=True)
 class Draft:
-    """A validated, normalised fact to record."""
+    """A validated, normalised fact to record, with where its words came from.
+
+    ``origin`` and ``confirmed`` travel with the draft (never a global) so every writer says
+    who wrote it; a row recorded from the draft carries them (docs/mind.md, "Origin")."""
 
     kind: Kind
     text: str
     tags: tuple[str, ...]
     source: str | None
+    origin: Origin = "unknown"
+    confirmed: bool = False
 
     @property
     def identity(self) -> str:
         return content_identity(self.kind, self.text, self.tags)
 
 
-def validate_draft(kind: object, text: object, tags: object = (), source: object = None) -> Draft:
+def validate_draft(
+    kind: object,
+    text: object,
+    tags: object = (),
+    source: object = None,
+    *,
+    origin: Origin = "unknown",
+    confirmed: bool = False,
+) -> Draft:
     """Check kind, sizes and safety; normalise text and tags.  Raises a typed refusal."""
     if not isinstance(kind, str) or kind not in KINDS:
         raise InvalidArgument(
@@ -92,7 +106,14 @@ def validate_draft(kind: object, text: object, tags: object = (), source: object
     assert_safe("tags", *norm)
     if src is not None:
         assert_safe("source", src)
-    return Draft(kind=kind, text=clean, tags=norm, source=src)  # type: ignore[arg-type]
+    return Draft(
+        kind=kind,  # type: ignore[arg-type]
+        text=clean,
+        tags=norm,
+        source=src,
+        origin=origin,
+        confirmed=confirmed,
+    )
 
 
 def row_key(tier: Tier, identity: str, persona: str | None) -> str:
@@ -119,6 +140,8 @@ def record(
 
     Re-recording updates ``lastSeenAt`` (and an STM row's expiry), revives a superseded row
     and keeps ``recordedAt`` (M-FACT-8, M-FACT-9).  Semantic near-duplicates are new rows.
+    A re-record keeps the row's origin (the words were first written by that writer) unless
+    the row's is ``unknown``; ``confirmed`` goes with the origin it describes.
     """
     rid = row_key(tier, draft.identity, persona)
     expires = now + STM_TTL if tier == "stm" else None
@@ -126,6 +149,7 @@ def record(
     for i, row in enumerate(out):
         if row.id == rid:
             merged = tuple(dict.fromkeys(row.derivedFrom + derived_from))[:MAX_DERIVED]
+            keep_new = row.origin == "unknown"
             updated = Fact(
                 id=rid,
                 kind=draft.kind,
@@ -137,6 +161,8 @@ def record(
                 lastSeenAt=now,
                 expiresAt=expires,
                 derivedFrom=merged,
+                origin=draft.origin if keep_new else row.origin,
+                confirmed=draft.confirmed if keep_new else row.confirmed,
             )
             out[i] = updated
             return tuple(out), updated, False
@@ -158,6 +184,8 @@ def record(
         lastSeenAt=now,
         expiresAt=expires,
         derivedFrom=derived_from[:MAX_DERIVED],
+        origin=draft.origin,
+        confirmed=draft.confirmed,
     )
     out.append(fact)
     return tuple(out), fact, True

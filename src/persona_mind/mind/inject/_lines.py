@@ -49,6 +49,25 @@ def stm_heading(_label: str, fact: Fact) -> str:
     return f"STM observed by {who} (expires)"
 
 
+UNTRUSTED_LABELS: Mapping[str, str] = {
+    "tool-output": "tool output",
+    "peer": "peer answer",
+    "report": "relayed report",
+}
+"""Origins whose words entered the session without the user typing them.  Only these carry a
+label on an injected line (``[from tool output, confirmed]``): every other origin is the
+user, the model or a face acting for the user, and labelling each line would spend the
+budget on what the model does not act on (docs/mind.md, "Origin")."""
+
+
+def origin_tag(fact: Fact) -> str:
+    """``[from tool output, confirmed] `` for an untrusted origin, else the empty string."""
+    said = UNTRUSTED_LABELS.get(fact.origin)
+    if said is None:
+        return ""
+    return f"[from {said}{', confirmed' if fact.confirmed else ''}] "
+
+
 def entry_line(label: str, fact: Fact, ident: str, memo: Memo) -> tuple[str, bool]:
     """``id excerpt`` or ``id kind: excerpt``, like ``git log --oneline``: the heading names
     the tier (and the STM observer), so a line carries only what the model acts on — the id
@@ -62,9 +81,10 @@ def entry_line(label: str, fact: Fact, ident: str, memo: Memo) -> tuple[str, boo
     shown_text, clipped = done
     if label.startswith("backlog"):
         return f"{ident} {label.removeprefix('backlog ')}: {shown_text}\n", clipped
+    tag = origin_tag(fact)
     if fact.kind in PRIORITY_KINDS:
-        return f"{ident} {fact.kind}: {shown_text}\n", clipped
-    return f"{ident} {shown_text}\n", clipped
+        return f"{ident} {fact.kind}: {tag}{shown_text}\n", clipped
+    return f"{ident} {tag}{shown_text}\n", clipped
 
 
 def omission_notice(omitted: Mapping[str, int], clipped: int, unsafe: int) -> str:

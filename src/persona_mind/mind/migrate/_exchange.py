@@ -126,7 +126,7 @@ def _parse(n: int, raw: str, default_tier: Tier | None) -> _Item:
     ):
         raise InvalidArgument("recordedAt.malformed", "recordedAt must be epoch seconds")
     draft = fx.validate_draft(
-        obj.get("kind"), obj.get("text"), obj.get("tags", ()), obj.get("source")
+        obj.get("kind"), obj.get("text"), obj.get("tags", ()), obj.get("source"), origin="import"
     )
     return _Item(n, tier, draft, None if recorded is None else float(recorded))
 

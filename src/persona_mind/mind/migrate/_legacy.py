@@ -244,7 +244,11 @@ class LegacyImport:
                 continue
             try:
                 draft = fx.validate_draft(
-                    item.get("kind"), item.get("text"), item.get("tags", []), item.get("source")
+                    item.get("kind"),
+                    item.get("text"),
+                    item.get("tags", []),
+                    item.get("source"),
+                    origin="import",
                 )
             except MindRefusal as exc:
                 if exc.rule == "content.unsafe":
@@ -275,6 +279,7 @@ class LegacyImport:
                         recordedAt=recorded,
                         lastSeenAt=seen,
                         expiresAt=expires,
+                        origin="import",
                     ),
                 )
             )

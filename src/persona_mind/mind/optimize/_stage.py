@@ -15,6 +15,11 @@ Replacement provenance (-28..30): the earliest ``recordedAt`` of its sources, th
 with ``"; "`` — both bounded, refused rather than truncated on overflow (-27, -32) — and
 in STM the *earliest* source expiry, so consolidation never revives stale working context.
 
+Origin (who wrote the words, docs/mind.md "Origin"): a replacement keeps its sources'
+``origin`` when they all agree, and is ``confirmed`` only when every source was; sources of
+different origins give the writer's origin (``consolidation``, or ``review`` for the
+automatic review worker), their own still readable through ``derivedFrom``.
+
 The values ``Replacement`` are defined in ``persona_mind.messages.consolidation`` (the
 Optimizer answers them) and re-exported here unchanged.
 """
@@ -26,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from persona_mind.messages.consolidation import Replacement
+from persona_mind.messages.memory import Origin
 from persona_mind.mind._errors import (
     ForeignOwner,
     InvalidArgument,
@@ -202,7 +208,9 @@ def _source_rows(
     return tuple(rows)
 
 
-def _replacement(op: Operation, rows: tuple[Fact, ...], tier: Tier, persona: str | None) -> Fact:
+def _replacement(
+    op: Operation, rows: tuple[Fact, ...], tier: Tier, persona: str | None, writer: Origin
+) -> Fact:
     kinds = {r.kind for r in rows}
     kind = op.kind
     if kind is None:
@@ -230,7 +238,16 @@ def _replacement(op: Operation, rows: tuple[Fact, ...], tier: Tier, persona: str
             f"the combined source origins have {len(origin)} characters (limit "
             f"{MAX_SOURCE_CHARS}); consolidate fewer facts per operation",
         )
-    draft = validate_draft(kind, op.text, list(tags), origin)  # scanner: -22
+    agreed = {r.origin for r in rows}
+    keep = len(agreed) == 1
+    draft = validate_draft(  # scanner: -22
+        kind,
+        op.text,
+        list(tags),
+        origin,
+        origin=next(iter(agreed)) if keep else writer,
+        confirmed=keep and all(r.confirmed for r in rows),
+    )
     ids = [r.id for r in rows]
     lineage = tuple(dict.fromkeys((*ids, *(d for r in rows for d in r.derivedFrom))))
     if len(lineage) > MAX_DERIVED:
@@ -252,6 +269,8 @@ def _replacement(op: Operation, rows: tuple[Fact, ...], tier: Tier, persona: str
         lastSeenAt=max(r.lastSeenAt for r in rows),
         expiresAt=min(expiries) if tier == "stm" and expiries else None,
         derivedFrom=lineage,
+        origin=draft.origin,
+        confirmed=draft.confirmed,
     )
 
 
@@ -262,8 +281,11 @@ def build_replacements(
     tier: Tier,
     persona: str | None,
     now: float,
+    writer: Origin = "consolidation",
 ) -> tuple[Replacement, ...]:
-    """Validate ``ops`` against the store's ``rows``; every refusal rule, nothing written."""
+    """Validate ``ops`` against the store's ``rows``; every refusal rule, nothing written.
+
+    ``writer``: the origin a replacement of sources with different origins records."""
     if not ops:
         raise InvalidArgument("plan.operations", "a plan needs at least one operation")
     _check_ids(ops)
@@ -272,7 +294,7 @@ def build_replacements(
     new_ids: set[str] = set()
     for op in ops:
         sources = _source_rows(by_id, op, tier, persona, now)
-        new = _replacement(op, sources, tier, persona)
+        new = _replacement(op, sources, tier, persona, writer)
         source_ids = {s.id for s in sources}
         same = next((s for s in sources if s.id == new.id), None)
         if same is not None and same.text != new.text:
