@@ -36,6 +36,7 @@ from persona_mind._headless import HeadlessSession, log
 from persona_mind.errors import PersonaMindError
 from persona_mind.mcp._schemas import client_schema, with_defaults
 from persona_mind.mcp._tools import EXTRA_TOOLS, call_extra
+from persona_mind.mcp._where import with_where
 from persona_mind.messages.host import ToolResult, ToolSpec
 
 __all__ = ("build_server", "check_arguments", "serve_stdio")
@@ -115,6 +116,8 @@ def build_server(session: HeadlessSession) -> Server[Any]:
                 result = await call_extra(session, spec.name, arguments)
             else:
                 result = await session.call(spec.name, arguments)
+                if spec.name == "memory" and arguments.get("action") == "remember":
+                    result = with_where(result)
         except PersonaMindError as err:
             result = ToolResult(text=str(err), is_error=True)
         except Exception as err:
