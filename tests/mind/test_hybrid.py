@@ -226,9 +226,7 @@ async def test_service_falls_back_and_doctor_names_the_ranker(tmp_path: Path) ->
         await svc.remember("convention", "Deploys go out on Tuesdays", tier="project")
 
         def broken() -> BagEncoder:
-            raise EmbeddingUnavailable(
-                "wordllama is not installed; pip install persona-mind[semantic]"
-            )
+            raise EmbeddingUnavailable("wordllama is not installed; pip install -e '.[semantic]'")
 
         svc.semantic = SemanticEdge(loader=broken)
         svc.semantic.load_now()

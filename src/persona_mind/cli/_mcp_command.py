@@ -16,6 +16,8 @@ import shlex
 import shutil
 from pathlib import Path
 
+from persona_mind.install import install_hint
+
 __all__ = ("add_parser", "run_mcp")
 
 
@@ -25,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "mcp",
         help="run the stdio MCP server (memory, backlog, personas, consult)",
         description="A stdio MCP server over the same runtime and store as a Pi session. "
-        "Needs the optional extra: pip install 'persona-mind[mcp]'.",
+        f"Needs the optional mcp extra: {install_hint('mcp')}",
     )
     p.add_argument("--agent-dir", type=Path, default=None, help="Pi agent dir (default: Pi's rule)")
     p.add_argument(

@@ -1,9 +1,10 @@
 """The model edge of persona-mind: a static embedding model and its derived-vector caches.
 
 Mind's planner knows only the :class:`~persona_mind.mind.recall._ranker.Semantic` port; this
-package implements it with WordLlama (an optional extra: ``pip install
-'persona-mind[semantic]'``).  Nothing here is imported eagerly with numpy: the facade is
-cheap, and the model loads on the edge's one thread after :meth:`SemanticEdge.start`
+package implements it with WordLlama (the optional ``semantic`` extra;
+:func:`persona_mind.install.install_hint` names its install command).  Nothing here is
+imported eagerly with numpy: the facade is cheap, and the model loads on the edge's one
+thread after :meth:`SemanticEdge.start`
 (``_worker.py`` says why that thread is not the Store's IO thread).
 """
 

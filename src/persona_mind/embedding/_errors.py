@@ -7,10 +7,11 @@ Never raised into a turn: the edge catches it, ranks lexically and says why
 from __future__ import annotations
 
 from persona_mind.errors import MindError
+from persona_mind.install import install_hint
 
 __all__ = ("EmbeddingUnavailable", "UnsupportedModelFile")
 
-INSTALL_HINT = "install the semantic extra: pip install 'persona-mind[semantic]'"
+INSTALL_HINT = f"install the semantic extra: {install_hint('semantic')}"
 
 
 class EmbeddingUnavailable(MindError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 
 from persona_mind.errors import HostError
+from persona_mind.install import install_hint
 
 __all__ = ("McpUnavailable", "require_sdk")
 
@@ -17,7 +18,7 @@ _MODULES = ("jsonschema", "mcp_types", "mcp.server.lowlevel.server", "mcp.server
 
 
 class McpUnavailable(HostError):
-    """The ``mcp`` SDK is not installed (it is the optional ``persona-mind[mcp]`` extra)."""
+    """The ``mcp`` SDK is not installed (the optional ``mcp`` extra)."""
 
 
 def require_sdk() -> None:
@@ -28,5 +29,5 @@ def require_sdk() -> None:
         except ModuleNotFoundError as err:
             raise McpUnavailable(
                 f"the MCP server needs the optional extra ({err.name or name} is missing): "
-                "pip install 'persona-mind[mcp]'"
+                f"{install_hint('mcp')}"
             ) from err

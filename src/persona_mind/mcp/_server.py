@@ -7,8 +7,9 @@ Import this module only after :func:`~persona_mind.mcp._sdk.require_sdk`.
 
 Errors, by whose fault they are:
 
-* a malformed call — an unknown tool, or arguments that break the tool's JSON Schema — is
-  an MCP protocol error (``INVALID_PARAMS``) naming the problem; nothing runs;
+* a malformed call — an unknown tool, or arguments that break the tool's JSON Schema (as
+  :func:`~persona_mind.mcp._schemas.client_schema` declares it) — is a tool result with
+  ``isError`` naming the problem, as the negotiated protocol version asks; nothing runs;
 * a refusal of a well-formed call (unsafe text, unknown id, foreign owner…) is a tool
   result with ``isError`` and the rule in its text, as the MCP spec asks, so the model can
   read it and try again;
@@ -33,7 +34,9 @@ from mcp.shared.exceptions import MCPError
 from persona_mind import __version__
 from persona_mind._headless import HeadlessSession, log
 from persona_mind.errors import PersonaMindError
+from persona_mind.mcp._schemas import client_schema, with_defaults
 from persona_mind.mcp._tools import EXTRA_TOOLS, call_extra
+from persona_mind.mcp._where import with_where
 from persona_mind.messages.host import ToolResult, ToolSpec
 
 __all__ = ("build_server", "check_arguments", "serve_stdio")
@@ -49,7 +52,7 @@ def check_arguments(spec: ToolSpec, arguments: Mapping[str, Any]) -> str | None:
     """The first JSON Schema violation of ``arguments`` as one line, or None."""
     cached = _VALIDATORS.get(spec.name)
     if cached is None or cached[0] != spec:  # one validator per declared schema
-        cached = (spec, jsonschema.Draft202012Validator(spec.parameters))
+        cached = (spec, jsonschema.Draft202012Validator(client_schema(spec)))
         _VALIDATORS[spec.name] = cached
     errors = sorted(cached[1].iter_errors(dict(arguments)), key=str)
     if not errors:
@@ -70,6 +73,10 @@ def _result(result: ToolResult) -> types.CallToolResult:
     )
 
 
+def _refused(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
 def build_server(session: HeadlessSession) -> Server[Any]:
     """The SDK ``Server`` for ``session`` (its handlers close over the session)."""
     extras = {spec.name: spec for spec in EXTRA_TOOLS}
@@ -83,7 +90,10 @@ def build_server(session: HeadlessSession) -> Server[Any]:
         return types.ListToolsResult(
             tools=[
                 types.Tool(
-                    name=s.name, title=s.label, description=s.description, input_schema=s.parameters
+                    name=s.name,
+                    title=s.label,
+                    description=s.description,
+                    input_schema=client_schema(s),
                 )
                 for s in offered().values()
             ]
@@ -95,19 +105,19 @@ def build_server(session: HeadlessSession) -> Server[Any]:
         tools = offered()
         spec = tools.get(params.name)
         if spec is None:
-            raise MCPError(
-                types.INVALID_PARAMS,
-                f"unknown tool {params.name!r}; tools: {', '.join(sorted(tools))}",
-            )
-        arguments = dict(params.arguments or {})
+            known = ", ".join(sorted(tools))
+            return _refused(f"unknown tool {params.name!r}; tools: {known}")
+        arguments = with_defaults(spec, dict(params.arguments or {}))
         problem = check_arguments(spec, arguments)
         if problem is not None:
-            raise MCPError(types.INVALID_PARAMS, problem)
+            return _refused(f"{problem} (nothing ran; fix the arguments and call again)")
         try:
             if spec.name in extras:
                 result = await call_extra(session, spec.name, arguments)
             else:
                 result = await session.call(spec.name, arguments)
+                if spec.name == "memory" and arguments.get("action") == "remember":
+                    result = with_where(result)
         except PersonaMindError as err:
             result = ToolResult(text=str(err), is_error=True)
         except Exception as err:
