@@ -58,12 +58,13 @@ async def test_schema_driven_client_remembers_in_one_server_and_recalls_in_anoth
             saved = await first.call_tool("memory", args)
             assert not saved.is_error, _text(saved)
             fact_id = saved.structured_content["id"]
-            assert "short-term memory: it expires in 48 h unless promoted" in _text(saved)
+            assert "short-term memory (STM) of this project; expires " in _text(saved)
+            assert "unless promoted" in _text(saved)
             assert saved.structured_content["expires_in_seconds"] == 48 * 3600
             lasting = await first.call_tool(
                 "memory", {**args, "text": "The API is versioned by date", "tier": "project"}
             )
-            assert "project long-term memory, kept until forgotten" in _text(lasting)
+            assert "long-term memory; kept until forgotten" in _text(lasting)
             assert lasting.structured_content["expires_in_seconds"] is None
         async with mcp_client(agent, repo) as second:
             schema = await _schema_of(second, "memory")
