@@ -118,7 +118,9 @@ class MemoryService(BacklogOps):
         """Rank live facts for ``query`` across tiers; never writes (M-FACT-10).
 
         An empty query is refused: it matches nothing, and ranking it would only return
-        facts scored 0.0 that look like answers."""
+        facts scored 0.0 that look like answers. Only what the ranker matched is returned
+        (by words, or by meaning with the hybrid ranker): recency orders ties, never fills,
+        so an unrelated query answers nothing instead of recent facts labelled "recent"."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidArgument(
                 "query.required", "recall needs a query: the words to look for (list shows all)"
@@ -137,9 +139,9 @@ class MemoryService(BacklogOps):
             hits += [
                 Recalled(tier, r.fact, r.score, r.reason)
                 for r in ranked
-                if is_safe(r.fact.text, *r.fact.tags)
+                if r.score > 0 and is_safe(r.fact.text, *r.fact.tags)
             ]
-        hits.sort(key=lambda h: (0 if h.score else 1, -h.score, -h.fact.lastSeenAt, h.fact.id))
+        hits.sort(key=lambda h: (-h.score, -h.fact.lastSeenAt, h.fact.id))
         return hits[:limit]
 
     async def read(self, fact_id: str) -> FoundFact:
