@@ -101,7 +101,9 @@ async def test_every_face_recalls_and_injects_the_same_facts_in_the_same_order(
     async with Memory(agent_dir=agent, cwd=repo, persona=PERSONA) as memory:
         hits = await memory.recall(QUERY)
     library = [h.fact.id for h in hits]
-    assert len(library) == len(FACTS)  # every tier of the scope answered
+    # only matches (recency never fills a recall), from more than one tier of the scope
+    assert len(library) >= 3, [h.fact.text for h in hits]
+    assert len({h.tier for h in hits}) >= 2, [h.tier for h in hits]
     semantic_reasons = [h.reason for h in hits if "semantic" in h.reason]
     assert bool(semantic_reasons) == (ranker == "semantic"), [h.reason for h in hits]
 
