@@ -13,15 +13,15 @@ user can still resolve them with ``persona-mind memory pending``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.host import ToolResult
 from persona_mind.messages.memory import origin_label
-from persona_mind.mind import MemoryService
-from persona_mind.mind._pending import approve, drop
-from persona_mind.persona import LocalPlans
-from persona_mind.persona.plans._chat import new_plan
+
+if TYPE_CHECKING:
+    from persona_mind.mind import MemoryService
+    from persona_mind.persona import LocalPlans
 
 __all__ = ("PendingPlans",)
 
@@ -31,16 +31,26 @@ ACTION = "mind.pending"
 class PendingPlans:
     """The session's pending-card plans and its count of user messages."""
 
-    __slots__ = ("desk", "session_id", "user_messages")
+    __slots__ = ("_desk", "session_id", "user_messages")
 
     def __init__(self) -> None:
-        self.desk = LocalPlans()
+        self._desk: LocalPlans | None = None
         self.session_id = ""
         self.user_messages = 0
 
+    @property
+    def desk(self) -> LocalPlans:
+        """The plan book, built at first use: ``ready`` loads no domain package."""
+        if self._desk is None:
+            from persona_mind.persona import LocalPlans  # noqa: PLC0415 - after ready
+
+            self._desk = LocalPlans()
+        return self._desk
+
     def start(self, session_id: str) -> None:
         """A new session: plans of the previous one can no longer be confirmed."""
-        self.desk.drop(self.session_id, ACTION)
+        if self._desk is not None:
+            self._desk.drop(self.session_id, ACTION)
         self.session_id = session_id
         self.user_messages = 0
 
@@ -52,6 +62,8 @@ class PendingPlans:
         details = result.details if isinstance(result.details, dict) else None
         if result.is_error or details is None or not details.get("pending"):
             return result
+        from persona_mind.persona.plans._chat import new_plan  # noqa: PLC0415 - after ready
+
         pid = str(details["id"])
         plan = new_plan(
             self.session_id, ACTION, {"id": pid}, pid, f"store {pid}", self.user_messages
@@ -70,6 +82,8 @@ class PendingPlans:
             return ToolResult(text="memory confirm needs planId and accept", is_error=True)
         if service is None:
             return ToolResult(text="Mind is inactive; nothing was confirmed", is_error=True)
+        from persona_mind.mind._pending import approve, drop  # noqa: PLC0415 - after ready
+
         try:
             plan = self.desk.take(plan_id, self.session_id, self.user_messages)
             pid = str(dict(plan.params)["id"])
