@@ -45,3 +45,15 @@ async def test_list_shows_live_facts_with_tier_filter_and_limit(tmp_path: Path, 
             assert "Lasting fact" not in _text(stm)
             bad = await client.call_tool("memory", {"action": "list", "limit": 500})
             assert bad.is_error
+
+
+@pytest.mark.asyncio
+async def test_result_text_is_rendered_once(tmp_path: Path, repo: Path) -> None:
+    """One text block; structured content holds data, not the card's text again."""
+    with anyio.fail_after(90):
+        async with mcp_client(tmp_path / "agent", repo) as client:
+            saved = await client.call_tool(
+                "memory", {"action": "remember", "text": "Rendered once please"}
+            )
+            assert len(saved.content) == 1
+            assert "Rendered once please" not in str(saved.structured_content)
