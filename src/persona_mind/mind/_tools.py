@@ -34,6 +34,7 @@ __all__ = ("BACKLOG_TOOL", "MEMORY_TOOL", "AppendEntry", "MindTools", "tool_spec
 
 AppendEntry = Callable[[str, Any], Awaitable[None]]
 
+LIST_LIMIT = 20  # memory list without a limit: a screen, not the whole store
 _TIERS = ["persona", "shared", "project", "stm", "session"]
 MEMORY_TOOL = ToolSpec(
     name="memory",
@@ -42,6 +43,7 @@ MEMORY_TOOL = ToolSpec(
         "Durable memory for this user and repository. remember: save a fact (kind, text, "
         "optional tags/source/tier; default tier is project STM, objectives project LTM, "
         "'session' = a note kept in this session only). recall: rank facts for a query. "
+        "list: live facts newest first (optional tier, limit; default 20). "
         "read: the whole fact or session note by id. forget: delete by id. promote: move an "
         "STM fact you recorded to project LTM (or 'persona'/'shared' when given as 'to'). "
         "supersede: replace a fact by id with new text. inspect: one page (full text, ids, "
@@ -65,6 +67,7 @@ MEMORY_TOOL = ToolSpec(
                 "enum": [
                     "remember",
                     "recall",
+                    "list",
                     "read",
                     "forget",
                     "promote",
@@ -296,6 +299,8 @@ class MindTools:
                     "origins": [h.fact.origin for h in hits],
                 },
             )
+        if act == "list":
+            return await self._list(a)
         if act in ("inspect", "stage"):  # consolidation (M-OPTIMIZE-MANUAL-1)
             return await self._optimize(act, a)
         fid = _need(a, "id", act)
@@ -342,6 +347,31 @@ class MindTools:
             f"Superseded {old.fact.id} → {new.fact.id}",
             (new.fact.text,),
             data={"id": new.fact.id, "retired": old.fact.id},
+        )
+
+    async def _list(self, a: dict[str, Any]) -> Card:
+        """Live facts newest first, at most ``limit`` (bounded output; the total is given)."""
+        svc = self.service
+        tier = a.get("tier")
+        if tier == "session":
+            raise InvalidArgument("list.tier", "session notes are read by id; list a stored tier")
+        tiers: list[Tier] = [tier] if tier is not None else list(svc.scope.tiers())
+        found = [(t, f) for t in tiers for f in await svc.list_facts(t)]
+        found.sort(key=lambda tf: (-tf[1].lastSeenAt, tf[1].id))
+        limit = a.get("limit", LIST_LIMIT)
+        shown = found[:limit]
+        more = len(found) - len(shown)
+        lines = tuple(fact_line(t, f) for t, f in shown)
+        return Card(
+            f"{len(found)} live fact{'' if len(found) == 1 else 's'}"
+            + (f" in {tier}" if tier else "")
+            + (f"; newest {len(shown)} shown (raise limit, up to 50)" if more else ""),
+            lines or ("(no live facts)",),
+            data={
+                "ids": [f.id for _, f in shown],
+                "tiers": [t for t, _ in shown],
+                "total": len(found),
+            },
         )
 
     async def _optimize(self, act: str, a: dict[str, Any]) -> Card:
