@@ -31,6 +31,7 @@ from persona_mind.mind import (
     backlog_line,
     fact_line,
     origin_label,
+    update_offer,
     where_saved,
 )
 
@@ -96,8 +97,15 @@ async def _remember(args: argparse.Namespace, memory: Memory) -> None:
     f = found.fact
     where = where_saved(found.tier, f, f"`persona-mind memory promote {f.id}`")
     verb = "Saved" if created else "Updated"
-    text_out = f"{verb} {f.kind} {f.id} {where}\n  {f.text}"
-    emit(args, out.Remembered(created=created, fact=_fact(found.tier, f)), text_out)
+    updates = await memory.service.updates_of(found) if created else []
+    offers = [
+        update_offer(u.fact, f'`persona-mind memory supersede {u.fact.id} "TEXT"`') for u in updates
+    ]
+    text_out = "\n  ".join([f"{verb} {f.kind} {f.id} {where}", f.text, *offers])
+    doc = out.Remembered(
+        created=created, fact=_fact(found.tier, f), mayUpdate=[u.fact.id for u in updates]
+    )
+    emit(args, doc, text_out)
 
 
 async def _recall(args: argparse.Namespace, memory: Memory) -> None:

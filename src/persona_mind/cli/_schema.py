@@ -62,6 +62,8 @@ class BacklogOut(msgspec.Struct, kw_only=True):
 class Remembered(msgspec.Struct, kw_only=True):
     created: bool
     fact: FactOut
+    mayUpdate: list[str] = []
+    """Ids of stored facts this one likely updates (named with a supersede offer)."""
 
 
 class Recalled(msgspec.Struct, kw_only=True):

@@ -70,6 +70,7 @@ from persona_mind.mind.capture._relay import Suggestion as Suggestion
 from persona_mind.mind.facts._rules import MAX_TEXT_CHARS as MAX_TEXT_CHARS
 from persona_mind.mind.facts._rules import Draft as Draft
 from persona_mind.mind.facts._rules import validate_draft as validate_draft
+from persona_mind.mind.facts._updates import update_offer as update_offer
 from persona_mind.mind.facts._where import TIER_NAMES as TIER_NAMES
 from persona_mind.mind.facts._where import iso_time as iso_time
 from persona_mind.mind.facts._where import where_saved as where_saved
@@ -176,6 +177,7 @@ __all__ = (
     "sanitize",
     "scan",
     "tool_specs",
+    "update_offer",
     "validate_draft",
     "where_saved",
     "with_deadline",

@@ -19,10 +19,12 @@ and this one (the memory tool, maintenance and injection); indexes are cached by
 from __future__ import annotations
 
 import functools
+import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from persona_mind.errors import PersonaMindError
 from persona_mind.messages.memory import Origin
 from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.mind._model import BacklogItem, Fact, Kind, Tier
@@ -32,6 +34,7 @@ from persona_mind.mind.facts import _rules as fx
 from persona_mind.mind.facts._flat import FlatFact
 from persona_mind.mind.facts._lookup import FoundFact
 from persona_mind.mind.facts._promote import promote_in_store
+from persona_mind.mind.facts._updates import updated_by
 from persona_mind.mind.inject._planner import (
     TOTAL_TOKENS,
     InjectionInput,
@@ -56,6 +59,8 @@ class _Unread:
 _UNREAD = _Unread()
 
 PLAN_OFFLOAD_FACTS = 4_000
+UPDATE_CANDIDATES = 12
+"""Best lexical matches per tier compared with a new fact for an update (see updates_of)."""
 """From this many indexed facts a turn's injection plan runs on the offload (the IO
 thread): about 2 µs of ranking per fact, so 4,000 facts stay near the 10 ms ping budget."""
 
@@ -111,6 +116,27 @@ class MemoryService(BacklogOps):
         if self.on_saved is not None:
             self.on_saved(dest)
         return FoundFact(dest, row), created
+
+    async def updates_of(self, found: FoundFact, *, limit: int = 3) -> list[FoundFact]:
+        """Stored facts that ``found`` (just recorded) likely updates: same subject, a changed
+        value (:mod:`~persona_mind.mind.facts._updates`).  The faces name them at ``remember``
+        with a ``supersede`` offer; nothing is superseded here (the user or model decides).
+
+        Only each tier's best lexical matches are compared, so this stays cheap at 10,000
+        facts; never raises for a tier that cannot be read (an offer is not worth a failure).
+        """
+        now = self.now()
+        out: list[FoundFact] = []
+        for tier in self.scope.tiers():
+            try:
+                index = await self.index(tier, now)
+            except PersonaMindError:
+                continue
+            scored = index.scores(found.fact.text)
+            top = heapq.nlargest(UPDATE_CANDIDATES, scored, key=scored.__getitem__)
+            rows = [index.facts[d] for d in top]
+            out += [FoundFact(tier, f) for f in updated_by(found.fact, rows, limit=limit)]
+        return out[:limit]
 
     async def recall(
         self, query: str, *, tiers: Sequence[Tier] | None = None, limit: int = 10

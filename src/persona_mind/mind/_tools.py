@@ -25,6 +25,7 @@ from persona_mind.mind._model import KINDS, BacklogStatus, Tier
 from persona_mind.mind._service import FoundFact, MemoryService
 from persona_mind.mind._text import identity_text
 from persona_mind.mind._write_gate import WriteGate
+from persona_mind.mind.facts._updates import update_offer
 from persona_mind.mind.facts._where import iso_time, where_saved
 from persona_mind.mind.notes._ledger import NOTE_ENTRY_TYPE, NotesLedger
 from persona_mind.mind.optimize._commands import inspection_card, plan_card, tracked
@@ -278,14 +279,20 @@ class MindTools:
                 verb = "Already saved from the user's message; updated"
             f = found.fact
             hint = f'memory {{"action": "promote", "id": "{f.id}"}}'
+            updates = await svc.updates_of(found) if created else []
+            offers = tuple(
+                update_offer(u.fact, f'memory {{"action": "supersede", "id": "{u.fact.id}"}}')
+                for u in updates
+            )
             return Card(
                 f"{verb} {found.tier} {f.kind} {f.id} {where_saved(found.tier, f, hint)}",
-                (f.text,),
+                (f.text, *offers),
                 data={
                     "id": f.id,
                     "tier": found.tier,
                     "expiresAt": iso_time(f.expiresAt),
                     "origin": f.origin,
+                    "mayUpdate": [u.fact.id for u in updates],
                 },
             )
         if act == "recall":

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from persona_mind.mind.inject._lines import Heading, entry_line, nbytes, omission_notice
+from persona_mind.mind.inject._newer import newer_first
 from persona_mind.mind.inject._order import Cand
 from persona_mind.mind.inject._plan import PlannedItem
 from persona_mind.mind.inject._shown_ids import prefix_counts, shown
@@ -49,6 +50,8 @@ class Section:
     cap: int
     total: int
     byte_cap: int | None = None
+    earlier: dict[str, str] = field(default_factory=dict)
+    """Older fact id → the id of the candidate that updates it (see :mod:`._newer`)."""
     pos: int = 0
     used: int = 0
     groups: dict[str, list[tuple[str, PlannedItem]]] = field(default_factory=dict)
@@ -65,7 +68,9 @@ def _admit_next(budget: Budget, sec: Section) -> bool:
             budget.unsafe += 1
             continue
         ident = shown(fact.id, budget.prefixes)
-        line, clipped = entry_line(label, fact, ident, excerpts_of(index))
+        newer = sec.earlier.get(fact.id)
+        marked = newer is not None and any(it.id == newer for it in sec.items)
+        line, clipped = entry_line(label, fact, ident, excerpts_of(index), earlier=marked)
         heading = sec.heading(label, fact)
         group = sec.groups.get(heading)
         cost = nbytes(line) + (nbytes(f"## {heading}\n") if group is None else 0)
@@ -111,9 +116,22 @@ def _fill(
     sections: Sequence[Section], room: int, reserve: str, prefixes: Sequence[Counter[str]]
 ) -> tuple[Budget, str]:
     budget = Budget(used=0, limit=room - nbytes(reserve), prefixes=prefixes)
-    fresh = [Section(s.key, s.heading, s.cands, s.cap, s.total, s.byte_cap) for s in sections]
+    fresh = [
+        Section(s.key, s.heading, s.cands, s.cap, s.total, s.byte_cap, s.earlier) for s in sections
+    ]
     _allocate(budget, fresh)
     return budget, omission_notice(budget.omitted, budget.clipped, budget.unsafe)
+
+
+def _newer_first(sec: Section) -> Section:
+    """The section with each update ranked just above the fact it updates (not the backlog:
+    an item's status, not its text, says what changed)."""
+    if sec.key == "backlog":
+        return sec
+    cands, earlier = newer_first(sec.cands)
+    if not earlier:
+        return sec
+    return Section(sec.key, sec.heading, cands, sec.cap, sec.total, sec.byte_cap, earlier)
 
 
 def fit(sections: Sequence[Section], room: int, indexes: Sequence[FactIndex]) -> tuple[Budget, str]:
@@ -126,6 +144,7 @@ def fit(sections: Sequence[Section], room: int, indexes: Sequence[FactIndex]) ->
     pure, so the block stays deterministic; the common case pays no bytes for clauses it
     never prints (the old single pass always reserved them: ~50 bytes per plan).
     """
+    sections = [_newer_first(s) for s in sections]
     totals = {s.key: s.total for s in sections}
     # an empty tier shares no prefix with anything: leave it out of every line's lookup
     prefixes = [prefix_counts(i) for i in indexes if len(i)]

@@ -68,12 +68,14 @@ def origin_tag(fact: Fact) -> str:
     return f"[from {said}{', confirmed' if fact.confirmed else ''}] "
 
 
-def entry_line(label: str, fact: Fact, ident: str, memo: Memo) -> tuple[str, bool]:
+def entry_line(
+    label: str, fact: Fact, ident: str, memo: Memo, *, earlier: bool = False
+) -> tuple[str, bool]:
     """``id excerpt`` or ``id kind: excerpt``, like ``git log --oneline``: the heading names
     the tier (and the STM observer), so a line carries only what the model acts on — the id
     the memory tool takes (``memory read``; shortened, see :func:`shown_id`), the kind when
     it binds (objective, invariant), the backlog status. ``memo`` is the index's excerpts
-    (:func:`excerpts_of`)."""
+    (:func:`excerpts_of`); ``earlier``: a fact shown above updates this one."""
     text = fact.text
     done = memo.get(text)
     if done is None:
@@ -81,7 +83,7 @@ def entry_line(label: str, fact: Fact, ident: str, memo: Memo) -> tuple[str, boo
     shown_text, clipped = done
     if label.startswith("backlog"):
         return f"{ident} {label.removeprefix('backlog ')}: {shown_text}\n", clipped
-    tag = origin_tag(fact)
+    tag = ("(earlier) " if earlier else "") + origin_tag(fact)
     if fact.kind in PRIORITY_KINDS:
         return f"{ident} {fact.kind}: {tag}{shown_text}\n", clipped
     return f"{ident} {tag}{shown_text}\n", clipped
