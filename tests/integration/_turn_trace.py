@@ -13,9 +13,12 @@ from persona_mind.testing import ManualClock
 from persona_mind.testing._simhost import SimHost
 
 
-async def turn_deliveries(tmp_path: Path, workspace: Path, actor: str) -> list[str]:
+async def turn_deliveries(
+    tmp_path: Path, workspace: Path, actor: str, *, whole: bool = False
+) -> list[str]:
     """Remember one fact, run one ``BeforeAgentStart`` that injects it, and return the
-    types of the messages delivered to ``actor`` for that turn, in order."""
+    types of the messages delivered to ``actor`` for that turn (``whole``: for the remember
+    and the turn), in order."""
     trace = tmp_path / "trace.jsonl"
     async with SimHost(
         agent_dir=tmp_path / "agent", cwd=workspace, clock=ManualClock(), trace_path=trace
@@ -35,5 +38,5 @@ async def turn_deliveries(tmp_path: Path, workspace: Path, actor: str) -> list[s
     return [
         e["type"]
         for e in lines
-        if e.get("corr") == corr and e["actor"] == actor and e["ev"] == "deliver"
+        if (whole or e.get("corr") == corr) and e["actor"] == actor and e["ev"] == "deliver"
     ]
