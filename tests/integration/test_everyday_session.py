@@ -87,3 +87,17 @@ async def test_one_remember_turn_stores_the_fact_once(host: SimHost) -> None:
         "memory", {"action": "remember", "kind": "note", "text": "We deploy on Fridays."}
     )
     assert "Already saved" not in other.text
+
+
+@pytest.mark.asyncio
+async def test_a_captured_update_is_named_to_the_model(host: SimHost) -> None:
+    """Issue 23 item 2: the user's captured fact changes a stored one; the next injection
+    names the stored fact and the supersede call, and nothing is superseded by itself."""
+    await host.turn("remember that the staging API listens on port 8080")
+    listed = await host.call_tool("memory", {"action": "recall", "query": "staging port"})
+    (old_id,) = (listed.details or {})["ids"]
+    turn = await host.turn("remember that the staging API listens on port 9090")
+    assert f"This may update {old_id}" in turn.system_prompt
+    assert f'"action": "supersede", "id": "{old_id}"' in turn.system_prompt
+    again = await host.call_tool("memory", {"action": "recall", "query": "staging port"})
+    assert len((again.details or {})["ids"]) == 2  # both stay until someone supersedes

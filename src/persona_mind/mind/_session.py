@@ -69,6 +69,7 @@ from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
 from persona_mind.mind._write_gate import WriteGate, source_of_tool
 from persona_mind.mind.capture._cues import decide_capture
+from persona_mind.mind.facts._updates import update_offer
 from persona_mind.mind.migrate._legacy import LegacyImport
 from persona_mind.mind.notes._ledger import NotesLedger, OwnerKey
 from persona_mind.mind.optimize._activity import Activity, ActivityBoard
@@ -272,7 +273,24 @@ class MindSession:
         if self.service is not service:  # replaced meanwhile: the write stands, no receipt
             return InputOutcome()
         self._captured = found
+        await self._offer_supersede(service, found)
         return InputOutcome(captured=found)
+
+    async def _offer_supersede(self, service: MemoryService, found: FoundFact) -> None:
+        """The user's captured fact may change a stored one: the next injection tells the
+        model which, so it can ask the user whether to supersede it (never by itself)."""
+        try:
+            updates = await service.updates_of(found)
+        except PersonaMindError:  # an offer is not worth a failed turn
+            return
+        for old in updates:
+            self.hint_once(
+                update_offer(
+                    old.fact,
+                    'ask the user; if they agree, memory {"action": "supersede", '
+                    f'"id": "{old.fact.id}", "text": <the new fact\'s text>}}',
+                )
+            )
 
     def hint_once(self, hint: str) -> None:
         """A runtime hint for the next injection only (a repository link offer)."""
