@@ -18,16 +18,17 @@ from typing import IO, Any
 import anyio
 import pytest
 
-from persona_mind.mcp._lines import MAX_LINE, BoundedLines
+from persona_mind.mcp._lines import MAX_LINE, BoundedLines, request_id
+from tests.mcp.conftest import mcp_client
 
 HUGE = 50_000_000
 PEAK_LIMIT_KB = 150 * 1024
 
 
-async def _split(data: bytes, cap: int, chunk: int) -> tuple[list[str], list[int]]:
+async def _split(data: bytes, cap: int, chunk: int) -> tuple[list[str], list[int], list[bytes]]:
     view = memoryview(data)
     offset = 0
-    refused: list[int] = []
+    refused: list[tuple[int, bytes]] = []
 
     async def read(n: int) -> bytes:
         nonlocal offset
@@ -35,19 +36,32 @@ async def _split(data: bytes, cap: int, chunk: int) -> tuple[list[str], list[int
         offset += len(piece)
         return piece
 
-    async def oversize(size: int) -> None:
-        refused.append(size)
+    async def oversize(size: int, head: bytes) -> None:
+        refused.append((size, head))
 
     lines = [line async for line in BoundedLines(read, cap, oversize)]
-    return lines, refused
+    return lines, [size for size, _ in refused], [head for _, head in refused]
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 7, 1 << 20])
 def test_lines_over_the_cap_are_dropped_and_counted(chunk: int) -> None:
     data = b'{"a":1}\n' + b"x" * 25 + b"\n\n" + b"y" * 10 + b"\r\n" + b"z" * 12 + b"\n" + b"w" * 30
-    lines, refused = anyio.run(_split, data, 11, chunk)
+    lines, refused, heads = anyio.run(_split, data, 11, chunk)
     assert lines == ['{"a":1}', "y" * 10 + "\r"]  # 11 bytes: exactly the cap is kept
     assert refused == [25, 12, 30]  # the unterminated tail too
+    for head, line in zip(heads, [b"x" * 25, b"z" * 12, b"w" * 30], strict=True):
+        assert line.startswith(head)  # the line's first bytes, at least those past the cap
+        assert len(head) > 11
+
+
+def test_the_error_names_the_request_id_only_when_the_line_begins_with_it() -> None:
+    assert request_id(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":') == 7
+    assert request_id(b' { "jsonrpc" : "2.0" , "id" : "r-1" , "method"') == "r-1"
+    assert request_id(b'{"jsonrpc":"2.0","method":"x","params":{"id":3,') is None
+    assert request_id(b'{"jsonrpc":"2.0","id":"a\\"b",') == 'a"b'  # an escaped quote
+    assert request_id(b'{"jsonrpc":"2.0","id":"\\q",') is None  # no such JSON escape
+    assert request_id(b'{"jsonrpc":"2.0","id":"r-') is None  # cut off: unknown
+    assert request_id(b"aaaa") is None
 
 
 def _send(stdin: IO[bytes], message: dict[str, Any]) -> None:
@@ -97,7 +111,7 @@ def test_a_50_mb_line_gets_an_error_and_the_server_keeps_serving(
         proc.stdin.write(head + b"a" * (HUGE - len(head) - 4) + b'"}}\n')
         _send(proc.stdin, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
         refused = json.loads(proc.stdout.readline())
-        assert refused["id"] is None
+        assert refused["id"] == 2  # the line began with its id
         assert refused["error"]["code"] == -32600
         assert str(HUGE - 1) in refused["error"]["message"]  # the bytes before the newline
         answered = json.loads(proc.stdout.readline())
@@ -108,3 +122,19 @@ def test_a_50_mb_line_gets_an_error_and_the_server_keeps_serving(
         proc.stdin.close()
         proc.stdout.close()
         assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.asyncio
+async def test_an_oversized_call_fails_for_the_sdk_client_and_the_next_call_works(
+    tmp_path: Path, repo: Path
+) -> None:
+    from mcp.shared.exceptions import MCPError  # noqa: PLC0415  (the optional extra)
+
+    with anyio.fail_after(90):
+        async with mcp_client(tmp_path / "agent", repo, env=dict(os.environ)) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool("memory", {"action": "recall", "query": "q" * MAX_LINE})
+            assert refused.value.error.code == -32600
+            assert "limit" in refused.value.error.message
+            listed = await client.call_tool("memory", {"action": "list"})
+            assert not listed.is_error
