@@ -6,8 +6,10 @@ nothing of the product (``import persona_mind`` itself is lazy). Loading it inst
 handler that ends the process at once with 130, which covers the console script's own lines
 between this import and the call of :func:`main`; :func:`main` puts Python's usual handler
 back and imports the CLI inside the ``try`` that turns ``KeyboardInterrupt`` into 130.
-``python -m persona_mind`` comes here too. Only the interpreter's start-up and the first
-couple of milliseconds (loading this module) are outside.
+``python -m persona_mind`` comes here too. What runs before any code of ours is outside:
+the interpreter's start-up (``site``) and the first lines of the script pip generates (it
+imports ``re``) — about the first 20 ms on a 2-core machine; a SIGINT there ends the
+process as Python does, sometimes with a traceback from ``site`` or ``re``.
 """
 
 from __future__ import annotations
