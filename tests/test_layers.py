@@ -47,7 +47,7 @@ speaks only messages, child errors and the clock; nor the facades and faces."""
 
 FACES = frozenset({"persona_mind.cli", "persona_mind.bridge", "persona_mind.mcp"})
 FACES_CONTRACT = "cli, bridge and mcp are faces: nothing imports them"
-FACE_ENTRY = frozenset({"persona_mind.__main__"})
+FACE_ENTRY = frozenset({"persona_mind._entry", "persona_mind.__main__"})
 """The one product module that may name a face: ``python -m persona_mind`` is the CLI."""
 
 FACADES = frozenset(
@@ -152,8 +152,9 @@ def _top_level_modules() -> set[str]:
 
 
 def test_no_module_but_the_entry_point_may_import_a_face() -> None:
-    """Every top-level module and package other than the faces and ``persona_mind.__main__``
-    is a source of the faces contract, so none of them can import a face."""
+    """Every top-level module and package other than the faces and the entry point
+    (``persona_mind._entry``, the console script, and ``__main__``, which runs it) is a source
+    of the faces contract, so none of them can import a face."""
     contract = _contract(FACES_CONTRACT)
     assert contract["type"] == "forbidden"
     assert set(contract["forbidden_modules"]) == FACES

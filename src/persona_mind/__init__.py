@@ -3,24 +3,31 @@
 The facade names what a library user needs; everything else lives in the subpackages
 (``actors``, ``messages``, ``storage``, ``runners``, ``mind``, ``persona``, ``sim``, ``testing``,
 ``trace``) behind their own facades.
+
+Every name is imported on first use (``__getattr__``), so ``import persona_mind`` — which
+every submodule import runs first, the ``persona-mind`` command's entry among them — costs
+next to nothing, and a Ctrl-C in the first moments of the command lands in code that
+handles it (``persona_mind._entry``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import importlib
 
-from persona_mind.clock import Clock as Clock
-from persona_mind.clock import MonotonicClock as MonotonicClock
-from persona_mind.errors import PersonaMindError as PersonaMindError
-from persona_mind.host import HostPort as HostPort
-from persona_mind.runtime import Runtime as Runtime
-from persona_mind.runtime import default_agent_dir as default_agent_dir
-
+TYPE_CHECKING = False  # not typing's: importing typing alone costs more than the rest here
 if TYPE_CHECKING:
+    from typing import Any
+
     from persona_mind._consolidate import Consolidation as Consolidation
     from persona_mind._memory import Memory as Memory
     from persona_mind._memory_sync import SyncMemory as SyncMemory
     from persona_mind._team import Team as Team
+    from persona_mind.clock import Clock as Clock
+    from persona_mind.clock import MonotonicClock as MonotonicClock
+    from persona_mind.errors import PersonaMindError as PersonaMindError
+    from persona_mind.host import HostPort as HostPort
+    from persona_mind.runtime import Runtime as Runtime
+    from persona_mind.runtime import default_agent_dir as default_agent_dir
 
 __version__ = "0.1.0"
 __all__ = (
@@ -37,23 +44,24 @@ __all__ = (
     "default_agent_dir",
 )
 
+_HOMES = {
+    "Clock": "persona_mind.clock",
+    "Consolidation": "persona_mind._consolidate",
+    "HostPort": "persona_mind.host",
+    "Memory": "persona_mind._memory",
+    "MonotonicClock": "persona_mind.clock",
+    "PersonaMindError": "persona_mind.errors",
+    "Runtime": "persona_mind.runtime",
+    "SyncMemory": "persona_mind._memory_sync",
+    "Team": "persona_mind._team",
+    "default_agent_dir": "persona_mind.runtime",
+}
+
 
 def __getattr__(name: str) -> Any:
-    """The facades are imported at first use: ``import persona_mind`` stays light."""
-    if name == "Consolidation":
-        from persona_mind._consolidate import Consolidation  # noqa: PLC0415
-
-        return Consolidation
-    if name == "Memory":
-        from persona_mind._memory import Memory  # noqa: PLC0415
-
-        return Memory
-    if name == "SyncMemory":
-        from persona_mind._memory_sync import SyncMemory  # noqa: PLC0415
-
-        return SyncMemory
-    if name == "Team":
-        from persona_mind._team import Team  # noqa: PLC0415
-
-        return Team
-    raise AttributeError(f"module 'persona_mind' has no attribute {name!r}")
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'persona_mind' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
