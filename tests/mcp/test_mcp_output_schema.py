@@ -38,11 +38,13 @@ async def test_each_tool_declares_an_output_schema_and_results_validate(
     with anyio.fail_after(DEADLINE):
         async with mcp_client(team_agent, repo, "--persona", "architect") as client:
             tools = (await client.list_tools()).tools
-            schemas = {t.name: t.output_schema for t in tools}
-            assert {"memory", "backlog", "persona_list", "persona_resolve"} <= set(schemas)
-            for name, schema in schemas.items():
+            declared = {t.name: t.output_schema for t in tools}
+            assert {"memory", "backlog", "persona_list", "persona_resolve"} <= set(declared)
+            schemas: dict[str, dict[str, Any]] = {}
+            for name, schema in declared.items():
                 assert isinstance(schema, dict), name
                 assert schema["type"] == "object", name
+                schemas[name] = schema
                 jsonschema.Draft202012Validator.check_schema(schema)
 
             calls: list[tuple[str, dict[str, Any], bool]] = [
