@@ -20,9 +20,10 @@ needs them, the ChildRunner its process layer at its first child.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from persona_mind.actors import ActorRef, ActorSystem, RestartPolicy
 from persona_mind.messages.host import DisplayMessage
@@ -49,8 +50,7 @@ __all__ = ("POLICY", "ActorTree", "build_tree", "spawn_tree")
 POLICY = RestartPolicy(max_restarts=3, within=5.0)
 
 
-@dataclass(frozen=True, slots=True)
-class ActorTree:
+class ActorTree(msgspec.Struct, frozen=True):
     """Every actor of one runtime, as refs and clients (see the module doc)."""
 
     host: HostClient

@@ -19,8 +19,9 @@ without either holding the other.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
+
+import msgspec
 
 if TYPE_CHECKING:
     from persona_mind.errors import PersonaMindError
@@ -61,8 +62,7 @@ Subcommand = Callable[[str], Awaitable["CommandResult"]]
 """A handler of ``/persona <word> <rest>``: given ``rest``, the command's result."""
 
 
-@dataclass(frozen=True, slots=True)
-class Background(Generic[T]):
+class Background(msgspec.Struct, Generic[T], frozen=True):
     """Answer later: ``work`` runs as the Companion's cancellable work under ``key``.
 
     With ``reply`` the call is answered *now* with it and ``work`` keeps running detached
@@ -107,8 +107,7 @@ class Feature(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class PersonaStatus:
+class PersonaStatus(msgspec.Struct, frozen=True):
     """The Persona half's live answer: companion:v1 (M-COMPANION-4/7) and what the children
     feature needs to offer consults (readiness, the active persona, a bad backend)."""
 

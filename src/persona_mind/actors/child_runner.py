@@ -34,8 +34,9 @@ import asyncio
 import contextlib
 import itertools
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
+
+import msgspec
 
 from persona_mind.actors import Actor, ActorRef, Cancelled, Deferred, Failed, Ok
 from persona_mind.child_errors import ChildCancelled, ChildDeadlineExceeded
@@ -67,8 +68,7 @@ if TYPE_CHECKING:
 __all__ = ("ChildRunner", "run_child")
 
 
-@dataclass
-class _Running:
+class _Running(msgspec.Struct):
     request: ChildRequest
     answer: Deferred
     progress_to: Recipient | None
@@ -77,9 +77,9 @@ class _Running:
     watchdog: TimerHandle | None = None
     pid: int | None = None
     cancel_reason: str | None = None
-    usage: ChildUsage = field(default_factory=ChildUsage)
+    usage: ChildUsage = msgspec.field(default_factory=ChildUsage)
     """What the child reported so far (summed over its assistant messages)."""
-    gone: asyncio.Event = field(default_factory=asyncio.Event)
+    gone: asyncio.Event = msgspec.field(default_factory=asyncio.Event)
 
 
 class ChildRunner(Actor[RunnerMessage]):

@@ -20,7 +20,6 @@ are failed too and the caller retries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, assert_never
 
 import msgspec
@@ -53,8 +52,7 @@ if TYPE_CHECKING:
 __all__ = ("OwnerActor",)
 
 
-@dataclass(frozen=True, slots=True)
-class _Saved:
+class _Saved(msgspec.Struct, frozen=True):
     """What one incarnation hands the next (``checkpoint`` after every change)."""
 
     state: OwnerState

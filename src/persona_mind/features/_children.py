@@ -16,8 +16,9 @@ lean objective/LTM injection, read-only tools and no memory tools (M-LEG).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from persona_mind.errors import ChildError
 from persona_mind.feature import Background
@@ -57,8 +58,7 @@ MAX_INVALID_SELECTIONS = 3
 """Invalid ``persona_roundtable`` calls a request survives before it is dropped."""
 
 
-@dataclass(slots=True)
-class _Asked:
+class _Asked(msgspec.Struct):
     """A ``/persona-roundtable`` request waiting for (or past) the lead's one tool call."""
 
     query: str

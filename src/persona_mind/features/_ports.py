@@ -11,9 +11,10 @@ actors' restarts, so the same value serves every Companion incarnation.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
+
+import msgspec
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
@@ -34,8 +35,7 @@ __all__ = ("FeatureFactory", "Ports")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Ports:
+class Ports(msgspec.Struct, frozen=True):
     """What a feature may reach (see the module doc).
 
     The role actors a runtime does not run are ``None``: the ChildRunner, the

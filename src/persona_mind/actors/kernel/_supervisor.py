@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgspec
 
 from persona_mind.actors.kernel._cell import Cell
 from persona_mind.errors import ActorError, Escalated
@@ -28,8 +29,7 @@ __all__ = ("RestartPolicy", "Supervisor")
 M = TypeVar("M")
 
 
-@dataclass(frozen=True, slots=True)
-class RestartPolicy:
+class RestartPolicy(msgspec.Struct, frozen=True):
     """At most ``max_restarts`` restarts within ``within`` seconds, then escalate."""
 
     max_restarts: int = 3
