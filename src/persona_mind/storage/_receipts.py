@@ -117,13 +117,19 @@ class SettleMarkers:
     def fold(
         self, target: StoreTarget[Any], receipts: tuple[Receipt, ...]
     ) -> tuple[tuple[Receipt, ...], list[Path]]:
-        """``receipts`` with every valid settle marker applied, and those markers' paths."""
+        """``receipts`` with every valid settle marker applied, and those markers' paths.
+
+        Only a prepared, pending receipt can have a marker, so only its path is built: the
+        history holds every earlier receipt, and building each one's path (two ``Path``
+        derivations) made every apply's cost grow with the history (issue 24 item 6)."""
         out: list[Receipt] = []
         used: list[Path] = []
         for r in receipts:
-            mark, path = None, settle_marker(target, r.id)
-            if r.state == "prepared" and r.outcome == "pending":
-                mark = self._read(path)
+            if r.state != "prepared" or r.outcome != "pending":
+                out.append(r)
+                continue
+            path = settle_marker(target, r.id)
+            mark = self._read(path)
             if mark is not None and (mark.id, mark.afterFingerprint) == (r.id, r.afterFingerprint):
                 used.append(path)
                 out.append(
