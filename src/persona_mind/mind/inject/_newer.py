@@ -45,29 +45,44 @@ def newer_first(cands: Sequence[Cand]) -> tuple[list[Cand], dict[str, str]]:
         _, ranked, index = cand
         slot = index.slot_of.get(ranked.fact.id)
         sizes.append(index.lengths[slot] if slot is not None else -1)
-    terms: dict[int, Mapping[str, int]] = {}
+    terms: dict[int, tuple[Mapping[str, int], frozenset[str]]] = {}
 
-    def terms_at(k: int) -> Mapping[str, int]:
+    def terms_at(k: int) -> tuple[Mapping[str, int], frozenset[str]]:
         got = terms.get(k)
         if got is None:
-            got = terms[k] = _terms(head[k])[0]
+            counts = _terms(head[k])[0]
+            got = terms[k] = (counts, frozenset(counts))
         return got
 
     earlier: dict[str, str] = {}
     newer_of: dict[int, int] = {}
+    # Cost (issue 24 item 6): a turn compares ~45 pairs per section and almost none is an
+    # update, so the cheap tests run over plain lists, and a pair whose distinct terms
+    # already differ by more than MAX_CHANGED on one side (each such term adds at least 1
+    # to what that side added or dropped) is refused by one set intersection in C before
+    # ``is_update`` counts terms in Python.
+    kinds = [f.kind for f in facts]
+    times = [f.recordedAt for f in facts]
+    span = range(len(facts))
     for i, older in enumerate(facts):
+        kind, at, size = kinds[i], times[i], sizes[i]
+        later = [  # recorded later (so never i itself), same kind, a size within reach
+            j
+            for j in span
+            if times[j] > at
+            and kinds[j] == kind
+            and (size < 0 or sizes[j] < 0 or abs(size - sizes[j]) <= MAX_CHANGED)
+        ]
+        if not later:
+            continue
+        old_counts, old_keys = terms_at(i)
         best = -1
-        for j, cand_j in enumerate(facts):
-            if (
-                i == j
-                or cand_j.kind != older.kind
-                or cand_j.recordedAt <= older.recordedAt
-                or (sizes[i] >= 0 and sizes[j] >= 0 and abs(sizes[i] - sizes[j]) > MAX_CHANGED)
-            ):
+        for j in later:  # index order, as the tie-break on equal times expects
+            new_counts, new_keys = terms_at(j)
+            common = len(new_keys & old_keys)
+            if len(new_keys) - common > MAX_CHANGED or len(old_keys) - common > MAX_CHANGED:
                 continue
-            if is_update(terms_at(j), terms_at(i)) and (
-                best < 0 or cand_j.recordedAt > facts[best].recordedAt
-            ):
+            if is_update(new_counts, old_counts) and (best < 0 or times[j] > times[best]):
                 best = j
         if best >= 0:
             newer_of[i] = best
