@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 if __package__ in (None, ""):  # run as `python bench/scheduler.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -89,7 +90,7 @@ def _without_scheduler() -> tuple[FeatureFactory, ...]:
     """The product's features with a Mind half whose ports name no Scheduler."""
 
     def mind(ports: Ports, peers: Peers) -> Feature:
-        return MindFeature(dataclasses.replace(ports, scheduler=None), peers)
+        return MindFeature(msgspec.structs.replace(ports, scheduler=None), peers)
 
     return (PersonaFeature, mind, ChildrenFeature)
 
