@@ -19,6 +19,7 @@ from persona_mind.runtime import default_agent_dir as default_agent_dir
 if TYPE_CHECKING:
     from persona_mind._consolidate import Consolidation as Consolidation
     from persona_mind._memory import Memory as Memory
+    from persona_mind._memory import MemoryOptions as MemoryOptions
     from persona_mind._memory_sync import SyncMemory as SyncMemory
     from persona_mind._team import Team as Team
 
@@ -28,6 +29,7 @@ __all__ = (
     "Consolidation",
     "HostPort",
     "Memory",
+    "MemoryOptions",
     "MonotonicClock",
     "PersonaMindError",
     "Runtime",
@@ -48,6 +50,10 @@ def __getattr__(name: str) -> Any:
         from persona_mind._memory import Memory  # noqa: PLC0415
 
         return Memory
+    if name == "MemoryOptions":
+        from persona_mind._memory import MemoryOptions  # noqa: PLC0415
+
+        return MemoryOptions
     if name == "SyncMemory":
         from persona_mind._memory_sync import SyncMemory  # noqa: PLC0415
 
