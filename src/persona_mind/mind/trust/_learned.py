@@ -27,6 +27,8 @@ import re
 from functools import cache
 from importlib import resources
 
+from persona_mind.mind.trust._phrases_structural import cues
+
 __all__ = ("MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
 
 _TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]")
@@ -45,11 +47,17 @@ MIN_TOKENS = 4
 
 def features(folded: str) -> set[str]:
     """The feature set of one folded text: tokens, their five-letter prefixes (word
-    families across inflections and languages), and adjacent token pairs."""
+    families across inflections and languages), adjacent token pairs, and the structural
+    cues of :mod:`._phrases_structural` alone and in pairs (``§persist+§sensitive``): the
+    parts of an instruction, so weights learn combinations that no particular wording
+    carries."""
     toks = ["#" if t.isdigit() else t for t in _TOKEN.findall(folded)]
     out = set(toks)
     out.update("~" + t[:_PREFIX] for t in toks if len(t) > _PREFIX)
     out.update(a + " " + b for a, b in itertools.pairwise(toks))
+    parts = sorted(cues(folded))
+    out.update("\u00a7" + c for c in parts)
+    out.update("\u00a7" + a + "+" + b for a, b in itertools.combinations(parts, 2))
     return out
 
 
