@@ -24,6 +24,7 @@ Two uses:
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 __all__ = ("CUES", "cues", "structural_rule")
 
@@ -178,7 +179,7 @@ _REPEAT = (
 )
 _CODE_RUN = (
     r"(?:\b(?:execute|run|integrate|include|insert|embed|add|incorporate|place|paste|use|"
-    r"append|ensure)\b(?: \w+){0,6}? (?:code|snippet|script|command|block|payload|function)\b"
+    r"append|ensure) (?:[\w-]+ ){0,5}?(?:code|snippet|script|command|block|payload|function)\b"
     r"|\bsubprocess\b|\bos\.system|\beval\(|\bexec\(|/dev/sd[a-z]|\bdd if=|\bmkfs|:\(\)\{|"
     r"\bbase64 -d|\|\s*(?:ba)?sh\b|\bnc -e|\bsmtplib\b|\bkeylogger|\bpynput\b|"
     r"\bctypes\b|\bsocket\.socket|\bshutil\.rmtree|\brequests\.post|\burllib)"
@@ -201,11 +202,27 @@ CUES: dict[str, re.Pattern[str]] = {
         ("repeat", _REPEAT),
         ("code", _CODE_RUN),
         ("sensitive", _SENSITIVE),
-        ("destination", _DESTINATION),
         ("move", _MOVE),
+        ("destination", _DESTINATION),
     )
 }
 """Each structural part, by the name its learned feature carries (``§name``)."""
+
+_GATES: dict[str, tuple[str, ...]] = {
+    "weaken": ("disable", "turn off", "switch off", "skip", "bypass", "remov", "delet", "erase",
+               "drop", "wipe", "verify", "force", "rm -rf", "chmod", "never ask", "approve"),
+    "sensitive": (".env", "ssh", "id_", "npmrc", "netrc", ".aws", "gitconfig", "key", "token",
+                  "credential", "passw", "passphrase", "env", "secret", "cookie", "card num"),
+    "code": ("code", "snippet", "script", "command", "block", "payload", "function", "subprocess",
+             "os.sys", "eval(", "exec(", "/dev/", "dd if", "mkfs", ":(){", "base64", "sh",
+             "nc -e", "smtplib", "keylog", "pynput", "ctypes", "socket", "rmtree", "requests.",
+             "urllib"),
+    "addressed": ("ai", "a.i.", "llm", "model", "assistant", "agent", "bot", "copilot", "review",
+                  "summari", "crawler", "reader", "gpt", "claude"),
+    "frame": ("<", "```", "##", "[", ":", '"role"'),
+}  # fmt: skip
+"""Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
+many texts that cannot match (``code`` and ``destination`` cost several times the rest)."""
 
 _EXFIL = re.compile(
     rf"{_MOVE}(?:[^.!?\n]{{0,80}}?){_SENSITIVE}(?:[^.!?\n]{{0,80}}?){_DESTINATION}"
@@ -214,26 +231,44 @@ _EXFIL = re.compile(
 """A secret moved to a destination within one sentence: verb, secret, place (either order)."""
 
 
+def _has(name: str, folded: str) -> bool:
+    gate = _GATES.get(name)
+    if gate is not None and not any(g in folded for g in gate):
+        return False
+    return CUES[name].search(folded) is not None
+
+
+@lru_cache(maxsize=4096)
 def cues(folded: str) -> frozenset[str]:
-    """The names of the structural parts present in ``folded`` (one window of it)."""
-    return frozenset(name for name, pattern in CUES.items() if pattern.search(folded))
+    """The names of the structural parts present in ``folded`` (one window of it); cached,
+    because the rules and the learned layer both ask for the same text."""
+    found: set[str] = set()
+    for name in CUES:
+        if name == "destination" and not found & {"sensitive", "move"}:
+            continue
+        if _has(name, folded):
+            found.add(name)
+    return frozenset(found)
 
 
 def structural_rule(folded: str) -> str | None:
-    """The name of a refusing combination present in ``folded``, or ``None``."""
+    """The name of a refusing combination present in ``folded``, or ``None``.  Every
+    combination needs a directive or a moving verb, so a text with neither costs two
+    searches; the other parts are looked for only when a combination still needs them."""
+    if not (_has("directive", folded) or _has("move", folded)):
+        return None
     if _EXFIL.search(folded):
         return "exfiltrate-structure"
-    found = cues(folded)
-    harm = found & {"sensitive", "covert", "weaken"}
-    if "directive" in found or "move" in found:
-        if found & {"persist", "later"} and harm:
-            return "persist-or-later-harm"
-        if "role" in found and "unbound" in found:
-            return "role-without-rules"
-        if "addressed" in found:
-            return "addressed-to-model"
-        if "authority" in found and (harm or "unbound" in found):
-            return "authority-claim"
-        if "frame" in found and (harm or "authority" in found or "unbound" in found):
-            return "forged-frame"
+    harm = _has("sensitive", folded) or _has("covert", folded) or _has("weaken", folded)
+    if harm and (_has("persist", folded) or _has("later", folded)):
+        return "persist-or-later-harm"
+    unbound = _has("unbound", folded)
+    if unbound and _has("role", folded):
+        return "role-without-rules"
+    if _has("addressed", folded):
+        return "addressed-to-model"
+    if (harm or unbound) and _has("authority", folded):
+        return "authority-claim"
+    if _has("frame", folded) and (harm or unbound or _has("authority", folded)):
+        return "forged-frame"
     return None
