@@ -63,7 +63,7 @@ _PERSIST = (
     r"\bat the (?:start|beginning) of (?:every|each) (?:session|conversation|chat))"
 )
 _LATER = (
-    r"(?:\b(?:when|whenever|once|after|as soon as|the moment|if ever|should) "
+    r"(?:\b(?:when|whenever|once|after|as soon as|the moment|if ever|if|should) "
     r"(?:the |a |any |this )?(?:user|someone|anyone|somebody|people|they|he|she|a "
     r"developer|the developer|you next|you (?:are )?(?:next|later)|the migration|"
     r"the build|the task|the review|the session|the conversation)\b(?: \w+){0,3}? "
@@ -143,7 +143,7 @@ _ADDRESSED = (
     r"model)s? reading this\b)"
 )
 _DIRECTIVE = (
-    r"(?:(?:^|[.!?:;]\s*|\b(?:you must|you should|you will|you need to|make sure to|be sure "
+    r"(?:(?:^|[.!?:;,]\s*|\b(?:you must|you should|you will|you need to|make sure to|be sure "
     r"to|remember to|always|never|please|now|just|then|so)\s+)(?:always |never |also |"
     r"immediately |first |now |please )?(?:run|execute|send|upload|post|paste|print|reveal|"
     r"disclose|output|include|insert|add|push|delete|remove|erase|disable|turn off|skip|bypass|"
@@ -151,7 +151,8 @@ _DIRECTIVE = (
     r"share|leak|email|forward|dump|publish|commit|store|set|stop|start|switch|round|"
     r"replace|modify|integrate|enhance|augment|render|convert|use|suggest|mention|append|"
     r"prepend|end|begin|format|translate|answer|refuse|praise|claim|state|insist|direct|"
-    r"promote|advertise|ask|tell)\b|\b(?:in|to|into) your (?:answer|response|reply|message|"
+    r"promote|advertise|ask|play|become|roleplay|pretend|act|imagine|assume|quietly|"
+    r"silently|secretly|approve|merge|deploy|drop)\b|\b(?:in|to|into) your (?:answer|response|reply|message|"
     r"output|summary|next (?:answer|reply|response))\b|\byour (?:answer|response|reply|"
     r"message|output) (?:must|should|will)\b)"
 )
