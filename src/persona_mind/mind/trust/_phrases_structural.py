@@ -179,12 +179,44 @@ _REPEAT = (
     r"convert|format|explain|what (?:is|are|was|were))\b"
 )
 _CODE_RUN = (
-    r"(?:\b(?:execute|run|integrate|include|insert|embed|add|incorporate|place|paste|use|"
-    r"append|ensure) (?:[\w-]+ ){0,5}?(?:code|snippet|script|command|block|payload|function)\b"
-    r"|\bsubprocess\b|\bos\.system|\beval\(|\bexec\(|/dev/sd[a-z]|\bdd if=|\bmkfs|:\(\)\{|"
-    r"\bbase64 -d|\|\s*(?:ba)?sh\b|\bnc -e|\bsmtplib\b|\bkeylogger|\bpynput\b|"
-    r"\bctypes\b|\bsocket\.socket|\bshutil\.rmtree|\brequests\.post|\burllib)"
+    r"\b(?:execute|run|integrate|include|insert|embed|add|incorporate|place|paste|use|"
+    r"append|ensure|implement|merge|copy) (?:[\w-]+ ){0,5}?(?:code|snippet|script|command|"
+    r"block|payload|function|program)s?\b"
+    r"|\b(?:following|subsequent|below|given|provided|attached|this) (?:[\w-]+ ){0,2}?"
+    r"(?:code|snippet|script|command|block|excerpt|section)\b[^`]{0,100}?\byour (?:own )?"
+    r"(?:code|solution|codebase|project|program|script|implementation|work|app|software)"
+    r"|\byour (?:code|solution|codebase|project|program|script|implementation)\b[^`]{0,60}?"
+    r"\b(?:following|subsequent|below|given|provided|attached) (?:[\w-]+ ){0,2}?(?:code|"
+    r"snippet|script|block|excerpt|section)\b"
 )
+"""A request to put given code into the work or run it ("integrate the following snippet")."""
+_DANGEROUS_CODE = (
+    r"(?:\bsubprocess\b|\bos\.(?:system|popen|remove|unlink|environ|walk)|\beval\(|"
+    r"\bexec\(|/dev/sd[a-z]|/dev/random|\bdd if=|\bmkfs|:\(\)\{|\bbase64 -d|\|\s*(?:ba)?sh\b|"
+    r"\bnc -e|\bbash -i|/bin/sh|\bsmtplib\b|\bkeylog|\bpynput\b|\bctypes\b|\bwinreg\b|"
+    r"\bsocket\.socket|\bshutil\.rmtree|\brequests\.(?:post|put|get)|\burllib|"
+    r"\bhttp\.client|\bftplib|\bparamiko|\bcrontab|\bchmod 777|\brm -rf|\bfernet\b|"
+    r"\bgetpass\b|\bpyautogui|\bscreenshot|\bwebbrowser\.open|\bos\.fork|\bpsutil)"
+)
+"""What a payload does that a requested snippet has no business doing: run shell commands,
+wipe disks or files, open network connections, log keys, read the environment."""
+
+_OUTPUT = (
+    r"(?:^|[.!?:;]\s+)(?:please |also |now |then )?(?!(?:can|could|would|will|what|why|how|do|"
+    r"does|did|is|are|was|were|should|shall|may|might|i|i'm|i've|my|we|our|they|he|she|it|"
+    r"this|that|thanks|thank|great|nice|good|if|when)\b)[a-z]+\b(?: [\w'\-]+){0,8}? "
+    r"your (?:\w+ )?(?:answers?|responses?|repl(?:y|ies)|messages?|outputs?|summar(?:y|ies)|"
+    r"explanations?)\b"
+)
+"""An instruction about what the reader's *answer* must contain."""
+_STEER = (
+    r"(?:https?://|\bwww\.|\b[a-z0-9-]+\.(?:com|net|org|io|biz|info|xyz)\b|\bfake\b|\bfalse\b|"
+    r"\bisn't (?:actually )?(?:true|provided)|\bnot true\b|\bmisleading\b|\bscandal|"
+    r"\bcracked\b|\bdiscount|\bdonat|\bvote\b|\bjoin our\b|\bour (?:community|forum|"
+    r"product|store|shop|site|website|newsletter|partner)|\bsponsor|\bpromot|\badverti[sz]|"
+    r"\bbuy\b|\bpurchase\b|\bsubscribe\b|\bclick\b|\bconspiracy|\brumou?r)"
+)
+"""Content an injected answer is steered to carry: a link, an advert, a falsehood."""
 
 CUES: dict[str, re.Pattern[str]] = {
     name: re.compile(src, re.MULTILINE)
@@ -201,7 +233,10 @@ CUES: dict[str, re.Pattern[str]] = {
         ("frame", _FRAME),
         ("extract", _EXTRACT),
         ("repeat", _REPEAT),
+        ("output", _OUTPUT),
+        ("steer", _STEER),
         ("code", _CODE_RUN),
+        ("payload", _DANGEROUS_CODE),
         ("sensitive", _SENSITIVE),
         ("move", _MOVE),
         ("destination", _DESTINATION),
@@ -214,12 +249,15 @@ _GATES: dict[str, tuple[str, ...]] = {
                "drop", "wipe", "verify", "force", "rm -rf", "chmod", "never ask", "approve"),
     "sensitive": (".env", "ssh", "id_", "npmrc", "netrc", ".aws", "gitconfig", "key", "token",
                   "credential", "passw", "passphrase", "env", "secret", "cookie", "card num"),
-    "code": ("code", "snippet", "script", "command", "block", "payload", "function", "subprocess",
-             "os.sys", "eval(", "exec(", "/dev/", "dd if", "mkfs", ":(){", "base64", "sh",
-             "nc -e", "smtplib", "keylog", "pynput", "ctypes", "socket", "rmtree", "requests.",
-             "urllib"),
+    "code": ("code", "snippet", "script", "command", "block", "payload", "function", "program"),
+    "payload": ("subprocess", "os.", "eval(", "exec(", "/dev/", "dd if", "mkfs", ":(){",
+                "base64", "sh", "nc -e", "smtplib", "keylog", "pynput", "ctypes", "winreg",
+                "socket", "rmtree", "requests.", "urllib", "http.client", "ftplib", "paramiko",
+                "crontab", "chmod", "rm -rf", "fernet", "getpass", "pyautogui", "screenshot",
+                "webbrowser", "psutil"),
     "addressed": ("ai", "a.i.", "llm", "model", "assistant", "agent", "bot", "copilot", "review",
                   "summari", "crawler", "reader", "gpt", "claude"),
+    "output": ("your",),
     "frame": ("<", "```", "##", "[", ":", '"role"'),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
@@ -256,6 +294,8 @@ def structural_rule(folded: str) -> str | None:
     """The name of a refusing combination present in ``folded``, or ``None``.  Every
     combination needs a directive or a moving verb, so a text with neither costs two
     searches; the other parts are looked for only when a combination still needs them."""
+    if _has("code", folded) and _has("payload", folded):
+        return "code-payload"
     if not (_has("directive", folded) or _has("move", folded)):
         return None
     if _EXFIL.search(folded):
