@@ -52,7 +52,7 @@ MIN_TOKENS = 4
 def features(folded: str, *, structure: bool = True) -> set[str]:
     """The feature set of one folded text: tokens, their five-letter prefixes (word
     families across inflections and languages), adjacent token pairs, and the structural
-    cues of :mod:`._phrases_structural` alone and in pairs (``§persist+§sensitive``): the
+    cues of :mod:`._phrases_structural` alone and in pairs (``§persist+sensitive``): the
     parts of an instruction, so weights learn combinations that no particular wording
     carries."""
     toks = ["#" if t.isdigit() else t for t in _TOKEN.findall(folded)]
