@@ -11,7 +11,8 @@ instructions.  Each cue below is one such part, matched on the folded text.
 Two uses:
 
 * :func:`cues` — every cue present; the learned layer (:mod:`._learned`) adds them as
-  features (``§persist``, ``§directive+persist``…), so its weights learn which *combinations* mean an
+  features (``§persist``, ``§directive+persist``…), so its weights learn which *combinations*
+  mean an
   attack on data with none of the test texts' words.
 * :func:`structural_rule` — the few combinations precise enough to refuse on their own
   (measured on the train/dev split and the own corpus: ``docs/mind.md``): a secret sent to a
@@ -113,7 +114,8 @@ _AUTHORITY = (
     r"(?:admin|operator|developer|security team|management|owner))"
 )
 _ROLE = (
-    r"(?:\byou are (?:[\w-]+ ){0,2}?now\b|\blet's play\b|\bfrom now on,? you(?: are|'re| will be)\b|\bact as\b|"
+    r"(?:\byou are (?:[\w-]+ ){0,2}?now\b|\blet's play\b|"
+    r"\bfrom now on,? you(?: are|'re| will be)\b|\bact as\b|"
     r"\bpretend (?:to be|you are|you're|that you)|\bimagine (?:you are|you're|that you)|"
     r"\brole-?play (?:as|a)|\bplay the (?:role|part) of|\bassume the (?:role|persona|"
     r"identity) of|\btake on the (?:role|persona)|\bbecome (?:a|an|my|the)? ?[a-z]+bot\b|"
@@ -152,7 +154,8 @@ _DIRECTIVE = (
     r"replace|modify|integrate|enhance|augment|render|convert|use|suggest|mention|append|"
     r"prepend|end|begin|format|translate|answer|refuse|praise|claim|state|insist|direct|"
     r"promote|advertise|ask|play|become|roleplay|pretend|act|imagine|assume|quietly|"
-    r"silently|secretly|approve|merge|deploy|drop)\b|\b(?:in|to|into) your (?:answer|response|reply|message|"
+    r"silently|secretly|approve|merge|deploy|drop)\b"
+    r"|\b(?:in|to|into) your (?:answer|response|reply|message|"
     r"output|summary|next (?:answer|reply|response))\b|\byour (?:answer|response|reply|"
     r"message|output) (?:must|should|will)\b)"
 )
