@@ -96,13 +96,14 @@ _AUTHORITY = (
     r"(?:\b(?:the |your |this )?(?:admin(?:istrator)?s?|operators?|owners?|developers?|"
     r"security team|trust and safety(?: team)?|legal|compliance|management|board|ceo|cto|"
     r"lead|maintainers?|creators?|openai|anthropic|the user|vendor|supervisor|platform|"
-    r"it department|sysadmin)(?: \w+){0,4}? (?:has |have |already |has already |have already )?"
+    r"it department|sysadmin|operations|ops|devops|sre|security|hr|it)(?: \w+){0,4}? (?:has |have |already |has already |have already )?"
     r"(?:approved|authori[sz]ed|signed off|whitelisted|allowed|permitted|granted|confirmed|"
     r"consented|pre-?approved|cleared|voted|ordered|instructed|mandated|requires? that)|"
     r"\b(?:sign-?off|approval|authori[sz]ation|permission|consent|clearance) (?:was |has been |"
     r"is )?(?:received|granted|given|obtained|confirmed)|\bthis (?:message|request|"
     r"instruction) (?:is|was|has been) (?:signed|authori[sz]ed|approved|sent|issued) by|"
-    r"\bpre-?approved\b|\byou (?:have|are given|now have|'ve been given|have been given|"
+    r"\bpre-?approved\b|\b(?:has|have|had) (?:already |now |officially )?(?:cleared|"
+    r"authori[sz]ed|approved|allowed|permitted|whitelisted|entitled) you\b|\byou (?:have|are given|now have|'ve been given|have been given|"
     r"have been granted) (?:full |explicit |special |admin |root )?(?:permission|"
     r"authori[sz]ation|clearance|privileges|access)|\bi (?:am|'m) (?:the|your|a|an) "
     r"(?:\w+ ){0,3}?(?:developer|admin|administrator|creator|owner|operator|engineer|"
@@ -129,7 +130,7 @@ _UNBOUND = (
     r"boundaries|ethics|morals|censorship|oversight)\b|\bwithout (?:any )?(?:rules|"
     r"restrictions|limits|filters|guidelines|ethics|censorship)\b|\bunrestricted\b|"
     r"\bunfiltered\b|\buncensored\b|\bjailbr(?:oken|eak)|\bevil\b|\bleaked\b|\bsecret agenda|"
-    r"\bnot (?:bound|restricted) by\b|\bhas root\b|\broot passwords?\b|\bany rules\b|"
+    r"\bnot (?:bound|restricted) by\b|\bnever heard of (?:any )?(?:safety|rules|ethics)|\bhas root\b|\broot passwords?\b|\bany rules\b|"
     r"\bthe real commands|\bnever asks? for (?:reviews?|approval|permission)|"
     r"\balways pushes to main|\bexfiltrate|\bdump the database)"
 )
@@ -221,6 +222,13 @@ _STEER = (
 )
 """Content an injected answer is steered to carry: a link, an advert, a falsehood."""
 
+_GRANT = (
+    r"\b(?:authori[sz]ed|approved|allowed|permitted|cleared|whitelisted|entitled) you\b|"
+    r"\byou (?:are|'re|have been) (?:now |hereby |fully |officially )?(?:authori[sz]ed|"
+    r"allowed|permitted|cleared|approved|entitled) to\b"
+)
+"""A permission said to be given *to the reader* (the model), by someone else."""
+
 CUES: dict[str, re.Pattern[str]] = {
     name: re.compile(src, re.MULTILINE)
     for name, src in (
@@ -234,6 +242,7 @@ CUES: dict[str, re.Pattern[str]] = {
         ("addressed", _ADDRESSED),
         ("directive", _DIRECTIVE),
         ("frame", _FRAME),
+        ("grant", _GRANT),
         ("extract", _EXTRACT),
         ("repeat", _REPEAT),
         ("output", _OUTPUT),
@@ -261,6 +270,7 @@ _GATES: dict[str, tuple[str, ...]] = {
     "addressed": ("ai", "a.i.", "llm", "model", "assistant", "agent", "bot", "copilot", "review",
                   "summari", "crawler", "reader", "gpt", "claude"),
     "output": ("your",),
+    "grant": ("you",),
     "frame": ("<", "```", "##", "[", ":", '"role"'),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
@@ -294,11 +304,17 @@ def cues(folded: str) -> frozenset[str]:
 
 
 def structural_rule(folded: str) -> str | None:
-    """The name of a refusing combination present in ``folded``, or ``None``.  Every
-    combination needs a directive or a moving verb, so a text with neither costs two
-    searches; the other parts are looked for only when a combination still needs them."""
+    """The name of a refusing combination present in ``folded``, or ``None``.  A supplied
+    payload, a rules-free role ("pretend you are … with no rules": the role is itself the
+    imperative) and a permission granted to the reader by a claimed authority stand alone;
+    every other combination needs a directive or a moving verb.  Parts are looked for only
+    when a combination still needs them (each search is gated by cheap substrings)."""
     if _has("code", folded) and _has("payload", folded):
         return "code-payload"
+    if _has("role", folded) and _has("unbound", folded):
+        return "role-without-rules"
+    if _has("grant", folded) and _has("authority", folded):
+        return "authority-claim"
     if not (_has("directive", folded) or _has("move", folded)):
         return None
     if _EXFIL.search(folded):
@@ -306,11 +322,9 @@ def structural_rule(folded: str) -> str | None:
     harm = _has("sensitive", folded) or _has("covert", folded) or _has("weaken", folded)
     if harm and (_has("persist", folded) or _has("later", folded)):
         return "persist-or-later-harm"
-    unbound = _has("unbound", folded)
-    if unbound and _has("role", folded):
-        return "role-without-rules"
     if _has("addressed", folded):
         return "addressed-to-model"
+    unbound = _has("unbound", folded)
     if (harm or unbound) and _has("authority", folded):
         return "authority-claim"
     if _has("frame", folded) and (harm or unbound or _has("authority", folded)):
