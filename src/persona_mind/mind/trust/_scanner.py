@@ -35,6 +35,7 @@ from persona_mind.mind.trust._phrases import (
     VOCABULARY,
     Rule,
 )
+from persona_mind.mind.trust._phrases_structural import structural_rule
 from persona_mind.mind.trust._secrets import LONG_WORD, secret_findings
 
 __all__ = ("MAX_DEPTH", "WINDOW_CHARS", "Finding", "assert_safe", "is_safe", "scan", "windows")
@@ -191,6 +192,11 @@ def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
         found[_finding("prompt-injection", "fake-boundary")] = None
     if not found:
         _phrase_hits(folded, found)
+    if not found:
+        structure = structural_rule(folded)
+        if structure is not None:
+            category = "deception" if structure == "exfiltrate-structure" else "prompt-injection"
+            found[_finding(category, structure)] = None
     if found:
         return
     look = folded if folded.isascii() else skeleton(folded)
