@@ -35,8 +35,9 @@ class BM25:
         self.k1, self.b = k1, b
 
     def ranked(self, query: str) -> list[Fact]:
-        """Matches by score (ties by recency), then — as Mind's planner does — every other
-        fact by recency, so neither side gains by filling room the other leaves empty."""
+        """Matches by score, ties by recency.  Facts it does not match are never picked: as
+        in Mind's planner (its relevance floor), so neither side gains by filling room with
+        facts that match nothing."""
         q = set(_plain(query))
         scores: list[tuple[float, int]] = []
         for i, c in enumerate(self.tf):
@@ -47,12 +48,7 @@ class BM25:
             if s > 0:
                 scores.append((s, i))
         scores.sort(key=lambda x: (-x[0], -self.facts[x[1]].lastSeenAt, self.facts[x[1]].id))
-        hit = {i for _, i in scores}
-        rest = sorted(
-            (i for i in range(len(self.facts)) if i not in hit),
-            key=lambda i: (-self.facts[i].lastSeenAt, self.facts[i].id),
-        )
-        return [self.facts[i] for _, i in scores] + [self.facts[i] for i in rest]
+        return [self.facts[i] for _, i in scores]
 
 
 def bm25_pick(bm: BM25, query: str, cap: int | None, budget: int | None) -> set[str]:

@@ -3,8 +3,8 @@
 What is compared, in one run, per dataset:
 
 * ``bm25`` — the floor: a textbook BM25 (k1 1.2, b 0.75, lower-cased word tokens, no
-  stemming) written in this file, independent of Mind's ranking code; facts it does not
-  match follow by recency, as in Mind's planner.
+  stemming) in ``bench/_bm25.py``, independent of Mind's ranking code; facts it does not
+  match are never picked, as Mind's relevance floor leaves them out.
 * ``lexical`` — Mind's planner ranking with BM25 over stemmed terms (no model).
 * ``hybrid`` — Mind's planner with the semantic ranker fused in (needs the ``semantic``
   extra; skipped with the reason when the model is not installed).

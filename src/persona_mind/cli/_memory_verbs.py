@@ -29,10 +29,12 @@ from persona_mind.mind import (
     LegacyImport,
     MindRefusal,
     backlog_line,
+    explain_plan,
     fact_line,
     origin_label,
     where_saved,
 )
+from persona_mind.mind import render_explanation as render
 
 __all__ = ("run_action",)
 
@@ -181,6 +183,8 @@ async def _list(args: argparse.Namespace, memory: Memory) -> None:
 async def _inject(args: argparse.Namespace, memory: Memory) -> None:
     plan = await memory.inject(args.prompt)
     said = ", ".join(plan.disclosures) or "nothing omitted"
+    explained = explain_plan(plan) if getattr(args, "explain", False) else None
+    text = f"{plan.text or '(no memory to inject)'}\n-- {plan.tokens} planning tokens; {said}"
     emit(
         args,
         out.Injection(
@@ -188,8 +192,9 @@ async def _inject(args: argparse.Namespace, memory: Memory) -> None:
             tokens=plan.tokens,
             ids=[i.id for i in plan.items],
             disclosures=list(plan.disclosures),
+            explanation=explained,
         ),
-        f"{plan.text or '(no memory to inject)'}\n-- {plan.tokens} planning tokens; {said}",
+        render(explained) if explained is not None else text,
     )
 
 
