@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 
 from persona_mind.cli import build_parser
-from persona_mind.mind import Fact, FactIndex, InjectionInput, explain_plan, plan_injection
+from persona_mind.mind import (
+    Fact,
+    FactIndex,
+    InjectionInput,
+    MemoryService,
+    explain_plan,
+    plan_injection,
+)
+from persona_mind.mind._commands import MindCommandContext, handle_mind_command
+from persona_mind.mind._settings import MindSettings
 from persona_mind.mind.recall._floor import COVER_FLOOR, PromptWeights
 
 
@@ -150,3 +159,17 @@ def test_cli_inject_explain_json_lists_candidates_with_score_parts(
     text = capsys.readouterr().out
     assert "excluded: below the relevance floor" in text
     assert "floor: cover ≥" in text
+
+
+@pytest.mark.asyncio
+async def test_mind_why_explains_the_last_prompt(svc: MemoryService) -> None:
+    ctx = MindCommandContext(svc, MindSettings())
+    before = await handle_mind_command("why", ctx)
+    assert before.text == "No prompt has been planned yet in this session."
+    await svc.remember("convention", "Deploys go through the staging gate", tier="project")
+    await svc.remember("convention", "Integration tests need Docker running", tier="project")
+    await svc.injection("staging deploys")
+    why = await handle_mind_command("why", ctx)
+    assert "prompt: 'staging deploys'" in why.text
+    assert "admitted: above the floor" in why.text
+    assert "excluded: below the relevance floor: Integration tests need Docker running" in why.text

@@ -73,6 +73,9 @@ class Recalled(FlatFact):
 class MemoryService(BacklogOps):
     """Memory and backlog operations for one scope."""
 
+    last_plan: InjectionPlan | None = None
+    """The last planned injection (its prompt and candidates), for ``/mind why``."""
+
     # -- memory tool ---------------------------------------------------------------------
 
     async def remember(
@@ -312,8 +315,10 @@ class MemoryService(BacklogOps):
         # it runs on the Store's IO thread so pings stay answered; a small store is planned
         # here, where a hop would cost more than the plan (bench/_bridge_limits.py).
         if self._offload is not None and sum(map(len, indexes.values())) >= PLAN_OFFLOAD_FACTS:
-            return await self._offload(plan)
-        return plan()
+            self.last_plan = await self._offload(plan)
+        else:
+            self.last_plan = plan()
+        return self.last_plan
 
     def _semantic(
         self, prompt: str, indexes: Mapping[Tier, FactIndex]

@@ -75,7 +75,7 @@ def ordered(
         prio += [(label, r, index) for r in mp]
         for r in ranked:
             r.cover = weights.cover(slot_of[r.fact.id])
-            if not floor or (r.score > 0 and weights.admits(r.cover, r.semantic)):
+            if not floor or weights.admits(r.cover if r.score > 0 else 0.0, r.semantic):
                 rest.append((label, r, index))
             elif floored is not None:
                 floored.append((label, r, index))
