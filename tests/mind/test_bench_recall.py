@@ -10,6 +10,8 @@ import pytest
 from bench import _bigcoding as bigcoding
 from bench import _madial as madial
 from bench import recall
+from bench._datasets import in_split
+from bench._noanswer import split_of
 
 from persona_mind.mind import Fact
 from persona_mind.mind._text import index_terms
@@ -324,3 +326,30 @@ def test_facts_get_ids_shaped_like_minds_and_evidence_follows() -> None:
     for (qid, q, ev), (qid2, q2, ev2) in zip(case.questions, shaped.questions, strict=True):
         assert (qid, q) == (qid2, q2)
         assert ev2 == {by_text[old_text[e]] for e in ev}
+
+
+def test_no_answer_prompts_drop_their_source_and_splits_partition_by_source() -> None:
+    """Issue 23 item 5: a no-answer store lacks every fact of the prompt's repository, and
+    dev/test split by repository (never by prompt), the same on every run."""
+    cases = recall.load(CODING)
+    (case,) = cases
+    repo_of = {f["id"]: f["source"]["repo"] for f in json.loads(CODING.read_text())["facts"]}
+    for qid, _, expected in case.questions[:20]:
+        source, drop = case.source(qid)
+        (repo,) = {repo_of[e] for e in expected}
+        assert source == repo
+        assert drop == {fid for fid, r in repo_of.items() if r == repo}
+    dev, test = in_split(cases, "dev"), in_split(cases, "test")
+    ids = [q for c in (*dev, *test) for q, _, _ in c.questions]
+    assert sorted(ids) == sorted(q for q, _, _ in case.questions)
+    for part, name in ((dev, "dev"), (test, "test")):
+        assert {split_of(case.source(q)[0]) for c in part for q, _, _ in c.questions} == {name}
+    assert split_of("django/django") == split_of("django/django")
+
+
+def test_recall_reports_no_answer_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _rows(capsys, ["--dataset", str(CODING), "--ranker", "lexical"], all_ok=False)
+    row = rows["coding_memory noanswer tokens lexical"]
+    assert row["unit"] == "tokens"
+    assert row["prompts"] == 171
+    assert 0 <= float(row["value"]) <= 2_400  # type: ignore[arg-type]
