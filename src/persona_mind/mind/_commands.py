@@ -70,6 +70,17 @@ def _result(card: Card, level: str = "info") -> CommandResult:
     return CommandResult(text=card.full(), level=level)  # type: ignore[arg-type]
 
 
+async def _why(service: MemoryService) -> CommandResult:
+    """Plan the last prompt again over the stores as they are now and explain it (the same
+    plan as that turn's unless a store or the ranker changed since: planning is pure)."""
+    last = service.last_prompt
+    if last is None:
+        return CommandResult(text="No prompt has been planned yet in this session.")
+    prompt, notes, lean, reserve = last
+    plan = await service.injection(prompt, notes=notes, lean=lean, reserve_tokens=reserve)
+    return CommandResult(text=render_explanation(explain_plan(plan)))
+
+
 async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResult:
     """Run one ``/mind …`` command."""
     try:
@@ -90,10 +101,7 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
                 text=f"Mind is inactive: {ctx.refusal or 'not ready'}", level="warning"
             )
         if sub == "why":  # the last prompt's candidates, score parts and rules
-            plan = ctx.service.last_plan
-            if plan is None:
-                return CommandResult(text="No prompt has been planned yet in this session.")
-            return CommandResult(text=render_explanation(explain_plan(plan)))
+            return await _why(ctx.service)
         if sub == "capture":
             return _capture(ctx, rest)
         if sub == "nudge":
