@@ -78,6 +78,12 @@ class Recalled(FlatFact):
 class MemoryService(BacklogOps):
     """Memory and backlog operations for one scope."""
 
+    last_prompt: tuple[str, tuple[NoteView, ...], bool, int] | None = None
+    """The last injection's arguments, for ``/mind why`` to plan it again and explain it.
+    Why not the plan itself: a plan holds its indexes (for its explanation), and keeping a
+    large store's superseded index alive past the index cache's piecewise ``retire`` would
+    free it in one GIL-holding cascade on the event loop later (issue 15 item 9)."""
+
     # -- memory tool ---------------------------------------------------------------------
 
     async def remember(
@@ -337,6 +343,7 @@ class MemoryService(BacklogOps):
         # Ranking a large store is tens of milliseconds of CPU: with an offload (the sidecar)
         # it runs on the Store's IO thread so pings stay answered; a small store is planned
         # here, where a hop would cost more than the plan (bench/_bridge_limits.py).
+        self.last_prompt = (prompt, tuple(notes), lean, reserve_tokens)
         if self._offload is not None and sum(map(len, indexes.values())) >= PLAN_OFFLOAD_FACTS:
             return await self._offload(plan)
         return plan()

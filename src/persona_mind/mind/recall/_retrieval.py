@@ -46,7 +46,7 @@ TAG_WEIGHT = 2
 class Ranked:
     """One ranked fact and why it ranked there (matched terms are computed on demand)."""
 
-    __slots__ = ("_matched", "_qtokens", "fact", "score", "semantic")
+    __slots__ = ("_matched", "_qtokens", "cover", "fact", "score", "semantic")
 
     def __init__(
         self,
@@ -63,6 +63,8 @@ class Ranked:
         self._qtokens = qtokens
         self.semantic = semantic
         """Cosine similarity of the prompt and the fact (``None``: lexical ranking only)."""
+        self.cover: float | None = None
+        """Covered information, the floor's lexical signal (set by the planner, ``_floor``)."""
 
     @property
     def matched(self) -> tuple[str, ...]:
