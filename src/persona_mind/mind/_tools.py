@@ -22,6 +22,7 @@ from persona_mind.messages.memory import Origin, origin_label
 from persona_mind.mind._cards import Card, backlog_line, fact_line
 from persona_mind.mind._errors import AccessRefused, InvalidArgument, MindRefusal
 from persona_mind.mind._model import KINDS, BacklogStatus, Tier
+from persona_mind.mind._pending_rewrites import held_plan_card
 from persona_mind.mind._service import FoundFact, MemoryService
 from persona_mind.mind._text import identity_text
 from persona_mind.mind._write_gate import WriteGate
@@ -347,6 +348,8 @@ class MindTools:
                 (found.fact.text,),
                 data={"id": found.fact.id, "tier": found.tier},
             )
+        if self.gate is not None and (held := await self.gate.check_supersede(svc, a)) is not None:
+            return held
         old, new = await svc.supersede(
             fid, _need(a, "text", act), kind=a.get("kind"), tags=a.get("tags"), origin=self.origin
         )
@@ -403,8 +406,10 @@ class MindTools:
             )
             return inspection_card(page)
         ops = _need(a, "operations", act)
+        held = self.gate.check_stage(ops) if self.gate is not None else ()
         stage = binding.port.stage(binding.owner, binding.scope, tier, ops)
-        return plan_card(await tracked(binding, "stage", tier, stage))
+        card = plan_card(await tracked(binding, "stage", tier, stage))
+        return held_plan_card(card, held) if held else card
 
     def _require_ledger(self) -> tuple[NotesLedger, AppendEntry]:
         if self.ledger is None or self.append is None:
