@@ -14,7 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.feature import Background
-from persona_mind.features._mind_pending import PendingPlans
+from persona_mind.features._mind_pending import PendingPlans, is_pending_confirm
 from persona_mind.features._mind_relay import RelayNudges
 from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE, deliver_review, report_entry
 from persona_mind.features._mind_schedule import SchedulerLink
@@ -345,7 +345,7 @@ class MindFeature:
         return None
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
-        if call.name == "memory" and call.arguments.get("action") == "confirm":
+        if is_pending_confirm(call.name, call.arguments):
             return await self.pending.confirm(self.session.service, dict(call.arguments))
         # the headless host that serves MCP clients names its sessions "mcp" (docs/mind.md)
         origin: Origin = "mcp" if owner.session_manager == "mcp" else "model"
