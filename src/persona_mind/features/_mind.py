@@ -6,6 +6,11 @@ and ready (M-COMPANION-2..4; the refusal paths stay real because the answer is t
 Persona feature's live state, which the Companion asks it for, never a settings file). Its
 session is rebound whenever the owner changes (session, persona, workspace): the old binding
 is revoked so no late note or card reaches a replaced session (M-SCOPE).
+
+Over 400 lines on purpose: one ``match`` over every host event the Mind half answers, kept
+whole so the order of side effects per event (schedule, capture, plans, relays) reads in
+one place; the parts with their own state live beside it (``_mind_pending``,
+``_mind_relay``, ``_mind_reports``, ``_mind_schedule``, ``_warm``).
 """
 
 from __future__ import annotations

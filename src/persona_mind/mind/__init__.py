@@ -51,10 +51,10 @@ from persona_mind.mind._session import companion_refusal as companion_refusal
 from persona_mind.mind._session import is_leg as is_leg
 from persona_mind.mind._settings import MindSettings as MindSettings
 from persona_mind.mind._settings import load_persona_settings as load_persona_settings
-from persona_mind.mind._tools import BACKLOG_TOOL as BACKLOG_TOOL
-from persona_mind.mind._tools import MEMORY_TOOL as MEMORY_TOOL
+from persona_mind.mind._tool_specs import BACKLOG_TOOL as BACKLOG_TOOL
+from persona_mind.mind._tool_specs import MEMORY_TOOL as MEMORY_TOOL
+from persona_mind.mind._tool_specs import tool_specs as tool_specs
 from persona_mind.mind._tools import MindTools as MindTools
-from persona_mind.mind._tools import tool_specs as tool_specs
 from persona_mind.mind.backlog._reminder import ReminderBook as ReminderBook
 from persona_mind.mind.backlog._reminder import reminder_card as reminder_card
 from persona_mind.mind.backlog._rules import MAX_BACKLOG_TEXT as MAX_BACKLOG_TEXT
