@@ -98,9 +98,7 @@ def test_the_turn_deadline_cuts_a_4_mb_scan_off_and_fails_open() -> None:
         await asyncio.sleep(0)
 
     async def run() -> Verdict | None:
-        return await with_deadline(
-            lambda: verdict_async(BIG, pause=pause, budget=0.0), clock, 0.75
-        )
+        return await with_deadline(lambda: verdict_async(BIG, pause=pause, budget=0.0), clock, 0.75)
 
     assert asyncio.run(run()) is None
     assert steps == 3
