@@ -183,7 +183,7 @@ class TaintLedger:
         text: str,
         *,
         pause: Callable[[], Awaitable[None]] = _next_turn,
-        budget: float = 0.001,
+        budget: float = 0.0005,
         timer: Callable[[], float] = time.perf_counter,
     ) -> None:
         """:meth:`observe_user` for a caller on an event loop: a message longer than

@@ -66,10 +66,11 @@ the window as one piece costs 1-4 ms."""
 STEP_OVERLAP = 512
 """Longer than any phrase rule's match (their filler runs are bounded to a few words) and
 any token format's; a PEM body is longer, but its header alone is a finding."""
-STEP_BUDGET = 0.001
+STEP_BUDGET = 0.0005
 """Seconds of steps :func:`verdict_async` runs between two passes of the event loop: a
 pass per step would spend more time in the loop than in the scan (a 4 MB text is about
-70,000 steps), a budget keeps every stretch on the loop near one millisecond."""
+70,000 steps); a budget keeps every stretch on the loop within about a millisecond of CPU
+(the budget plus one step)."""
 CACHE_MAX_CHARS = 16 * 1024
 """Texts up to this size are cache keys themselves; longer ones are keyed by digest."""
 _CACHE_SIZE = 16_384
