@@ -235,7 +235,7 @@ class MindSession:
         direct = deferred or (event.source != "extension" and event.custom_type is None)
         if direct:  # a user message: the reply a plan waits for (P-CHAT-PLAN-7)
             self.links.user_messages += 1
-            self.taint.observe_user(event.text)
+            await self.taint.observe_user_async(event.text)  # a long paste in steps
         decision = decide_capture(
             event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
         )
