@@ -19,6 +19,7 @@ from persona_mind.mind.trust._phrases import (
     INJECTION,
 )
 from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
+from persona_mind.mind.trust._phrases_i18n import I18N_STEMS
 
 __all__ = ("candidate_rules",)
 
@@ -109,6 +110,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
 }
 # fmt: on
 _STEMS.update(AGENT_STEMS)
+_STEMS.update(I18N_STEMS)
 _PUNCT = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", " "))
 
 

@@ -1,0 +1,221 @@
+"""Word lists of the non-English override families, one :class:`Lexicon` per language.
+
+Each list is a regular-expression alternation in the *folded* form the scanner matches
+(case-folded; accents and combining marks are stripped from rule and text alike by
+:func:`~persona_mind.mind.trust._normalize.strip_marks`, so they may be written with
+accents; ``ß`` is written ``ss``, as case folding makes it).  The lists name grammatical
+roles, not sentences: a verb of ignoring, a qualifier of standing orders, a noun for
+instructions, the user and what they asked, a verb of obeying, "only", "this file", a
+"from now on", a word for void, a verb of sending and what a leak sends.  The templates
+that combine them are in :mod:`persona_mind.mind.trust._phrases_i18n`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ("LEXICONS", "Lexicon")
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """One language's roles.  ``spaced``: words are separated by spaces (rules then start
+    each role at a word boundary); ``stems``: literal word starts or substrings for the
+    scanner's cheap first pass (:mod:`persona_mind.mind.trust._gates`)."""
+
+    code: str
+    spaced: bool
+    ignore: str
+    prior: str
+    orders: str
+    user: str
+    asked: str
+    obey: str
+    only: str
+    this: str
+    now: str
+    void: str
+    send: str
+    loot: str
+    stems: tuple[str, ...]
+
+
+# fmt: off
+LEXICONS: tuple[Lexicon, ...] = (
+    Lexicon(
+        "de", True,
+        ignore=r"ignorier\w*|vergiss(?! nicht)|vergesst(?! nicht)|vergessen sie(?! nicht)|"
+               r"missacht\w*|übergeh\w*|verwirf|verwerft|beachte (?:\w+ ){0,3}nicht",
+        prior=r"vorherig|vorig|bisherig|obig|vorangegangen|vorausgegangen|früher|ursprünglich|"
+              r"alte|alten|system|alle|sämtlich|deine|ihre|eure",
+        orders=r"anweisung|instruktion|regel|vorgabe|richtlinie|befehl|anordnung|systemprompt|"
+               r"prompt|direktive",
+        user=r"nutzers?|benutzers?|anwenders?|users?",
+        asked=r"gebeten|gefragt|gesagt|verlangt|gewünscht|anfrage|bitte|wunsch|auftrag|"
+              r"anweisung",
+        obey=r"befolg\w*|folge|folgt|gehorch\w*|halte dich an|haltet euch an|richte dich nach|"
+             r"führe (?:\w+ ){0,3}aus",
+        only=r"nur|ausschliesslich|allein|einzig",
+        this=r"dies\w* (?:\w+ )?(?:datei|notiz|dokument|nachricht|text|seite|mail|e-mail|"
+             r"kommentar)",
+        now=r"ab sofort|ab jetzt|von nun an|fortan|von jetzt an",
+        void=r"ungültig|nichtig|aufgehoben|ausser kraft|hinfällig|irrelevant|"
+             r"nicht mehr (?:gültig|relevant)|gelten nicht mehr|gilt nicht mehr|widerrufen",
+        send=r"sende\w*|schick\w*|übermittl\w*|lade (?:\w+ ){0,4}hoch|poste\w*",
+        loot=r"passw\w*|kennw\w*|zugangsdaten|schlüssel|api-keys?|tokens?|geheimnisse",
+        stems=("ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh",
+               "verwirf", "verwerft", "beachte", "befolg", "folge", "folgt", "gehorch",
+               "halte", "haltet", "richte", "ab sofort", "ab jetzt", "von", "fortan",
+               "sende", "schick", "ubermittl", "lade", "poste", "anweisung", "vorgabe",
+               "regeln", "instruktion", "befehl"),
+    ),
+    Lexicon(
+        "fr", True,
+        ignore=r"ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens (?:plus |pas )?compte|"
+               r"ne tenez (?:plus |pas )?compte|fais abstraction|faites abstraction|"
+               r"laisse tomber|laissez tomber|n'obeis plus|n'obeissez plus",
+        prior=r"precedent\w*|anterieur\w*|ci-dessus|initial\w*|originel\w*|d'origine|systeme|"
+              r"toutes|tous|tes|vos",
+        orders=r"instructions?|regles?|consignes?|directives?|indications?|ordres?|prompt",
+        user=r"l'utilisateur|l'utilisatrice|utilisateur",
+        asked=r"demande\w*|dit|voulu|souhait\w*|requete|consignes?|instructions?",
+        obey=r"obei\w*|suis|suivez|suivre|applique\w*|execute\w*|conforme-toi|conformez-vous",
+        only=r"uniquement|seulement|exclusivement|que",
+        this=r"(?:ce|cette|cet) (?:\w+ )?(?:fichier|document|note|message|texte|page|"
+             r"courriel|e-mail|commentaire)",
+        now=r"a partir de maintenant|desormais|dorenavant|a partir d'aujourd'hui|"
+            r"des maintenant",
+        void=r"annule\w*|invalide\w*|caduque?s?|nulles?|revoque\w*|ne s'appliquent plus|"
+             r"ne sont plus valables?|obsoletes?|abroge\w*",
+        send=r"envoie|envoyez|envoyer|transmets|transmettez|publie|publiez|poste|postez|"
+             r"televerse\w*",
+        loot=r"mots? de passe|cles?|identifiants|jetons?|tokens?|secrets?",
+        stems=("ignor", "oubli", "tiens", "tenez", "fais", "faites", "laisse", "laissez",
+               "n'obeis", "obei", "suis", "suivez", "suivre", "appliqu", "execut",
+               "conforme", "conformez", "partir", "desormais", "dorenavant", "des",
+               "envoi", "envoy", "transmet", "publi", "poste", "postez", "televers",
+               "consignes", "instructions", "regles"),
+    ),
+    Lexicon(
+        "es", True,
+        ignore=r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidate|descarta|"
+               r"descarte|omite|omita|desobedece|haz caso omiso|no hagas caso|pasa por alto|"
+               r"deja de lado|dejá de lado|no sigas|deja de seguir|no tengas en cuenta",
+        prior=r"anterior\w*|previ[ao]s?|de arriba|del sistema|original\w*|inicial\w*|tus|sus|"
+              r"todas|todos",
+        orders=r"instrucciones|instruccion|reglas|indicaciones|ordenes|directrices|normas|"
+               r"prompt|consignas|peticion",
+        user=r"usuari[oa]s?",
+        asked=r"pidio|pidió|dijo|ha dicho|quiere|queria|pedido|peticion|solicitud|"
+              r"instrucciones|ordenes",
+        obey=r"obedece\w*|sigue|siga|sigan|cumple|cumpla|ejecuta\w*|haz caso|atente",
+        only=r"solo|solamente|unicamente|exclusivamente",
+        this=r"(?:este|esta|estos|estas) (?:\w+ )?(?:archivo|fichero|documento|nota|mensaje|"
+             r"texto|pagina|correo|comentario)",
+        now=r"a partir de ahora|desde ahora|de ahora en adelante|en adelante",
+        void=r"anulad[ao]s?|invalid[ao]s?|cancelad[ao]s?|sin efecto|ya no (?:valen|aplican|"
+             r"son validas|rigen)|revocad[ao]s?|obsoletas?|nul[ao]s?",
+        send=r"envia|envie|envien|enviar|manda|mande|publica|publique|sube|suba|comparte",
+        loot=r"contrasenas?|claves?|credenciales|tokens?|secretos?|archivo de configuracion",
+        stems=("ignor", "olvid", "descart", "omit", "desobedec", "haz", "hagas", "pasa",
+               "deja", "deja", "sigas", "tengas", "obedec", "sigue", "siga", "sigan",
+               "cumpl", "ejecut", "atente", "partir", "desde", "ahora", "adelante", "envi",
+               "manda", "mande", "publica", "publique", "sube", "suba", "comparte",
+               "instrucciones", "reglas"),
+    ),
+    Lexicon(
+        "pt", True,
+        ignore=r"ignora|ignore|ignorem|ignorar|esqueca|esqueça|esquece|esqueçam|desconsidere|"
+               r"desconsidera|nao siga|não siga|deixe de lado|descarte|desobedeca",
+        prior=r"anterior\w*|previ[ao]s?|acima|do sistema|original\w*|inicial\w*|tuas|suas|"
+              r"todas|todos",
+        orders=r"instrucoes|instrução|instrucao|regras|diretrizes|orientacoes|ordens|prompt|"
+               r"comandos",
+        user=r"usuari[oa]s?|utilizador(?:es)?",
+        asked=r"pediu|disse|quer|pedido|solicitacao|instrucoes|ordens",
+        obey=r"obedeca\w*|obedece|siga|sigam|segue|cumpra|execute|faca o que",
+        only=r"apenas|somente|so|unicamente|exclusivamente",
+        this=r"(?:este|esta|deste|desta|neste|nesta) (?:\w+ )?(?:arquivo|ficheiro|documento|"
+             r"nota|mensagem|texto|pagina|e-mail|comentario)",
+        now=r"a partir de agora|de agora em diante|daqui em diante|doravante",
+        void=r"anulad[ao]s?|invalid[ao]s?|cancelad[ao]s?|sem efeito|nao (?:valem|se aplicam)"
+             r" mais|revogad[ao]s?|obsoletas?",
+        send=r"envie|envia|enviar|mande|manda|publique|publica|carregue|compartilhe",
+        loot=r"senhas?|chaves?|credenciais|tokens?|segredos?",
+        stems=("ignor", "esquec", "desconsider", "nao", "deixe", "descart", "desobedec",
+               "obedec", "siga", "sigam", "segue", "cumpra", "execut", "faca", "partir",
+               "agora", "daqui", "doravante", "envi", "mande", "manda", "publiqu",
+               "publica", "carregu", "compartilh", "instrucoes", "regras"),
+    ),
+    Lexicon(
+        "it", True,
+        ignore=r"ignora|ignorate|ignori|ignorare|dimentica|dimenticate|dimentichi|trascura|"
+               r"non considerare|non tenere conto|non seguire(?: piu)?|smetti di seguire|"
+               r"lascia perdere|non ascoltare(?: piu)?",
+        prior=r"precedent\w*|sopra|del sistema|iniziali|originali|di prima|tutte|tutti|tue|"
+              r"sue|vostre",
+        orders=r"istruzioni|regole|indicazioni|direttive|ordini|prompt|consegne|comandi",
+        user=r"l'utente|utente|utenti",
+        asked=r"chiesto|detto|vuole|voleva|richiest\w*|istruzioni|ordini",
+        obey=r"obbedisci|ubbidisci|segui|seguite|esegui|attieniti|rispetta",
+        only=r"solo|soltanto|unicamente|esclusivamente",
+        this=r"(?:questo|questa|questi|queste|quest') ?(?:\w+ )?(?:file|documento|nota|"
+             r"messaggio|testo|pagina|e-mail|commento)",
+        now=r"da (?:ora|adesso|questo momento) in poi|d'ora in poi|da ora|da questo momento|"
+            r"d'ora in avanti",
+        void=r"annullat[ei]|invalid[ei]|non (?:valgono|si applicano) piu|revocat[ei]|"
+             r"obsolet[ei]|null[ei]",
+        send=r"invia|inviate|manda|mandate|pubblica|carica|condividi",
+        loot=r"password|chiavi|credenziali|token|segreti",
+        stems=("ignor", "dimentic", "trascura", "non", "smetti", "lascia", "obbedisci",
+               "ubbidisci", "segui", "esegui", "attieniti", "rispetta", "da", "d'ora",
+               "invia", "manda", "pubblica", "carica", "condividi", "istruzioni", "regole"),
+    ),
+    Lexicon(
+        "nl", True,
+        ignore=r"negeer|vergeet|sla (?:\w+ ){0,3}over|houd geen rekening|hou geen rekening|"
+               r"volg (?:\w+ ){0,3}niet(?: meer)?|luister niet(?: meer)?",
+        prior=r"vorige|eerdere|bovenstaande|voorgaande|oorspronkelijke|oude|systeem|alle|je|"
+              r"jouw|uw",
+        orders=r"instructies|regels|opdrachten|richtlijnen|aanwijzingen|prompt|bevelen",
+        user=r"gebruikers?",
+        asked=r"vroeg|gevraagd|zei|gezegd|wil|wilde|verzoek|vraag|opdracht|instructies",
+        obey=r"volg|gehoorzaam|voer (?:\w+ ){0,3}uit|houd je aan|hou je aan",
+        only=r"alleen|enkel|uitsluitend|slechts",
+        this=r"(?:dit|deze) (?:\w+ )?(?:bestand|document|notitie|bericht|tekst|pagina|"
+             r"e-mail|opmerking)",
+        now=r"vanaf nu|van nu af aan|voortaan|vanaf heden",
+        void=r"ongeldig|vervallen|nietig|ingetrokken|gelden niet meer|niet meer geldig|"
+             r"achterhaald",
+        send=r"stuur|verstuur|verzend|upload|plaats|deel",
+        loot=r"wachtwoord\w*|sleutels?|inloggegevens|tokens?|geheimen",
+        stems=("negeer", "vergeet", "sla", "houd", "hou", "volg", "luister", "gehoorzaam",
+               "voer", "vanaf", "van", "voortaan", "stuur", "verstuur", "verzend",
+               "upload", "plaats", "deel", "instructies", "regels", "opdrachten"),
+    ),
+    Lexicon(
+        "pl", True,
+        ignore=r"zignoruj\w*|ignoruj\w*|zapomnij|zapomnijcie|pomin|pomiń|nie stosuj sie|"
+               r"nie słuchaj|nie wykonuj|odrzuc|lekcewaz",
+        prior=r"poprzedni\w*|wczesniejsz\w*|powyzsz\w*|oryginaln\w*|pierwotn\w*|systemow\w*|"
+              r"wszystkie|wszelkie|twoje",
+        orders=r"instrukcj\w*|polecen\w*|zasad\w*|regul\w*|wytyczn\w*|rozkaz\w*|prompt\w*",
+        user=r"uzytkownik\w*",
+        asked=r"prosił\w*|prosb\w*|powiedział\w*|chce|chciał\w*|polecen\w*|zadani\w*|"
+              r"instrukcj\w*",
+        obey=r"słuchaj|wykonuj|wykonaj|stosuj sie|przestrzegaj|posłuchaj|trzymaj sie",
+        only=r"tylko|wyłącznie|jedynie",
+        this=r"(?:tego|tej|ten|ta|tym) (?:\w+ )?(?:pliku|plik|dokumentu|dokument|notatki|"
+             r"wiadomosci|tekstu|strony|komentarza)",
+        now=r"od teraz|od tej chwili|od tego momentu|od dzis|odtad",
+        void=r"niewazn\w*|uniewaznion\w*|anulowan\w*|nie obowiazuj\w*|nieaktualn\w*|"
+             r"odwołan\w*",
+        send=r"wyslij|przeslij|opublikuj|wrzuc|udostepnij",
+        loot=r"hasł\w*|klucz\w*|dane logowania|tokeny?|sekrety?",
+        stems=("zignoruj", "ignoruj", "zapomnij", "pomin", "nie", "odrzuc", "lekcewaz",
+               "słuchaj", "wykonuj", "wykonaj", "stosuj", "przestrzegaj", "posłuchaj",
+               "trzymaj", "od", "odtad", "wyslij", "przeslij", "opublikuj", "wrzuc",
+               "udostepnij", "instrukcj", "polecen"),
+    ),
+)
+# fmt: on
