@@ -44,7 +44,7 @@ def _filler(n: int, spaced: bool, short: bool) -> str:
 
 def _source(lex: Lexicon) -> str:
     """The alternation of every template for one language."""
-    start = r"(?<![^\W\d_])" if lex.spaced else ""
+    start = r"\b" if lex.spaced else ""  # a lookbehind here costs 9x: no first-char skip
 
     def g(role: str) -> str:
         return f"{start}(?:{role})"
