@@ -65,9 +65,9 @@ LEXICONS: tuple[Lexicon, ...] = (
         send=r"sende\w*|schick\w*|übermittl\w*|lade (?:\w+ ){0,4}hoch|poste\w*",
         loot=r"passw\w*|kennw\w*|zugangsdaten|schlüssel|api-keys?|tokens?|geheimnisse",
                 stems=("ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh",
-               "verwirf", "verwerft", "beachte", "befolg", "folge", "folgt", "gehorch",
+               "verwirf", "verwerft", "beachte", "folge", "folgt", "gehorch",
                "halte", "haltet", "richte", "schick", "ubermittl", "lade", "anweisung",
-               "vorgabe", "regeln", "befehl", "kennwort", "zugangsdaten", "schlussel"),
+               "vorgabe", "regeln", "befehl", "kennwort", "zugangsdaten", "schlussel", "nutzer", "benutzer", "anwender", "nur", "ausschliesslich", "allein", "einzig"),
     ),
     Lexicon(
         "fr", True,
@@ -92,7 +92,7 @@ LEXICONS: tuple[Lexicon, ...] = (
         loot=r"mots? de passe|cles?|identifiants|jetons?|tokens?|secrets?",
                 stems=("ignor", "oubli", "tiens", "tenez", "fais", "faites", "laisse", "laissez",
                "obei", "suis", "suivez", "suivre", "regles", "obeis", "obeissez", "annul",
-               "caduc", "mots", "mot", "cles", "seulement"),
+               "caduc", "mots", "mot", "cles", "seulement", "l'utilisateur", "utilisateur"),
     ),
     Lexicon(
         "es", True,
@@ -118,7 +118,7 @@ LEXICONS: tuple[Lexicon, ...] = (
                 stems=("ignor", "olvid", "omit", "desobedec", "haz", "hagas", "pasa", "deja",
                "deja", "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl",
                "ejecut", "atente", "manda", "mande", "sube", "suba", "reglas", "claves",
-               "clave", "anulad", "envia", "envie"),
+               "clave", "anulad", "envia", "envie", "usuario", "usuaria", "cancelad", "solo", "solamente", "unicamente"),
     ),
     Lexicon(
         "pt", True,
@@ -141,7 +141,7 @@ LEXICONS: tuple[Lexicon, ...] = (
         loot=r"senhas?|chaves?|credenciais|tokens?|segredos?",
                 stems=("ignor", "esquec", "desconsider", "nao", "deixe", "desobedec", "obedec",
                "siga", "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras",
-               "senha", "senhas", "chaves", "anulad"),
+               "senha", "senhas", "chaves", "anulad", "usuario", "utilizador", "cancelad", "apenas", "somente"),
     ),
     Lexicon(
         "it", True,
@@ -166,7 +166,7 @@ LEXICONS: tuple[Lexicon, ...] = (
                 stems=("ignor", "dimentic", "trascura", "smetti", "lascia", "obbedisci",
                "ubbidisci", "segui", "esegui", "attieniti", "rispetta", "invia", "manda",
                "pubblica", "carica", "istruzioni", "regole", "tenere", "seguire",
-               "ascoltare", "chiavi", "annullat"),
+               "ascoltare", "chiavi", "annullat", "l'utente", "utente", "solo", "soltanto", "unicamente"),
     ),
     Lexicon(
         "nl", True,
@@ -188,7 +188,7 @@ LEXICONS: tuple[Lexicon, ...] = (
         loot=r"wachtwoord\w*|sleutels?|inloggegevens|tokens?|geheimen",
                 stems=("negeer", "vergeet", "sla", "houd", "hou", "volg", "luister", "gehoorzaam",
                "voer", "stuur", "verzend", "plaats", "deel", "regels", "opdrachten",
-               "wachtwoord", "sleutels", "ongeldig"),
+               "wachtwoord", "sleutels", "ongeldig", "gebruiker", "alleen", "uitsluitend"),
     ),
     Lexicon(
         "pl", True,
@@ -212,7 +212,7 @@ LEXICONS: tuple[Lexicon, ...] = (
                 stems=("zignoruj", "ignoruj", "zapomnij", "pomin", "odrzuc", "lekcewaz", "słuchaj",
                "wykonuj", "wykonaj", "stosuj", "przestrzegaj", "posłuchaj", "trzymaj",
                "wyslij", "przeslij", "opublikuj", "wrzuc", "udostepnij", "polecen",
-               "hasło", "hasła", "klucze", "nieważne"),
+               "hasło", "hasła", "klucze", "nieważne", "użytkownik", "użytkownika", "tylko", "wyłącznie"),
     ),
 )
 # fmt: on

@@ -39,7 +39,7 @@ LEXICONS2: tuple[Lexicon, ...] = (
                 stems=("игнор", "проигнор", "забудь", "обращаи", "слушаи", "выполняи", "следуи",
                "перестан", "отбрось", "пропусти", "подчиняи", "выполни", "делаи",
                "соблюдаи", "отправ", "пришли", "перешли", "опубликуи", "загрузи", "вышли",
-               "инструкци", "правил"),
+               "инструкци", "правил", "только"),
     ),
     Lexicon(
         "uk", True,
@@ -57,7 +57,7 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"надішли\w*|відправ\w*|опублікуй\w*",
         loot=r"парол\w*|ключ\w*|токен\w*|секрет\w*",
                 stems=("ігнор", "проігнор", "забудь", "підкоряися", "слухаи", "виконуи",
-               "дотримуися", "надішли", "відправ", "опублікуи", "інструкці"),
+               "дотримуися", "надішли", "відправ", "опублікуи", "інструкці", "лише", "тільки"),
     ),
     Lexicon(
         "tr", True,
@@ -80,7 +80,7 @@ LEXICONS2: tuple[Lexicon, ...] = (
                 stems=("yok", "yoksay", "gormezden", "unut", "dikkate", "onemseme", "uyma",
                "dinleme", "bos", "uy", "uyun", "itaat", "uygula", "dinle", "takip", "izle",
                "gonder", "yolla", "paylas", "yukle", "talimat", "kural", "şifre",
-               "şifreleri", "geçersiz"),
+               "şifreleri", "geçersiz", "kullanıcı", "kullanıcıyı", "kullanıcının", "sadece", "yalnızca"),
     ),
     Lexicon(
         "id", True,
@@ -101,7 +101,7 @@ LEXICONS2: tuple[Lexicon, ...] = (
         loot=r"kata sandi|sandi|kunci\w*|kredensial|token|rahasia",
                 stems=("abaikan", "lupakan", "jangan", "acuhkan", "tinggalkan", "patuhi", "ikuti",
                "turuti", "jalankan", "laksanakan", "taati", "hanya", "kirim", "unggah",
-               "bagikan", "perintah", "sandi", "kunci"),
+               "bagikan", "perintah", "sandi", "kunci", "pengguna"),
     ),
     Lexicon(
         "vi", True,
@@ -119,7 +119,7 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"gui|tai len|chia se",
         loot=r"mat khau|khoa|thong tin đang nhap|token|bi mat|tep \.env",
                 stems=("bo", "phot", "quen", "đung", "khong", "lam", "tuan", "nghe", "thuc",
-               "vang", "chi", "gui", "chia", "mat"),
+               "vang", "chi", "gui", "chia", "mat", "nguoi"),
     ),
     Lexicon(
         "zh", False,
