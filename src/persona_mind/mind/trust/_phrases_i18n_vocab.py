@@ -43,7 +43,7 @@ class Lexicon:
 # fmt: off
 LEXICONS: tuple[Lexicon, ...] = (
     Lexicon(
-        "de", True,
+        "de", spaced=True,
         ignore=r"ignorier\w*|vergiss(?! nicht)|vergesst(?! nicht)|vergessen sie(?! nicht)|"
                r"missacht\w*|übergeh\w*|verwirf|verwerft|beachte (?:\w+ ){0,3}nicht",
         prior=r"vorherig|vorig|bisherig|obig|vorangegangen|vorausgegangen|früher|ursprünglich|"
@@ -65,12 +65,13 @@ LEXICONS: tuple[Lexicon, ...] = (
         send=r"sende\w*|schick\w*|übermittl\w*|lade (?:\w+ ){0,4}hoch|poste\w*",
         loot=r"passw\w*|kennw\w*|zugangsdaten|schlüssel|api-keys?|tokens?|geheimnisse",
                 stems=("ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh",
-               "verwirf", "verwerft", "beachte", "folge", "folgt", "gehorch",
-               "halte", "haltet", "richte", "schick", "ubermittl", "lade", "anweisung",
-               "vorgabe", "regeln", "befehl", "kennwort", "zugangsdaten", "schlussel", "nutzer", "benutzer", "anwender", "nur", "ausschliesslich", "allein", "einzig"),
+                       "verwirf", "verwerft", "beachte", "folge", "folgt", "gehorch", "halte",
+                       "haltet", "richte", "schick", "ubermittl", "lade", "anweisung", "vorgabe",
+                       "regeln", "befehl", "kennwort", "zugangsdaten", "schlussel", "nutzer",
+                       "benutzer", "anwender", "nur", "ausschliesslich", "allein", "einzig"),
     ),
     Lexicon(
-        "fr", True,
+        "fr", spaced=True,
         ignore=r"ignore|ignorez|ignorer|oublie|oubliez|oublier|ne tiens (?:plus |pas )?compte|"
                r"ne tenez (?:plus |pas )?compte|fais abstraction|faites abstraction|"
                r"laisse tomber|laissez tomber|n'obeis plus|n'obeissez plus",
@@ -91,11 +92,12 @@ LEXICONS: tuple[Lexicon, ...] = (
              r"televerse\w*",
         loot=r"mots? de passe|cles?|identifiants|jetons?|tokens?|secrets?",
                 stems=("ignor", "oubli", "tiens", "tenez", "fais", "faites", "laisse", "laissez",
-               "obei", "suis", "suivez", "suivre", "regles", "obeis", "obeissez", "annul",
-               "caduc", "mots", "mot", "cles", "seulement", "l'utilisateur", "utilisateur"),
+                       "obei", "suis", "suivez", "suivre", "regles", "obeis", "obeissez",
+                       "annul", "caduc", "mots", "mot", "cles", "seulement", "l'utilisateur",
+                       "utilisateur"),
     ),
     Lexicon(
-        "es", True,
+        "es", spaced=True,
         ignore=r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidate|descarta|"
                r"descarte|omite|omita|desobedece|haz caso omiso|no hagas caso|pasa por alto|"
                r"deja de lado|dejá de lado|no sigas|deja de seguir|no tengas en cuenta",
@@ -116,12 +118,13 @@ LEXICONS: tuple[Lexicon, ...] = (
         send=r"envia|envie|envien|enviar|manda|mande|publica|publique|sube|suba|comparte",
         loot=r"contrasenas?|claves?|credenciales|tokens?|secretos?|archivo de configuracion",
                 stems=("ignor", "olvid", "omit", "desobedec", "haz", "hagas", "pasa", "deja",
-               "deja", "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl",
-               "ejecut", "atente", "manda", "mande", "sube", "suba", "reglas", "claves",
-               "clave", "anulad", "envia", "envie", "usuario", "usuaria", "cancelad", "solo", "solamente", "unicamente"),
+                       "deja", "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl",
+                       "ejecut", "atente", "manda", "mande", "sube", "suba", "reglas", "claves",
+                       "clave", "anulad", "envia", "envie", "usuario", "usuaria", "cancelad",
+                       "solo", "solamente", "unicamente"),
     ),
     Lexicon(
-        "pt", True,
+        "pt", spaced=True,
         ignore=r"ignora|ignore|ignorem|ignorar|esqueca|esqueça|esquece|esqueçam|desconsidere|"
                r"desconsidera|nao siga|não siga|deixe de lado|descarte|desobedeca",
         prior=r"anterior\w*|previ[ao]s?|acima|do sistema|original\w*|inicial\w*|tuas|suas|"
@@ -140,11 +143,12 @@ LEXICONS: tuple[Lexicon, ...] = (
         send=r"envie|envia|enviar|mande|manda|publique|publica|carregue|compartilhe",
         loot=r"senhas?|chaves?|credenciais|tokens?|segredos?",
                 stems=("ignor", "esquec", "desconsider", "nao", "deixe", "desobedec", "obedec",
-               "siga", "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras",
-               "senha", "senhas", "chaves", "anulad", "usuario", "utilizador", "cancelad", "apenas", "somente"),
+                       "siga", "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras",
+                       "senha", "senhas", "chaves", "anulad", "usuario", "utilizador",
+                       "cancelad", "apenas", "somente"),
     ),
     Lexicon(
-        "it", True,
+        "it", spaced=True,
         ignore=r"ignora|ignorate|ignori|ignorare|dimentica|dimenticate|dimentichi|trascura|"
                r"non considerare|non tenere conto|non seguire(?: piu)?|smetti di seguire|"
                r"lascia perdere|non ascoltare(?: piu)?",
@@ -164,12 +168,13 @@ LEXICONS: tuple[Lexicon, ...] = (
         send=r"invia|inviate|manda|mandate|pubblica|carica|condividi",
         loot=r"password|chiavi|credenziali|token|segreti",
                 stems=("ignor", "dimentic", "trascura", "smetti", "lascia", "obbedisci",
-               "ubbidisci", "segui", "esegui", "attieniti", "rispetta", "invia", "manda",
-               "pubblica", "carica", "istruzioni", "regole", "tenere", "seguire",
-               "ascoltare", "chiavi", "annullat", "l'utente", "utente", "solo", "soltanto", "unicamente"),
+                       "ubbidisci", "segui", "esegui", "attieniti", "rispetta", "invia", "manda",
+                       "pubblica", "carica", "istruzioni", "regole", "tenere", "seguire",
+                       "ascoltare", "chiavi", "annullat", "l'utente", "utente", "solo",
+                       "soltanto", "unicamente"),
     ),
     Lexicon(
-        "nl", True,
+        "nl", spaced=True,
         ignore=r"negeer|vergeet|sla (?:\w+ ){0,3}over|houd geen rekening|hou geen rekening|"
                r"volg (?:\w+ ){0,3}niet(?: meer)?|luister niet(?: meer)?",
         prior=r"vorige|eerdere|bovenstaande|voorgaande|oorspronkelijke|oude|systeem|alle|je|"
@@ -186,12 +191,13 @@ LEXICONS: tuple[Lexicon, ...] = (
              r"achterhaald",
         send=r"stuur|verstuur|verzend|upload|plaats|deel",
         loot=r"wachtwoord\w*|sleutels?|inloggegevens|tokens?|geheimen",
-                stems=("negeer", "vergeet", "sla", "houd", "hou", "volg", "luister", "gehoorzaam",
-               "voer", "stuur", "verzend", "plaats", "deel", "regels", "opdrachten",
-               "wachtwoord", "sleutels", "ongeldig", "gebruiker", "alleen", "uitsluitend"),
+                stems=("negeer", "vergeet", "sla", "houd", "hou", "volg", "luister",
+                       "gehoorzaam", "voer", "stuur", "verzend", "plaats", "deel", "regels",
+                       "opdrachten", "wachtwoord", "sleutels", "ongeldig", "gebruiker", "alleen",
+                       "uitsluitend"),
     ),
     Lexicon(
-        "pl", True,
+        "pl", spaced=True,
         ignore=r"zignoruj\w*|ignoruj\w*|zapomnij|zapomnijcie|pomin|pomiń|nie stosuj sie|"
                r"nie słuchaj|nie wykonuj|odrzuc|lekcewaz",
         prior=r"poprzedni\w*|wczesniejsz\w*|powyzsz\w*|oryginaln\w*|pierwotn\w*|systemow\w*|"
@@ -209,10 +215,11 @@ LEXICONS: tuple[Lexicon, ...] = (
              r"odwołan\w*",
         send=r"wyslij|przeslij|opublikuj|wrzuc|udostepnij",
         loot=r"hasł\w*|klucz\w*|dane logowania|tokeny?|sekrety?",
-                stems=("zignoruj", "ignoruj", "zapomnij", "pomin", "odrzuc", "lekcewaz", "słuchaj",
-               "wykonuj", "wykonaj", "stosuj", "przestrzegaj", "posłuchaj", "trzymaj",
-               "wyslij", "przeslij", "opublikuj", "wrzuc", "udostepnij", "polecen",
-               "hasło", "hasła", "klucze", "nieważne", "użytkownik", "użytkownika", "tylko", "wyłącznie"),
+                stems=("zignoruj", "ignoruj", "zapomnij", "pomin", "odrzuc", "lekcewaz",
+                       "słuchaj", "wykonuj", "wykonaj", "stosuj", "przestrzegaj", "posłuchaj",
+                       "trzymaj", "wyslij", "przeslij", "opublikuj", "wrzuc", "udostepnij",
+                       "polecen", "hasło", "hasła", "klucze", "nieważne", "użytkownik",
+                       "użytkownika", "tylko", "wyłącznie"),
     ),
 )
 # fmt: on

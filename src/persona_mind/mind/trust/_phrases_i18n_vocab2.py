@@ -17,7 +17,7 @@ __all__ = ("LEXICONS2",)
 # fmt: off
 LEXICONS2: tuple[Lexicon, ...] = (
     Lexicon(
-        "ru", True,
+        "ru", spaced=True,
         ignore=r"игнорируй\w*|проигнорируй\w*|забудь\w*|не обращай\w* внимания|не слушай\w*|"
                r"не выполняй\w*|не следуй\w*|перестань\w* следовать|отбрось\w*|пропусти\w*",
         prior=r"предыдущ\w*|прежн\w*|вышеуказанн\w*|выше\w*|изначальн\w*|исходн\w*|"
@@ -37,12 +37,12 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"отправь\w*|пришли\w*|перешли\w*|опубликуй\w*|загрузи\w*|вышли\w*",
         loot=r"парол\w*|ключ\w*|учетн\w* данн\w*|токен\w*|секрет\w*",
                 stems=("игнор", "проигнор", "забудь", "обращаи", "слушаи", "выполняи", "следуи",
-               "перестан", "отбрось", "пропусти", "подчиняи", "выполни", "делаи",
-               "соблюдаи", "отправ", "пришли", "перешли", "опубликуи", "загрузи", "вышли",
-               "инструкци", "правил", "только"),
+                       "перестан", "отбрось", "пропусти", "подчиняи", "выполни", "делаи",
+                       "соблюдаи", "отправ", "пришли", "перешли", "опубликуи", "загрузи",
+                       "вышли", "инструкци", "правил", "только"),
     ),
     Lexicon(
-        "uk", True,
+        "uk", spaced=True,
         ignore=r"ігноруй\w*|проігноруй\w*|забудь\w*|не звертай\w* уваги|не слухай\w*|"
                r"не виконуй\w*|не дотримуйся",
         prior=r"попередн\w*|вище\w*|початков\w*|системн\w*|усі|всі|свої|твої",
@@ -57,10 +57,11 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"надішли\w*|відправ\w*|опублікуй\w*",
         loot=r"парол\w*|ключ\w*|токен\w*|секрет\w*",
                 stems=("ігнор", "проігнор", "забудь", "підкоряися", "слухаи", "виконуи",
-               "дотримуися", "надішли", "відправ", "опублікуи", "інструкці", "лише", "тільки"),
+                       "дотримуися", "надішли", "відправ", "опублікуи", "інструкці", "лише",
+                       "тільки"),
     ),
     Lexicon(
-        "tr", True,
+        "tr", spaced=True,
         ignore=r"yok say\w*|yoksay\w*|görmezden gel\w*|unut\w*|dikkate alma\w*|"
                r"önemseme\w*|uyma\w*|dinleme\w*|boş ver\w*|atla",
         prior=r"önceki|yukarıdaki|yukaridaki|önceden|orijinal|ilk|sistem\w*|tüm|bütün|"
@@ -78,12 +79,13 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"gönder\w*|yolla\w*|paylaş\w*|yükle\w*",
         loot=r"şifre\w*|parola\w*|anahtar\w*|kimlik bilgi\w*|token\w*|sır\w*",
                 stems=("yok", "yoksay", "gormezden", "unut", "dikkate", "onemseme", "uyma",
-               "dinleme", "bos", "uy", "uyun", "itaat", "uygula", "dinle", "takip", "izle",
-               "gonder", "yolla", "paylas", "yukle", "talimat", "kural", "şifre",
-               "şifreleri", "geçersiz", "kullanıcı", "kullanıcıyı", "kullanıcının", "sadece", "yalnızca"),
+                       "dinleme", "bos", "uy", "uyun", "itaat", "uygula", "dinle", "takip",
+                       "izle", "gonder", "yolla", "paylas", "yukle", "talimat", "kural", "şifre",
+                       "şifreleri", "geçersiz", "kullanıcı", "kullanıcıyı", "kullanıcının",
+                       "sadece", "yalnızca"),
     ),
     Lexicon(
-        "id", True,
+        "id", spaced=True,
         ignore=r"abaikan\w*|lupakan\w*|jangan ikuti|jangan hiraukan|jangan dengarkan|"
                r"acuhkan|tinggalkan",
         prior=r"sebelumnya|di atas|awal|asli|sistem|semua|seluruh|lama",
@@ -99,12 +101,12 @@ LEXICONS2: tuple[Lexicon, ...] = (
         void=r"tidak berlaku(?: lagi)?|dibatalkan|batal|tidak sah|usang",
         send=r"kirim\w*|unggah\w*|bagikan|posting\w*",
         loot=r"kata sandi|sandi|kunci\w*|kredensial|token|rahasia",
-                stems=("abaikan", "lupakan", "jangan", "acuhkan", "tinggalkan", "patuhi", "ikuti",
-               "turuti", "jalankan", "laksanakan", "taati", "hanya", "kirim", "unggah",
-               "bagikan", "perintah", "sandi", "kunci", "pengguna"),
+                stems=("abaikan", "lupakan", "jangan", "acuhkan", "tinggalkan", "patuhi",
+                       "ikuti", "turuti", "jalankan", "laksanakan", "taati", "hanya", "kirim",
+                       "unggah", "bagikan", "perintah", "sandi", "kunci", "pengguna"),
     ),
     Lexicon(
-        "vi", True,
+        "vi", spaced=True,
         ignore=r"bo qua|phot lo|quen (?:đi )?|đung (?:lam theo|nghe|tuan theo)|khong (?:can )?"
                r"(?:lam theo|tuan theo|nghe theo)|lo đi",
         prior=r"truoc(?: đo)?|ơ tren|phia tren|ban đau|goc|he thong|moi|tat ca|toan bo|cu",
@@ -119,10 +121,10 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"gui|tai len|chia se",
         loot=r"mat khau|khoa|thong tin đang nhap|token|bi mat|tep \.env",
                 stems=("bo", "phot", "quen", "đung", "khong", "lam", "tuan", "nghe", "thuc",
-               "vang", "chi", "gui", "chia", "mat", "nguoi"),
+                       "vang", "chi", "gui", "chia", "mat", "nguoi"),
     ),
     Lexicon(
-        "zh", False,
+        "zh", spaced=False,
         ignore=r"忽略|忽视|忽視|无视|無視|不要理会|不要理會|不理会|不用理会|别管|別管|不要管|"
                r"忘记|忘記|忘掉|抛开|拋開|跳过|跳過|不要遵守|不要遵循|不再遵守|不要听|不要聽|"
                r"别听|別聽|不用听|无需遵守|無需遵守|放弃|放棄|丢弃|丟棄",
@@ -142,13 +144,14 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"发送|發送|发给|發給|发到|發到|传给|傳給|上传|上傳|寄给|寄給|公开|公開|发布|發佈|"
              r"发布",
         loot=r"密码|密碼|密钥|密鑰|口令|凭证|憑證|凭据|憑據|令牌|token|秘钥|配置文件|\.env",
-                stems=("忽", "无视", "無視", "不要", "不理", "不用", "别", "別", "忘", "抛开", "拋開", "跳过", "跳過",
-               "不再", "无需", "無需", "放弃", "放棄", "丢弃", "丟棄", "只", "仅", "僅", "服从", "服從", "现在",
-               "現在", "今后", "今後", "此后", "此後", "接下来", "接下來", "无效", "無效", "作废", "作廢", "失效",
-               "发送", "發送", "发给", "發給", "上传", "上傳"),
+                stems=("忽", "无视", "無視", "不要", "不理", "不用", "别", "別", "忘", "抛开",
+                       "拋開", "跳过", "跳過", "不再", "无需", "無需", "放弃", "放棄", "丢弃",
+                       "丟棄", "只", "仅", "僅", "服从", "服從", "现在", "現在", "今后", "今後",
+                       "此后", "此後", "接下来", "接下來", "无效", "無效", "作废", "作廢",
+                       "失效", "发送", "發送", "发给", "發給", "上传", "上傳"),
     ),
     Lexicon(
-        "ja", False,
+        "ja", spaced=False,
         ignore=r"無視|忘れ|従わない|従わず|したがわない|聞かない|聞くな|気にしない|捨て|"
                r"スキップ|破棄",
         prior=r"以前|前の|これまでの|今までの|上記|上の|先ほどの|元の|最初の|初期|システム|"
@@ -164,12 +167,13 @@ LEXICONS2: tuple[Lexicon, ...] = (
         void=r"無効|取り消|破棄され|適用されない|失効",
         send=r"送信|送って|送れ|アップロード|投稿|公開して|共有して",
         loot=r"パスワード|鍵|キー|認証情報|資格情報|トークン|秘密|\.env",
-                stems=("無視", "忘れ", "従わ", "したかわ", "聞か", "聞くな", "気にし", "捨て", "スキッフ", "破棄", "たけ",
-               "のみ", "今後", "これから", "今から", "以後", "以降", "無効", "取り消", "送信", "送って", "送れ",
-               "アッフロート", "投稿"),
+                stems=("無視", "忘れ", "従わ", "したかわ", "聞か", "聞くな", "気にし", "捨て",
+                       "スキッフ", "破棄", "たけ", "のみ", "今後", "これから", "今から", "以後",
+                       "以降", "無効", "取り消", "送信", "送って", "送れ", "アッフロート",
+                       "投稿"),
     ),
     Lexicon(
-        "ko", False,
+        "ko", spaced=False,
         ignore=r"무시|잊어|잊고|잊으|따르지 ?마|따르지 ?말|듣지 ?마|듣지 ?말|신경 ?쓰지 ?마|"
                r"건너뛰|버리",
         prior=r"이전|앞의|앞서|위의|위에|기존|원래|초기|처음|시스템|모든|모두|전부|당신의",
@@ -183,12 +187,13 @@ LEXICONS2: tuple[Lexicon, ...] = (
         void=r"무효|취소|폐기|효력을 잃|더 이상 유효하지",
         send=r"보내|전송|업로드|공유|게시",
         loot=r"비밀번호|패스워드|암호|키|자격 ?증명|토큰|비밀",
-                stems=("무시", "잊어", "잊고", "잊으", "따르지", "듣지", "신경", "건너뛰", "버리", "따르", "따라", "복종",
-               "지금부터", "이제부터", "앞으로", "이후로", "무효", "취소", "보내", "전송", "업로드", "오직", "오로지",
-               "이전", "모든"),
+                stems=("무시", "잊어", "잊고", "잊으", "따르지", "듣지", "신경", "건너뛰",
+                       "버리", "따르", "따라", "복종", "지금부터", "이제부터", "앞으로",
+                       "이후로", "무효", "취소", "보내", "전송", "업로드", "오직", "오로지",
+                       "이전", "모든"),
     ),
     Lexicon(
-        "ar", True,
+        "ar", spaced=True,
         ignore=r"\w?تجاهل\w*|\w?انس\w*|\w?اهمل\w*|\w?أهمل\w*|لا تتبع|لا تلتزم|لا تستمع|لا تطع|"
                r"\w?تخط\w*|\w?اترك",
         prior=r"\w*السابق\w*|\w*أعلاه|\w*اعلاه|\w*الأصلي\w*|\w*الأولي\w*|\w*النظام|كل|جميع|"
@@ -208,12 +213,12 @@ LEXICONS2: tuple[Lexicon, ...] = (
         loot=r"\w*كلمات? (?:ال)?مرور|\w*كلمة (?:ال)?سر|\w*مفاتيح|\w*المفتاح|\w*رموز|\w*بيانات "
              r"الاعتماد|\w*أسرار",
                 stems=("تجاهل", "وتجاهل", "فتجاهل", "انس", "وانس", "اهمل", "أهمل", "لا", "تخط",
-               "اترك", "اتبع", "واتبع", "أطع", "اطع", "التزم", "والتزم", "نفذ", "ونفذ",
-               "استمع", "من", "ابتداء", "بعد", "أرسل", "وأرسل", "ارسل", "وارسل", "انشر",
-               "ارفع", "شارك", "فقط", "تعليمات", "التعليمات"),
+                       "اترك", "اتبع", "واتبع", "أطع", "اطع", "التزم", "والتزم", "نفذ", "ونفذ",
+                       "استمع", "من", "ابتداء", "بعد", "أرسل", "وأرسل", "ارسل", "وارسل", "انشر",
+                       "ارفع", "شارك", "فقط", "تعليمات", "التعليمات"),
     ),
     Lexicon(
-        "hi", False,
+        "hi", spaced=False,
         ignore=r"अनदेखा|नज़रअंदाज़|नजरअंदाज|अनसुना|भूल जा|भूल जाओ|भूल जाएं|भूलो|"
                r"पालन न कर|पालन मत कर|मत मानो|न मानें|छोड़ दो|छोड़ दें|उपेक्षा",
         prior=r"पिछले|पिछली|पहले|पूर्व|ऊपर|ऊपरी|मूल|प्रारंभिक|सिस्टम|सभी|सारे|सारी|अपने",
@@ -228,8 +233,8 @@ LEXICONS2: tuple[Lexicon, ...] = (
         send=r"भेज|अपलोड|साझा कर|पोस्ट कर",
         loot=r"पासवर्ड|कुंजी|कुंजियाँ|क्रेडेंशियल|टोकन|गुप्त",
                 stems=("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "अनसुना", "भूल", "पालन", "मत मानो",
-               "न मानें", "छोड़", "उपेक्षा", "केवल", "सिर्फ", "अब से", "आज से", "भेज",
-               "अपलोड"),
+                       "न मानें", "छोड़", "उपेक्षा", "केवल", "सिर्फ", "अब से", "आज से", "भेज",
+                       "अपलोड"),
     ),
 )
 # fmt: on

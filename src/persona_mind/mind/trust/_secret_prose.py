@@ -21,12 +21,12 @@ import re
 __all__ = ("prose_credential",)
 
 _I = re.IGNORECASE
-_SECRET_NAME = (
+_CRED_NOUN = (
     r"(?:pass ?phrase|password|passwort|passwd|pass|shared secret|secret|master (?:key|phrase|"
     r"password)|pin|passcode|pin code|recovery (?:code|phrase|key)|seed phrase|mnemonic)"
 )
 _QUOTED_PHRASE = re.compile(
-    rf"(?<![\w/\-.]){_SECRET_NAME}\b(?: (?:for|of|to|on) (?:the |my |our )?[\w.\-]+(?: [\w.\-]+)?)?"
+    rf"(?<![\w/\-.]){_CRED_NOUN}\b(?: (?:for|of|to|on) (?:the |my |our )?[\w.\-]+(?: [\w.\-]+)?)?"
     r"(?: (?:is|was|=|:)| ?[:=])? ?(?P<q>['\"“‘])(?P<value>\w[^'\"“”‘’\n]{7,99})['\"”’]",
     _I,
 )
