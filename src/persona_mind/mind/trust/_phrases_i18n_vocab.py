@@ -120,7 +120,7 @@ LEXICONS: tuple[Lexicon, ...] = (
                 stems=("ignor", "olvid", "omit", "desobedec", "haz", "hagas", "pasa", "deja",
                        "deja", "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl",
                        "ejecut", "atente", "manda", "mande", "sube", "suba", "reglas", "claves",
-                       "clave", "anulad", "envia", "envie", "usuario", "usuaria", "cancelad",
+                       "clave", "anulad", "envia", "envie", "cancelad",
                        "solo", "solamente", "unicamente"),
     ),
     Lexicon(
@@ -144,8 +144,8 @@ LEXICONS: tuple[Lexicon, ...] = (
         loot=r"senhas?|chaves?|credenciais|tokens?|segredos?",
                 stems=("ignor", "esquec", "desconsider", "nao", "deixe", "desobedec", "obedec",
                        "siga", "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras",
-                       "senha", "senhas", "chaves", "anulad", "usuario", "utilizador",
-                       "cancelad", "apenas", "somente"),
+                       "senha", "senhas", "chaves", "anulad", "utilizador",
+                       "cancelad", "apenas"),
     ),
     Lexicon(
         "it", spaced=True,

@@ -60,18 +60,24 @@ _OTP_SEED = re.compile(
     r"\b(?P<value>[A-Z2-7]{16,64})\b",
     _I,
 )
-_FORMATS = re.compile(
-    r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
-    r"-[A-Z0-9]{5}\b"  # 1Password secret key
-    r"|\bs-s4t2(?:ud|af)-[a-f0-9]{64}\b"  # 42 Intra
-    r"|\bCLOJARS_[a-z0-9]{60}\b"
-    r"|\b\d{15,16}\|[A-Za-z0-9_\-]{27}\b"  # Facebook app_id|secret
-    r"|\bBUNDLE_[A-Z0-9_]+__[A-Z]+\b\s*[:=]\s*[\"']?[^\s\"':]{3,}:[^\s\"';&]{3,}"
-    r"|\b[\w.\-]*(?:token|secret|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key)[\w\-]*"
+_FORMATS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("a3-",), re.compile(  # 1Password secret key
+        r"\bA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}"
+        r"-[A-Z0-9]{5}\b", _I)),
+    (("s-s4t2",), re.compile(r"\bs-s4t2(?:ud|af)-[a-f0-9]{64}\b")),  # 42 Intra
+    (("clojars_",), re.compile(r"\bCLOJARS_[a-z0-9]{60}\b", _I)),
+    (("|",), re.compile(r"\b\d{15,16}\|[A-Za-z0-9_\-]{27}\b")),  # Facebook app_id|secret
+    (("bundle_",), re.compile(
+        r"\bBUNDLE_[A-Z0-9_]+__[A-Z]+\b\s*[:=]\s*[\"']?[^\s\"':]{3,}:[^\s\"';&]{3,}")),
+)  # fmt: skip
+"""(literals, pattern): a pattern runs only when one of its literals is in the folded text."""
+_UUID_ASSIGNED = re.compile(
+    r"(?:token|secret|api[_\-]?key|apikey|access[_\-]?key|auth[_\-]?key)[\w\-]*"
     r"[\"']?\s*[,:=]+\s*[\"']?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
     r"-[0-9a-fA-F]{12}\b",
     _I,
 )
+"""A UUID assigned to a name that says token, secret or API key (not ``idempotency_key``)."""
 _ENV_CREDENTIAL = re.compile(
     r"\b[A-Z][A-Z0-9]*[_.](?:LOGIN|TOKEN|SECRET|API_?KEY|PASSWORD)\b\s*[:?]*=+\s*[\"']?"
     r"(?:[a-z]{2,4}_)?(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{20,}"
@@ -79,10 +85,11 @@ _ENV_CREDENTIAL = re.compile(
 """An environment-style name ending in LOGIN, TOKEN … assigned a long token."""
 _PLACEHOLDER_RUN = re.compile(r"(?i:x{5})|123456|abcdef", re.IGNORECASE)
 """``A3-XXXXXX-…``, ``dapi1234567890…``: a documented placeholder, not a key."""
-_GATE = re.compile(
-    r"pass|secret|master|pin|recovery|seed|mnemonic|login|log-in|account|cred|sign|user"
-    r"|otp|2fa|mfa|factor|authenticator|a3-|s-s4t2|clojars|\d\||bundle_|token|key"
-)
+_NAME_LITERALS = ("pass", "secret", "master", "pin", "recovery", "seed", "mnemonic")
+_LOGIN_LITERALS = ("login", "log-in", "account", "cred", "sign", "user")
+_OTP_LITERALS = ("otp", "2fa", "mfa", "factor", "authenticator")
+_OTP_WORD = re.compile(r"\b(?:[th]?otp|2fa|mfa|two-factor|authenticator)\b")
+_PIN_WORD = re.compile(r"\b(?:pin|passcode)\b")
 
 
 def _mixed(value: str) -> bool:
@@ -98,26 +105,44 @@ def _mixed(value: str) -> bool:
 
 def prose_credential(plain_text: str, folded: str) -> str | None:
     """The rule name of the first family that finds a credential in ``plain_text``
-    (``folded`` is its case-folded form, for the cheap gate), or ``None``."""
-    if not _GATE.search(folded):
-        return None
-    for m in (_FORMATS.search(plain_text), _ENV_CREDENTIAL.search(plain_text)):
+    (``folded`` is its case-folded form, for the literal gates that keep the families off
+    ordinary text), or ``None``."""
+    for literals, pattern in _FORMATS:
+        if any(lit in folded for lit in literals):
+            m = pattern.search(plain_text)
+            if m is not None and not _PLACEHOLDER_RUN.search(m.group()):
+                return "provider-format"
+    if folded.count("-") >= 4 and _UUID_ASSIGNED.search(plain_text):
+        return "provider-format"
+    if "=" in plain_text and ("_" in plain_text or "." in plain_text):
+        m = _ENV_CREDENTIAL.search(plain_text)
         if m is not None and not _PLACEHOLDER_RUN.search(m.group()):
-            return "provider-format"  # not A3-XXXXXX-XXXX… (a documented placeholder)
-    for m in _QUOTED_PHRASE.finditer(plain_text):
-        value = m["value"].strip()
-        if len(value.split()) >= 2 and not _RULE_WORDS.search(value):
-            return "quoted-passphrase"
-    for m in _PASS_IS.finditer(plain_text):
-        if _mixed(m["value"].rstrip(".!?")):
-            return "credential-in-prose"
-    for m in _LOGIN_PAIR.finditer(plain_text):
-        if _mixed(m["value"].rstrip(".!?")) and not m["user"].isdigit():
-            return "login-and-password"
-    if _PIN.search(plain_text) or _APP_PASSWORD.search(plain_text):
+            return "provider-format"  # not dapi1234567890… (a documented placeholder)
+    quoted = any(q in plain_text for q in "'\"“‘")
+    if quoted and any(w in folded for w in _NAME_LITERALS):
+        for m in _QUOTED_PHRASE.finditer(plain_text):
+            value = m["value"].strip()
+            if len(value.split()) >= 2 and not _RULE_WORDS.search(value):
+                return "quoted-passphrase"
+    if "pass" in folded:
+        for m in _PASS_IS.finditer(plain_text):
+            if _mixed(m["value"].rstrip(".!?")):
+                return "credential-in-prose"
+    if "/" in plain_text and any(w in folded for w in _LOGIN_LITERALS):
+        for m in _LOGIN_PAIR.finditer(plain_text):
+            if _mixed(m["value"].rstrip(".!?")) and not m["user"].isdigit():
+                return "login-and-password"
+    if (
+        ("pin" in folded or "passcode" in folded)
+        and _PIN_WORD.search(folded)
+        and _PIN.search(plain_text)
+    ):
         return "pin-or-app-password"
-    for m in _OTP_SEED.finditer(plain_text):
-        seed = m["value"]
-        if seed.isupper() and any(c.isdigit() for c in seed) and len(set(seed)) >= 8:
-            return "otp-seed"
+    if "app" in folded and "password" in folded and _APP_PASSWORD.search(plain_text):
+        return "pin-or-app-password"
+    if any(w in folded for w in _OTP_LITERALS) and _OTP_WORD.search(folded):
+        for m in _OTP_SEED.finditer(plain_text):
+            seed = m["value"]
+            if seed.isupper() and any(c.isdigit() for c in seed) and len(set(seed)) >= 8:
+                return "otp-seed"
     return None
