@@ -55,6 +55,8 @@ def _source(lex: Lexicon) -> str:
     ign, pri, ords, usr, ask = g(lex.ignore), g(lex.prior), g(lex.orders), g(lex.user), g(lex.asked)
     obey, only, this, void = g(lex.obey), g(lex.only), g(lex.this), g(lex.void)
     send, loot = g(lex.send), g(lex.loot)
+    reveal, sysprompt = g(lex.reveal), g(lex.sysprompt)
+    hidden = f"(?:{sysprompt}|{g(lex.yours)}{f(15)}{ords})" if lex.yours else sysprompt
     clause_end = r"(?=\s*(?:[.,;:!?，。！？、؟]|$))"
     only_obey = f"(?:{only}{f(20)}{obey}|{obey}{f(20)}{only})"
     templates = (
@@ -76,6 +78,9 @@ def _source(lex: Lexicon) -> str:
         # the previous / the user's instructions are void
         f"(?:{pri}|{usr}){f(20)}{ords}{f(30)}{void}",
         f"{ords}{f(20)}(?:{pri}|{usr}){f(30)}{void}",
+        # show me your system prompt / your instructions
+        f"{reveal}{f(20)}{hidden}",
+        f"{hidden}{f(25)}{reveal}",
         # send the credentials to an address
         f"{send}{f(40)}{loot}{f(60)}{_ADDRESS}",
         f"{loot}{f(40)}{send}{f(60)}{_ADDRESS}",

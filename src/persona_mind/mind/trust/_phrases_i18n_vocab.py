@@ -37,6 +37,12 @@ class Lexicon:
     void: str
     send: str
     loot: str
+    reveal: str
+    """Verbs of showing or telling (for a request for the hidden prompt)."""
+    yours: str
+    """The reader's possessive ("your"); empty where it is a suffix of the noun."""
+    sysprompt: str
+    """Names of the hidden prompt: "system prompt", "hidden instructions"."""
     stems: tuple[str, ...]
 
 
@@ -51,8 +57,7 @@ LEXICONS: tuple[Lexicon, ...] = (
         orders=r"anweisung|instruktion|regel|vorgabe|richtlinie|befehl|anordnung|systemprompt|"
                r"prompt|direktive",
         user=r"nutzers?|benutzers?|anwenders?|users?",
-        asked=r"gebeten|gefragt|gesagt|verlangt|gewünscht|anfrage|bitte|wunsch|auftrag|"
-              r"anweisung",
+        asked=r"gebeten|gefragt|gesagt|verlangt|gewünscht|anfrage|bitte|wunsch|auftrag|anweisung",
         obey=r"befolg\w*|folge|folgt|gehorch\w*|halte dich an|haltet euch an|richte dich nach|"
              r"führe (?:\w+ ){0,3}aus",
         only=r"nur|ausschliesslich|allein|einzig",
@@ -64,11 +69,17 @@ LEXICONS: tuple[Lexicon, ...] = (
              r"nicht mehr(?= ?[;.,:!?]|$)",
         send=r"sende\w*|schick\w*|übermittl\w*|lade (?:\w+ ){0,4}hoch|poste\w*",
         loot=r"passw\w*|kennw\w*|zugangsdaten|schlüssel|api-keys?|tokens?|geheimnisse",
-                stems=("ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh",
-                       "verwirf", "verwerft", "beachte", "folge", "folgt", "gehorch", "halte",
-                       "haltet", "richte", "schick", "ubermittl", "lade", "anweisung", "vorgabe",
-                       "regeln", "befehl", "kennwort", "zugangsdaten", "schlussel", "nutzer",
-                       "benutzer", "anwender", "nur", "ausschliesslich", "allein", "einzig"),
+        reveal=r"zeig\w*|gib (?:\w+ ){0,3}(?:aus|preis|wieder)|verrat\w*|nenne|wiederhole\w*|"
+               r"teile? (?:\w+ ){0,3}mit|schreib\w* (?:\w+ ){0,3}(?:auf|ab)",
+        yours=r"deine|eure|dein|deinen",
+        sysprompt=r"systemprompt\w*|system-prompt\w*|systemanweisung\w*|(?:versteckt|geheim|"
+                  r"ursprünglich)\w* (?:anweisung|instruktion)\w*",
+        stems=("ignorier", "vergiss", "vergesst", "vergessen", "missacht", "ubergeh", "verwirf",
+               "verwerft", "beachte", "folge", "folgt", "gehorch", "halte", "haltet", "richte",
+               "schick", "ubermittl", "lade", "anweisung", "vorgabe", "regeln", "befehl",
+               "kennwort", "zugangsdaten", "schlussel", "nutzer", "benutzer", "anwender", "nur",
+               "ausschliesslich", "allein", "einzig", "zeig", "zeige", "verrat", "nenne",
+               "wiederhole", "teile", "schreib"),
     ),
     Lexicon(
         "fr", spaced=True,
@@ -82,32 +93,37 @@ LEXICONS: tuple[Lexicon, ...] = (
         asked=r"demande\w*|dit|voulu|souhait\w*|requete|consignes?|instructions?",
         obey=r"obei\w*|suis|suivez|suivre|applique\w*|execute\w*|conforme-toi|conformez-vous",
         only=r"uniquement|seulement|exclusivement|que",
-        this=r"(?:ce|cette|cet) (?:\w+ )?(?:fichier|document|note|message|texte|page|"
-             r"courriel|e-mail|commentaire)",
-        now=r"a partir de maintenant|desormais|dorenavant|a partir d'aujourd'hui|"
-            r"des maintenant",
+        this=r"(?:ce|cette|cet) (?:\w+ )?(?:fichier|document|note|message|texte|page|courriel|"
+             r"e-mail|commentaire)",
+        now=r"a partir de maintenant|desormais|dorenavant|a partir d'aujourd'hui|des maintenant",
         void=r"annule\w*|invalide\w*|caduque?s?|nulles?|revoque\w*|ne s'appliquent plus|"
              r"ne sont plus valables?|obsoletes?|abroge\w*",
         send=r"envoie|envoyez|envoyer|transmets|transmettez|publie|publiez|poste|postez|"
              r"televerse\w*",
         loot=r"mots? de passe|cles?|identifiants|jetons?|tokens?|secrets?",
-                stems=("ignor", "oubli", "tiens", "tenez", "fais", "faites", "laisse", "laissez",
-                       "obei", "suis", "suivez", "suivre", "regles", "obeis", "obeissez",
-                       "annul", "caduc", "mots", "mot", "cles", "seulement", "l'utilisateur",
-                       "utilisateur"),
+        reveal=r"revele\w*|montre\w*|affiche\w*|repete\w*|donne-moi|donnez-moi|dis-moi|dites-moi|"
+               r"ecri[st]\w*|partage\w*",
+        yours=r"tes|vos|ton|votre",
+        sysprompt=r"prompt (?:du )?systeme|invite (?:du )?systeme|message (?:du )?systeme|"
+                  r"instructions? (?:du systeme|initiales|cachees|secretes)",
+        stems=("ignor", "oubli", "tiens", "tenez", "fais", "faites", "laisse", "laissez", "obei",
+               "suis", "suivez", "suivre", "regles", "obeis", "obeissez", "annul", "caduc",
+               "mots", "mot", "cles", "seulement", "l'utilisateur", "utilisateur", "revele",
+               "montre", "affiche", "repete", "donne", "donnez", "dis", "dites", "ecris",
+               "partage"),
     ),
     Lexicon(
         "es", spaced=True,
-        ignore=r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidate|descarta|"
-               r"descarte|omite|omita|desobedece|haz caso omiso|no hagas caso|pasa por alto|"
-               r"deja de lado|dejá de lado|no sigas|deja de seguir|no tengas en cuenta",
+        ignore=r"ignora|ignore|ignoren|ignorar|olvida|olvide|olviden|olvidate|descarta|descarte|"
+               r"omite|omita|desobedece|haz caso omiso|no hagas caso|pasa por alto|deja de lado|"
+               r"dejá de lado|no sigas|deja de seguir|no tengas en cuenta",
         prior=r"anterior\w*|previ[ao]s?|de arriba|del sistema|original\w*|inicial\w*|tus|sus|"
               r"todas|todos",
-        orders=r"instrucciones|instruccion|reglas|indicaciones|ordenes|directrices|normas|"
-               r"prompt|consignas|peticion",
+        orders=r"instrucciones|instruccion|reglas|indicaciones|ordenes|directrices|normas|prompt|"
+               r"consignas|peticion",
         user=r"usuari[oa]s?",
-        asked=r"pidio|pidió|dijo|ha dicho|quiere|queria|pedido|peticion|solicitud|"
-              r"instrucciones|ordenes",
+        asked=r"pidio|pidió|dijo|ha dicho|quiere|queria|pedido|peticion|solicitud|instrucciones|"
+              r"ordenes",
         obey=r"obedece\w*|sigue|siga|sigan|cumple|cumpla|ejecuta\w*|haz caso|atente",
         only=r"solo|solamente|unicamente|exclusivamente",
         this=r"(?:este|esta|estos|estas) (?:\w+ )?(?:archivo|fichero|documento|nota|mensaje|"
@@ -117,84 +133,101 @@ LEXICONS: tuple[Lexicon, ...] = (
              r"son validas|rigen)|revocad[ao]s?|obsoletas?|nul[ao]s?",
         send=r"envia|envie|envien|enviar|manda|mande|publica|publique|sube|suba|comparte",
         loot=r"contrasenas?|claves?|credenciales|tokens?|secretos?|archivo de configuracion",
-                stems=("ignor", "olvid", "omit", "desobedec", "haz", "hagas", "pasa", "deja",
-                       "deja", "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl",
-                       "ejecut", "atente", "manda", "mande", "sube", "suba", "reglas", "claves",
-                       "clave", "anulad", "envia", "envie", "cancelad",
-                       "solo", "solamente", "unicamente"),
+        reveal=r"revela\w*|muestra\w*|dime|dinos|repite\w*|escribe\w*|comparte\w*|dame",
+        yours=r"tus|tu",
+        sysprompt=r"prompt del sistema|indicaciones del sistema|mensaje del sistema|"
+                  r"instrucciones (?:del sistema|iniciales|ocultas|secretas)",
+        stems=("ignor", "olvid", "omit", "desobedec", "haz", "hagas", "pasa", "deja", "deja",
+               "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl", "ejecut",
+               "atente", "manda", "mande", "sube", "suba", "reglas", "claves", "clave", "anulad",
+               "envia", "envie", "cancelad", "solo", "solamente", "unicamente", "revela",
+               "muestra", "muestrame", "dime", "dinos", "repite", "escribe", "dame"),
     ),
     Lexicon(
         "pt", spaced=True,
         ignore=r"ignora|ignore|ignorem|ignorar|esqueca|esqueça|esquece|esqueçam|desconsidere|"
                r"desconsidera|nao siga|não siga|deixe de lado|descarte|desobedeca",
-        prior=r"anterior\w*|previ[ao]s?|acima|do sistema|original\w*|inicial\w*|tuas|suas|"
-              r"todas|todos",
+        prior=r"anterior\w*|previ[ao]s?|acima|do sistema|original\w*|inicial\w*|tuas|suas|todas|"
+              r"todos",
         orders=r"instrucoes|instrução|instrucao|regras|diretrizes|orientacoes|ordens|prompt|"
                r"comandos",
         user=r"usuari[oa]s?|utilizador(?:es)?",
         asked=r"pediu|disse|quer|pedido|solicitacao|instrucoes|ordens",
         obey=r"obedeca\w*|obedece|siga|sigam|segue|cumpra|execute|faca o que",
         only=r"apenas|somente|so|unicamente|exclusivamente",
-        this=r"(?:este|esta|deste|desta|neste|nesta) (?:\w+ )?(?:arquivo|ficheiro|documento|"
-             r"nota|mensagem|texto|pagina|e-mail|comentario)",
+        this=r"(?:este|esta|deste|desta|neste|nesta) (?:\w+ )?(?:arquivo|ficheiro|documento|nota|"
+             r"mensagem|texto|pagina|e-mail|comentario)",
         now=r"a partir de agora|de agora em diante|daqui em diante|doravante",
-        void=r"anulad[ao]s?|invalid[ao]s?|cancelad[ao]s?|sem efeito|nao (?:valem|se aplicam)"
-             r" mais|revogad[ao]s?|obsoletas?",
+        void=r"anulad[ao]s?|invalid[ao]s?|cancelad[ao]s?|sem efeito|nao (?:valem|"
+             r"se aplicam) mais|revogad[ao]s?|obsoletas?",
         send=r"envie|envia|enviar|mande|manda|publique|publica|carregue|compartilhe",
         loot=r"senhas?|chaves?|credenciais|tokens?|segredos?",
-                stems=("ignor", "esquec", "desconsider", "nao", "deixe", "desobedec", "obedec",
-                       "siga", "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras",
-                       "senha", "senhas", "chaves", "anulad", "utilizador",
-                       "cancelad", "apenas"),
+        reveal=r"revele\w*|revela\w*|mostre\w*|mostra\w*|diga-me|me diga|repita\w*|escreva\w*|"
+               r"compartilhe",
+        yours=r"tuas|teu|tua|teus",
+        sysprompt=r"prompt do sistema|mensagem do sistema|instrucoes (?:do sistema|iniciais|"
+                  r"ocultas|secretas)",
+        stems=("ignor", "esquec", "desconsider", "nao", "deixe", "desobedec", "obedec", "siga",
+               "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras", "senha", "senhas",
+               "chaves", "anulad", "utilizador", "cancelad", "apenas", "revele", "revela",
+               "diga", "repita", "escreva"),
     ),
     Lexicon(
         "it", spaced=True,
         ignore=r"ignora|ignorate|ignori|ignorare|dimentica|dimenticate|dimentichi|trascura|"
                r"non considerare|non tenere conto|non seguire(?: piu)?|smetti di seguire|"
                r"lascia perdere|non ascoltare(?: piu)?",
-        prior=r"precedent\w*|sopra|del sistema|iniziali|originali|di prima|tutte|tutti|tue|"
-              r"sue|vostre",
+        prior=r"precedent\w*|sopra|del sistema|iniziali|originali|di prima|tutte|tutti|tue|sue|"
+              r"vostre",
         orders=r"istruzioni|regole|indicazioni|direttive|ordini|prompt|consegne|comandi",
         user=r"l'utente|utente|utenti",
         asked=r"chiesto|detto|vuole|voleva|richiest\w*|istruzioni|ordini",
         obey=r"obbedisci|ubbidisci|segui|seguite|esegui|attieniti|rispetta",
         only=r"solo|soltanto|unicamente|esclusivamente",
-        this=r"(?:questo|questa|questi|queste|quest') ?(?:\w+ )?(?:file|documento|nota|"
-             r"messaggio|testo|pagina|e-mail|commento)",
+        this=r"(?:questo|questa|questi|queste|quest') ?(?:\w+ )?(?:file|documento|nota|messaggio|"
+             r"testo|pagina|e-mail|commento)",
         now=r"da (?:ora|adesso|questo momento) in poi|d'ora in poi|da ora|da questo momento|"
             r"d'ora in avanti",
-        void=r"annullat[ei]|invalid[ei]|non (?:valgono|si applicano) piu|revocat[ei]|"
-             r"obsolet[ei]|null[ei]",
+        void=r"annullat[ei]|invalid[ei]|non (?:valgono|si applicano) piu|revocat[ei]|obsolet[ei]|"
+             r"null[ei]",
         send=r"invia|inviate|manda|mandate|pubblica|carica|condividi",
         loot=r"password|chiavi|credenziali|token|segreti",
-                stems=("ignor", "dimentic", "trascura", "smetti", "lascia", "obbedisci",
-                       "ubbidisci", "segui", "esegui", "attieniti", "rispetta", "invia", "manda",
-                       "pubblica", "carica", "istruzioni", "regole", "tenere", "seguire",
-                       "ascoltare", "chiavi", "annullat", "l'utente", "utente", "solo",
-                       "soltanto", "unicamente"),
+        reveal=r"rivela\w*|mostra\w*|dimmi|ripeti\w*|stampa\w*|scrivi\w*|condividi",
+        yours=r"tue|tuoi|tuo|tua|vostre",
+        sysprompt=r"prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|iniziali|"
+                  r"nascoste|segrete)",
+        stems=("ignor", "dimentic", "trascura", "smetti", "lascia", "obbedisci", "ubbidisci",
+               "segui", "esegui", "attieniti", "rispetta", "invia", "manda", "pubblica",
+               "carica", "istruzioni", "regole", "tenere", "seguire", "ascoltare", "chiavi",
+               "annullat", "l'utente", "utente", "solo", "soltanto", "unicamente", "rivela",
+               "dimmi", "ripeti", "stampa", "scrivi"),
     ),
     Lexicon(
         "nl", spaced=True,
         ignore=r"negeer|vergeet|sla (?:\w+ ){0,3}over|houd geen rekening|hou geen rekening|"
                r"volg (?:\w+ ){0,3}niet(?: meer)?|luister niet(?: meer)?",
-        prior=r"vorige|eerdere|bovenstaande|voorgaande|oorspronkelijke|oude|systeem|alle|je|"
-              r"jouw|uw",
+        prior=r"vorige|eerdere|bovenstaande|voorgaande|oorspronkelijke|oude|systeem|alle|je|jouw|"
+              r"uw",
         orders=r"instructies|regels|opdrachten|richtlijnen|aanwijzingen|prompt|bevelen",
         user=r"gebruikers?",
         asked=r"vroeg|gevraagd|zei|gezegd|wil|wilde|verzoek|vraag|opdracht|instructies",
         obey=r"volg|gehoorzaam|voer (?:\w+ ){0,3}uit|houd je aan|hou je aan",
         only=r"alleen|enkel|uitsluitend|slechts",
-        this=r"(?:dit|deze) (?:\w+ )?(?:bestand|document|notitie|bericht|tekst|pagina|"
-             r"e-mail|opmerking)",
+        this=r"(?:dit|deze) (?:\w+ )?(?:bestand|document|notitie|bericht|tekst|pagina|e-mail|"
+             r"opmerking)",
         now=r"vanaf nu|van nu af aan|voortaan|vanaf heden",
         void=r"ongeldig|vervallen|nietig|ingetrokken|gelden niet meer|niet meer geldig|"
              r"achterhaald",
         send=r"stuur|verstuur|verzend|upload|plaats|deel",
         loot=r"wachtwoord\w*|sleutels?|inloggegevens|tokens?|geheimen",
-                stems=("negeer", "vergeet", "sla", "houd", "hou", "volg", "luister",
-                       "gehoorzaam", "voer", "stuur", "verzend", "plaats", "deel", "regels",
-                       "opdrachten", "wachtwoord", "sleutels", "ongeldig", "gebruiker", "alleen",
-                       "uitsluitend"),
+        reveal=r"onthul\w*|toon|laat (?:\w+ ){0,3}zien|herhaal|schrijf (?:\w+ ){0,3}op|vertel\w*",
+        yours=r"je|jouw|uw",
+        sysprompt=r"systeemprompt|systeeminstructies|(?:verborgen|geheime|"
+                  r"oorspronkelijke) instructies",
+        stems=("negeer", "vergeet", "sla", "houd", "hou", "volg", "luister", "gehoorzaam",
+               "voer", "stuur", "verzend", "plaats", "deel", "regels", "opdrachten",
+               "wachtwoord", "sleutels", "ongeldig", "gebruiker", "alleen", "uitsluitend",
+               "onthul", "toon", "laat", "herhaal", "schrijf", "vertel"),
     ),
     Lexicon(
         "pl", spaced=True,
@@ -204,22 +237,24 @@ LEXICONS: tuple[Lexicon, ...] = (
               r"wszystkie|wszelkie|twoje",
         orders=r"instrukcj\w*|polecen\w*|zasad\w*|regul\w*|wytyczn\w*|rozkaz\w*|prompt\w*",
         user=r"uzytkownik\w*",
-        asked=r"prosił\w*|prosb\w*|powiedział\w*|chce|chciał\w*|polecen\w*|zadani\w*|"
-              r"instrukcj\w*",
+        asked=r"prosił\w*|prosb\w*|powiedział\w*|chce|chciał\w*|polecen\w*|zadani\w*|instrukcj\w*",
         obey=r"słuchaj|wykonuj|wykonaj|stosuj sie|przestrzegaj|posłuchaj|trzymaj sie",
         only=r"tylko|wyłącznie|jedynie",
         this=r"(?:tego|tej|ten|ta|tym) (?:\w+ )?(?:pliku|plik|dokumentu|dokument|notatki|"
              r"wiadomosci|tekstu|strony|komentarza)",
         now=r"od teraz|od tej chwili|od tego momentu|od dzis|odtad",
-        void=r"niewazn\w*|uniewaznion\w*|anulowan\w*|nie obowiazuj\w*|nieaktualn\w*|"
-             r"odwołan\w*",
+        void=r"niewazn\w*|uniewaznion\w*|anulowan\w*|nie obowiazuj\w*|nieaktualn\w*|odwołan\w*",
         send=r"wyslij|przeslij|opublikuj|wrzuc|udostepnij",
         loot=r"hasł\w*|klucz\w*|dane logowania|tokeny?|sekrety?",
-                stems=("zignoruj", "ignoruj", "zapomnij", "pomin", "odrzuc", "lekcewaz",
-                       "słuchaj", "wykonuj", "wykonaj", "stosuj", "przestrzegaj", "posłuchaj",
-                       "trzymaj", "wyslij", "przeslij", "opublikuj", "wrzuc", "udostepnij",
-                       "polecen", "hasło", "hasła", "klucze", "nieważne", "użytkownik",
-                       "użytkownika", "tylko", "wyłącznie"),
+        reveal=r"ujawnij|pokaż|wyświetl|powtórz|wypisz|podaj|powiedz",
+        yours=r"twoje|twój|twoich",
+        sysprompt=r"prompt\w* systemow\w*|monit\w* systemow\w*|instrukcj\w* systemow\w*|"
+                  r"ukryt\w* instrukcj\w*",
+        stems=("zignoruj", "ignoruj", "zapomnij", "pomin", "odrzuc", "lekcewaz", "słuchaj",
+               "wykonuj", "wykonaj", "stosuj", "przestrzegaj", "posłuchaj", "trzymaj", "wyslij",
+               "przeslij", "opublikuj", "wrzuc", "udostepnij", "polecen", "hasło", "hasła",
+               "klucze", "nieważne", "użytkownik", "użytkownika", "tylko", "wyłącznie",
+               "ujawnij", "pokaż", "wyświetl", "powtórz", "wypisz", "podaj", "powiedz"),
     ),
 )
 # fmt: on
