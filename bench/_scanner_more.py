@@ -230,7 +230,7 @@ def madial_dialogues(root: Path) -> Iterator[Row]:
     for n, record in _jsonl(src, "data/ch/MADial-Bench-zh-memory.json"):
         try:
             ((_, memory),) = record.items()
-            event = memory["event"] if isinstance(memory, dict) else None
+            event = memory.get("event") if isinstance(memory, dict) else None
         except ValueError as exc:
             raise ValueError(f"{src.where('data/ch', n)}: needs {{id: {{event}}}}") from exc
         text = public._text(event, src.where("data/ch/MADial-Bench-zh-memory.json", n))
