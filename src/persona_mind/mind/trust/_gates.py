@@ -118,7 +118,7 @@ def _is_word(stem: str) -> bool:
     """Alphabetic stems of space-separated scripts are looked up by word start; CJK stems
     and symbols by substring."""
     letters = stem.replace(" ", "").replace("'", "")
-    return letters.isalpha() and all(ord(ch) < 0x2E80 for ch in letters)
+    return letters.isalpha() and all(ord(ch) < 0x0E00 for ch in letters)
 
 
 def _leading_words(alternation: str) -> tuple[str, ...]:

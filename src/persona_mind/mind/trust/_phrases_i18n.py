@@ -31,7 +31,7 @@ Rule = tuple[str, re.Pattern[str]]
 
 _END = ".!?;。！？।؟\n"
 _END_UNSPACED = _END + "，、,"
-_IDEOGRAPHIC = frozenset({"zh", "ja"})
+_IDEOGRAPHIC = frozenset({"zh", "ja", "th"})
 _ADDRESS = r"(?:https?://|www\.|[\w.+-]+@[\w-]+\.\w|\b[\w-]+\.(?:com|net|org|io|ru|cn)\b)"
 
 
@@ -75,6 +75,7 @@ def _source(lex: Lexicon) -> str:
         f"{only_obey}{f(40)}{this}",
         f"{this}{f(40)}{only_obey}",
         f"{only}{f(10)}{this}{f(30)}{obey}",
+        f"{obey}{f(30)}{this}{f(15)}{only}",
         # the previous / the user's instructions are void
         f"(?:{pri}|{usr}){f(20)}{ords}{f(30)}{void}",
         f"{ords}{f(20)}(?:{pri}|{usr}){f(30)}{void}",

@@ -104,8 +104,8 @@ LEXICONS: tuple[Lexicon, ...] = (
         reveal=r"revele\w*|montre\w*|affiche\w*|repete\w*|donne-moi|donnez-moi|dis-moi|dites-moi|"
                r"ecri[st]\w*|partage\w*",
         yours=r"tes|vos|ton|votre",
-        sysprompt=r"prompt (?:du )?systeme|invite (?:du )?systeme|message (?:du )?systeme|"
-                  r"instructions? (?:du systeme|initiales|cachees|secretes)",
+        sysprompt=r"prompt (?:du )?systeme|invite (?:du )?systeme|instructions? (?:du systeme|"
+                  r"initiales|cachees|secretes)",
         stems=("ignor", "oubli", "tiens", "tenez", "fais", "faites", "laisse", "laissez", "obei",
                "suis", "suivez", "suivre", "regles", "obeis", "obeissez", "annul", "caduc",
                "mots", "mot", "cles", "seulement", "l'utilisateur", "utilisateur", "revele",
@@ -135,8 +135,8 @@ LEXICONS: tuple[Lexicon, ...] = (
         loot=r"contrasenas?|claves?|credenciales|tokens?|secretos?|archivo de configuracion",
         reveal=r"revela\w*|muestra\w*|dime|dinos|repite\w*|escribe\w*|comparte\w*|dame",
         yours=r"tus|tu",
-        sysprompt=r"prompt del sistema|indicaciones del sistema|mensaje del sistema|"
-                  r"instrucciones (?:del sistema|iniciales|ocultas|secretas)",
+        sysprompt=r"prompt del sistema|indicaciones del sistema|instrucciones (?:del sistema|"
+                  r"iniciales|ocultas|secretas)",
         stems=("ignor", "olvid", "omit", "desobedec", "haz", "hagas", "pasa", "deja", "deja",
                "sigas", "tengas", "obedec", "sigue", "siga", "sigan", "cumpl", "ejecut",
                "atente", "manda", "mande", "sube", "suba", "reglas", "claves", "clave", "anulad",
@@ -165,8 +165,7 @@ LEXICONS: tuple[Lexicon, ...] = (
         reveal=r"revele\w*|revela\w*|mostre\w*|mostra\w*|diga-me|me diga|repita\w*|escreva\w*|"
                r"compartilhe",
         yours=r"tuas|teu|tua|teus",
-        sysprompt=r"prompt do sistema|mensagem do sistema|instrucoes (?:do sistema|iniciais|"
-                  r"ocultas|secretas)",
+        sysprompt=r"prompt do sistema|instrucoes (?:do sistema|iniciais|ocultas|secretas)",
         stems=("ignor", "esquec", "desconsider", "nao", "deixe", "desobedec", "obedec", "siga",
                "sigam", "segue", "cumpra", "faca", "mande", "manda", "regras", "senha", "senhas",
                "chaves", "anulad", "utilizador", "cancelad", "apenas", "revele", "revela",
@@ -194,8 +193,7 @@ LEXICONS: tuple[Lexicon, ...] = (
         loot=r"password|chiavi|credenziali|token|segreti",
         reveal=r"rivela\w*|mostra\w*|dimmi|ripeti\w*|stampa\w*|scrivi\w*|condividi",
         yours=r"tue|tuoi|tuo|tua|vostre",
-        sysprompt=r"prompt di sistema|messaggio di sistema|istruzioni (?:di sistema|iniziali|"
-                  r"nascoste|segrete)",
+        sysprompt=r"prompt di sistema|istruzioni (?:di sistema|iniziali|nascoste|segrete)",
         stems=("ignor", "dimentic", "trascura", "smetti", "lascia", "obbedisci", "ubbidisci",
                "segui", "esegui", "attieniti", "rispetta", "invia", "manda", "pubblica",
                "carica", "istruzioni", "regole", "tenere", "seguire", "ascoltare", "chiavi",

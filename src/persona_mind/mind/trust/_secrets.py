@@ -19,8 +19,8 @@ from persona_mind.mind.trust._random_tokens import (
     placeholder_token,
     random_token,
 )
-from persona_mind.mind.trust._secret_prose import prose_credential
 from persona_mind.mind.trust._secret_formats import BY_PREFIX
+from persona_mind.mind.trust._secret_prose import prose_credential
 
 __all__ = ("LONG_WORD", "secret_findings")
 
