@@ -223,9 +223,27 @@ def fastchat(root: Path) -> Iterator[Row]:
 
 def madial_dialogues(root: Path) -> Iterator[Row]:
     """Every turn of MADial-Bench's 160 dialogues (children talking with an assistant about
-    their memories): ``test``, like its memories."""
+    their memories), in English and in the Chinese original (``conversation-zh``, with its
+    memories as ``memory-zh``: benign text in a language the override families cover):
+    ``test``, like its English memories."""
     src = Source(root, *public.MADIAL)
-    path = "data/en/MADial-Bench-en-dialogue.json"
+    for n, record in _jsonl(src, "data/ch/MADial-Bench-zh-memory.json"):
+        try:
+            ((_, memory),) = record.items()
+            event = memory.get("event") if isinstance(memory, dict) else None
+        except ValueError as exc:
+            raise ValueError(f"{src.where('data/ch', n)}: needs {{id: {{event}}}}") from exc
+        text = public._text(event, src.where("data/ch/MADial-Bench-zh-memory.json", n))
+        yield _row("benign", "memory-zh", src, "data/ch/MADial-Bench-zh-memory.json", text,
+                   "test")  # fmt: skip
+    for path, cls in (
+        ("data/en/MADial-Bench-en-dialogue.json", "conversation"),
+        ("data/ch/MADial-Bench-zh-dialogue.json", "conversation-zh"),
+    ):
+        yield from _madial_turns(src, path, cls)
+
+
+def _madial_turns(src: Source, path: str, cls: str) -> Iterator[Row]:
     for n, record in _jsonl(src, path):
         turns = record.get("dialogue")
         if not isinstance(turns, list):
@@ -233,7 +251,7 @@ def madial_dialogues(root: Path) -> Iterator[Row]:
         for turn in turns:
             said = re.sub(r"^<[^>]+>:\s*", "", str(turn).strip()).strip().strip('"')
             if said and said != "<BOD>":
-                yield _row("benign", "conversation", src, path, said, "test")
+                yield _row("benign", cls, src, path, said, "test")
 
 
 def own(root: Path) -> Iterator[Row]:
