@@ -86,6 +86,9 @@ _ENV_CREDENTIAL = re.compile(
 _PLACEHOLDER_RUN = re.compile(r"(?i:x{5})|123456|abcdef", re.IGNORECASE)
 """``A3-XXXXXX-…``, ``dapi1234567890…``: a documented placeholder, not a key."""
 _NAME_LITERALS = ("pass", "secret", "master", "pin", "recovery", "seed", "mnemonic")
+_FILE_NAME = re.compile(r"[a-z0-9_\-]+(?:\.[a-z0-9]{1,6})+$")
+"""``deploy.md``, ``setup.cfg.in``: a lower-case file name after a slash is a path
+(``docs/deploy.md``), not the password of a ``user/password`` pair."""
 _LOGIN_LITERALS = ("login", "log-in", "account", "cred", "sign", "user")
 _OTP_LITERALS = ("otp", "2fa", "mfa", "factor", "authenticator")
 _OTP_WORD = re.compile(r"\b(?:[th]?otp|2fa|mfa|two-factor|authenticator)\b")
@@ -130,7 +133,8 @@ def prose_credential(plain_text: str, folded: str) -> str | None:
                 return "credential-in-prose"
     if "/" in plain_text and any(w in folded for w in _LOGIN_LITERALS):
         for m in _LOGIN_PAIR.finditer(plain_text):
-            if _mixed(m["value"].rstrip(".!?")) and not m["user"].isdigit():
+            value = m["value"].rstrip(".!?")
+            if _mixed(value) and not m["user"].isdigit() and not _FILE_NAME.match(value):
                 return "login-and-password"
     if (
         ("pin" in folded or "passcode" in folded)
