@@ -6,8 +6,9 @@ assistant, plus one of a few *objects* that make it an attack — persistence ("
 future session"), a later trigger ("when the user next asks"), a claimed authority or prior
 approval, an assigned role without rules, a secret leaving the machine, an address to the
 model that will read the text, a forged tool or system frame, a request for the model's own
-instructions, a claimed standing or excuse, earlier text declared void and its replacement
-(the last three in :mod:`._phrases_claims`).  Each cue below is one such part, matched on the folded text.
+instructions, a claimed standing or excuse, a request for the reader's own secret, earlier
+text declared void and what replaces it (these four in :mod:`._phrases_claims`).  Each cue
+below is one such part, matched on the folded text.
 
 Two uses:
 
