@@ -32,6 +32,8 @@ if __package__ in (None, ""):  # run as `python bench/_scanner_more.py`
 
 from bench import _scanner_public as public
 from bench._scanner_garak import decontaminate, garak
+from bench._scanner_persuade import PERSUADE
+from bench._scanner_persuade import SOURCES as PERSUADE_SOURCES
 from bench._scanner_public import Row, Source
 
 # fmt: off
@@ -306,17 +308,18 @@ MORE = (bipia, purple_llama, hh_rlhf, fastchat, madial_dialogues, garak)
 
 
 def build(root: Path) -> list[Row]:
-    """Every row of both converters and the own sets, each with its ``split``; a text seen
-    before is kept once (the first source wins)."""
+    """Every row of the converters and the own sets, each with its ``split``; a text seen
+    before is kept once (the first source wins: the persuasion and role-play sources of
+    ``_scanner_persuade`` come last, so they take no row from an earlier split)."""
     seen: set[str] = set()
     rows: list[Row] = []
-    for produce in (*public.PRODUCERS, *MORE, own):
+    for produce in (*public.PRODUCERS, *MORE, own, *PERSUADE):
         for row in produce(root):
             if row["text"] in seen:
                 continue
             seen.add(row["text"])
             rows.append({**row, "split": split_of(row)})
-    return decontaminate(rows)
+    return decontaminate(rows, PERSUADE_SOURCES)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,9 @@ assistant, plus one of a few *objects* that make it an attack — persistence ("
 future session"), a later trigger ("when the user next asks"), a claimed authority or prior
 approval, an assigned role without rules, a secret leaving the machine, an address to the
 model that will read the text, a forged tool or system frame, a request for the model's own
-instructions.  Each cue below is one such part, matched on the folded text.
+instructions, a claimed standing or excuse, a request for the reader's own secret, earlier
+text declared void and what replaces it (these four in :mod:`._phrases_claims`).  Each cue
+below is one such part, matched on the folded text.
 
 Two uses:
 
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from persona_mind.mind.trust._phrases_claims import ASK_SELF, DISMISS, REPLACE, STANDING
 
 __all__ = ("CUES", "cues", "structural_rule")
 
@@ -90,7 +94,8 @@ _WEAKEN = (
     r"safety|protections?|antivirus)\b|\bverify ?= ?false|--no-verify|\bpush --force|"
     r"\bforce[- ]push|\brm -rf\b|\bchmod 777|\bnever ask (?:for )?(?:approval|permission|"
     r"confirmation)|\bapprove (?:it |them |the \w+ )?(?:without|and do not)|"
-    r"\bapproves? without (?:reading|reviewing|looking))"
+    r"\bapproves? without (?:reading|reviewing|looking)|\bwithout (?:any |asking for )?"
+    r"(?:confirmation|review|approval|sign-?off)\b)"
 )
 _AUTHORITY = (
     r"(?:\b(?:the |your |this )?(?:admin(?:istrator)?s?|operators?|owners?|developers?|"
@@ -125,7 +130,13 @@ _ROLE = (
     r"\bbe my (?:\w+ ){0,2}?(?:assistant|twin|accomplice)|\byour new (?:name|role|persona) "
     r"is|\bstay in character|\bsimulate (?:a|an) (?:\w+ ){0,2}?(?:ai|model|assistant|bot)|"
     r"\blet's say hypothetically you|\bhypothetically,? (?:if )?you (?:had|were|have)|"
-    r"\bwrite dialogue for a character who)"
+    r"\bwrite dialogue for a character who|\byou are to act as\b|\bin a world where\b|"
+    r"\bin (?:this|a|an|our) (?:hypothetical|fictional|imaginary|alternate|virtual) (?:world|"
+    r"scenario|story|universe|reality|game|setting|society)\b|\bimagine (?:we're|we are|a "
+    r"world|that we)\b|\byou(?:'re| are) (?:a|an) (?:[\w-]+ ){0,3}?(?:ai|assistant|chatbot|"
+    r"character|model|persona) (?:named|called|who|that|with)\b|\bsimulate (?:\w+ )?mode\b|"
+    r"\bplaying (?:a|an|the) (?:[\w-]+ ){0,2}?(?:ai|assistant|bot|chatbot|model)\b|"
+    r"\bstay in (?:the |your )?(?:role|character)\b)"
 )
 _UNBOUND = (
     r"(?:\bno (?:rules|restrictions|limits|limitations|filters|guidelines|supervisor|"
@@ -135,7 +146,16 @@ _UNBOUND = (
     r"\bnot (?:bound|restricted) by\b|\bnever heard of (?:any )?(?:safety|rules|ethics)|"
     r"\bhas root\b|\broot passwords?\b|\bany rules\b|"
     r"\bthe real commands|\bnever asks? for (?:reviews?|approval|permission)|"
-    r"\balways pushes to main|\bexfiltrate|\bdump the database)"
+    r"\balways pushes to main|\bexfiltrate|\bdump the database|\bamoral\b|"
+    r"\b(?:rules|restrictions|policies|guidelines|ethics|filters|limits) (?:do not|don't|"
+    r"no longer|never) apply\b|\bfree (?:from|of) (?:all |any )?(?:rules|restrictions|"
+    r"policies|guidelines|ethics|filters|limits|censorship)\b|\bcan do anything\b|"
+    r"\bwithout (?:any )?questions?\b|\bno matter what\b|\bnothing is off-limits\b|"
+    r"\b(?:comply|obey) (?:fully|completely|unconditionally|without)\b|"
+    r"\b(?:do|does) not (?:bind|apply to|constrain) you\b|\bno longer binds? you\b|"
+    r"\bwithout (?:any )?(?:moral|ethical) (?:\w+ )?(?:guidelines|limits|constraints|"
+    r"restrictions|considerations)|\b(?:doesn't|does not|don't|do not) have any (?:ethical|"
+    r"moral) (?:or moral |or ethical )?(?:guidelines|principles|limits|constraints))"
 )
 _ADDRESSED = (
     r"(?:\b(?:note|message|instructions?|reminder|memo|directive|notice|attention|p\.?s\.?) "
@@ -232,6 +252,7 @@ _GRANT = (
 )
 """A permission said to be given *to the reader* (the model), by someone else."""
 
+
 CUES: dict[str, re.Pattern[str]] = {
     name: re.compile(src, re.MULTILINE)
     for name, src in (
@@ -246,6 +267,10 @@ CUES: dict[str, re.Pattern[str]] = {
         ("directive", _DIRECTIVE),
         ("frame", _FRAME),
         ("grant", _GRANT),
+        ("standing", STANDING),
+        ("dismiss", DISMISS),
+        ("replace", REPLACE),
+        ("askself", ASK_SELF),
         ("extract", _EXTRACT),
         ("repeat", _REPEAT),
         ("output", _OUTPUT),
@@ -274,6 +299,12 @@ _GATES: dict[str, tuple[str, ...]] = {
                   "summari", "crawler", "reader", "gpt", "claude"),
     "output": ("your",),
     "grant": ("you",),
+    "standing": ("as ", "being ", "i am", "i'm", "clearance", "credential", "authori", "this is",
+                 "it is", "according", "endorsed", "expert"),
+    "askself": ("your",),
+    "dismiss": ("example", "test", "placeholder", "draft", "decoy", "sample", "joke", "fake"),
+    "replace": ("the real", "genuine", "actual", "only valid", "only real", "true", "the new",
+                "attention only", "only on", "exclusively on", "solely on"),
     "frame": ("<", "```", "##", "[", ":", '"role"'),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
@@ -309,7 +340,9 @@ def cues(folded: str) -> frozenset[str]:
 def structural_rule(folded: str) -> str | None:
     """The name of a refusing combination present in ``folded``, or ``None``.  A supplied
     payload, a rules-free role ("pretend you are … with no rules": the role is itself the
-    imperative) and a permission granted to the reader by a claimed authority stand alone;
+    imperative), a permission granted to the reader by a claimed authority and a claimed
+    standing or excuse joined to a request for the reader's own secret, and earlier text
+    declared void joined to its replacement or a removed rule stand alone;
     every other combination needs a directive or a moving verb.  Parts are looked for only
     when a combination still needs them (each search is gated by cheap substrings)."""
     if _has("code", folded) and _has("payload", folded):
@@ -318,6 +351,10 @@ def structural_rule(folded: str) -> str | None:
         return "role-without-rules"
     if _has("grant", folded) and _has("authority", folded):
         return "authority-claim"
+    if _has("askself", folded) and (_has("standing", folded) or _has("authority", folded)):
+        return "authority-claim"
+    if _has("dismiss", folded) and (_has("replace", folded) or _has("unbound", folded)):
+        return "dismiss-prior"
     if not (_has("directive", folded) or _has("move", folded)):
         return None
     if _EXFIL.search(folded):
