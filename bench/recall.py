@@ -3,8 +3,8 @@
 What is compared, in one run, per dataset:
 
 * ``bm25`` — the floor: a textbook BM25 (k1 1.2, b 0.75, lower-cased word tokens, no
-  stemming) written in this file, independent of Mind's ranking code; facts it does not
-  match follow by recency, as in Mind's planner.
+  stemming) in ``bench/_bm25.py``, independent of Mind's ranking code; facts it does not
+  match are never picked, as Mind's relevance floor leaves them out.
 * ``lexical`` — Mind's planner ranking with BM25 over stemmed terms (no model).
 * ``hybrid`` — Mind's planner with the semantic ranker fused in (needs the ``semantic``
   extra; skipped with the reason when the model is not installed).
@@ -19,6 +19,14 @@ budget Mind's block pays for its wrapper, headings and entry tags, BM25's bare l
 not) and *plan_ms*.  Facts are given ids shaped like Mind's own (``m_`` + 16 hex, see
 :func:`production_ids`), so each entry's tag costs what it costs in production
 (``--ids dataset`` keeps the dataset's shorter ids, as runs before issue 16's follow-up did).
+
+*foreign tokens* — as *noanswer tokens* below, for the questions of the run's other datasets
+(those sharing no
+fact with this one) asked of this whole store: prompts nothing in it applies to.
+*noanswer tokens* — the mean tokens Mind injects at the caps on *no-answer* prompts (each
+question asked of its store with its source's facts taken out; ``bench/_noanswer.py``): all
+of it is padding.  ``--split dev|test`` keeps the questions whose source (repository,
+dialogue) hashes to that half: tune on ``dev``, report ``test``.
 
 Datasets (``--dataset PATH``, repeatable; default: the two bundled sets):
 
@@ -44,31 +52,31 @@ evidence; abstention instances (``question_id`` ending ``_abs``) and instances w
 labelled turn are skipped.
 
 ``python bench/recall.py [--dataset PATH ...] [--ranker lexical|hybrid|both]
-[--fusion score|rrf] [--ids production|dataset] [--json]``; a path that does not exist
-skips cleanly (exit 0, one line saying why; with ``--json`` an empty ``results`` list and a
-``skipped`` reason).
+[--fusion score|rrf] [--ids production|dataset] [--split all|dev|test] [--json]``; a path
+that does not exist skips cleanly (exit 0, one line saying why; with ``--json`` an empty
+``results`` list and a ``skipped`` reason).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import math
-import re
 import statistics
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
+if __package__ in (None, ""):  # run as `python bench/recall.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._bm25 import BM25, bm25_pick
+from bench._datasets import Case, in_split, load, production_ids
+from bench._noanswer import Split
 from persona_mind.embedding import SemanticEdge
-from persona_mind.mind import Fact, FactIndex, InjectionInput, plan_injection
+from persona_mind.mind import FactIndex, InjectionInput, InjectionPlan, plan_injection
 from persona_mind.mind.recall._fusion import Fusion
 
 DATA = Path(__file__).parent / "data"
@@ -77,177 +85,6 @@ BUDGETS = (1_000, 2_400)
 PROJECT_CAP = 4
 NO_CAPS = {"ltm": 100_000, "project": 100_000, "stm": 100_000, "backlog": 100_000}
 MARGIN = 0.05
-_WORD = re.compile(r"[^\W_]+")
-
-
-@dataclass
-class Case:
-    """One haystack and the questions asked of it."""
-
-    facts: list[Fact]
-    questions: list[tuple[str, str, set[str]]]
-
-
-def _fact(fid: str, text: str, n: float, kind: str = "note", tags: Sequence[str] = ()) -> Fact:
-    return Fact(
-        id=fid,
-        kind=kind,  # type: ignore[arg-type]
-        text=text,
-        tags=tuple(tags),
-        recordedAt=float(n),
-        lastSeenAt=float(n),
-    )
-
-
-def _sessions(doc: dict[str, Any], path: Path) -> list[Case]:
-    facts: list[Fact] = []
-    for session in doc["sessions"]:
-        for turn in session.get("turns", []):
-            text = f"{turn.get('speaker', '?')}: {turn['text']}"
-            tag = str(session.get("id", "")).lower()
-            facts.append(_fact(str(turn["id"]), text, len(facts) + 1, tags=(tag,)))
-    questions = [
-        (str(q["id"]), str(q["question"]), {str(e) for e in q["evidence"]})
-        for q in doc.get("questions", [])
-    ]
-    if not questions:
-        raise ValueError(f"{path}: no questions")
-    return [Case(facts, questions)]
-
-
-def _facts(doc: dict[str, Any], path: Path) -> list[Case]:
-    facts = [
-        _fact(
-            str(f["id"]),
-            str(f["text"]),
-            float(f.get("recordedAt", i + 1)),
-            str(f.get("kind", "note")),
-            f.get("tags", ()),
-        )
-        for i, f in enumerate(doc["facts"])
-    ]
-    ids = {f.id for f in facts}
-    questions = []
-    for p in doc.get("prompts", []):
-        expected = {str(e) for e in p["expected"]}
-        if not expected or not expected <= ids:
-            raise ValueError(f"{path}: prompt {p.get('id')!r} expects unknown facts")
-        questions.append((str(p["id"]), str(p["prompt"]), expected))
-    if not questions:
-        raise ValueError(f"{path}: no prompts")
-    return [Case(facts, questions)]
-
-
-def _longmemeval(doc: list[Any], path: Path) -> list[Case]:
-    cases: list[Case] = []
-    for inst in doc:
-        qid = str(inst["question_id"])
-        if qid.endswith("_abs"):
-            continue
-        facts: list[Fact] = []
-        evidence: set[str] = set()
-        for s, (sid, turns) in enumerate(
-            zip(inst["haystack_session_ids"], inst["haystack_sessions"], strict=True)
-        ):
-            for t, turn in enumerate(turns):
-                fid = f"{sid}:{t}"
-                facts.append(_fact(fid, f"{turn['role']}: {turn['content']}", len(facts) + 1))
-                if turn.get("has_answer"):
-                    evidence.add(fid)
-            del s
-        if evidence:
-            cases.append(Case(facts, [(qid, str(inst["question"]), evidence)]))
-    if not cases:
-        raise ValueError(f"{path}: no instance with labelled evidence turns")
-    return cases
-
-
-def load(path: Path) -> list[Case]:
-    """Parse and check a dataset; a malformed file raises ValueError naming the problem."""
-    doc: Any = json.loads(path.read_text(encoding="utf-8"))
-    if isinstance(doc, list):
-        return _longmemeval(doc, path)
-    if isinstance(doc, dict) and isinstance(doc.get("facts"), list):
-        return _facts(doc, path)
-    if isinstance(doc, dict) and isinstance(doc.get("sessions"), list):
-        return _sessions(doc, path)
-    raise ValueError(f"{path}: expected 'sessions'/'questions', 'facts'/'prompts' or a list")
-
-
-def production_ids(cases: Sequence[Case]) -> list[Case]:
-    """The cases with every fact id replaced by one shaped like Mind's (``m_`` + 16 hex of
-    a hash of the dataset id), evidence mapped alike.  Why: a dataset's own ids ("mem-12",
-    "t3") are shorter than a real store's, and the block shows ids, so keeping them would
-    flatter Mind within a token budget."""
-
-    def ident(fid: str) -> str:
-        return "m_" + hashlib.sha256(fid.encode()).hexdigest()[:16]
-
-    return [
-        Case(
-            [msgspec.structs.replace(f, id=ident(f.id)) for f in case.facts],
-            [(qid, q, {ident(e) for e in ev}) for qid, q, ev in case.questions],
-        )
-        for case in cases
-    ]
-
-
-# -- the in-benchmark BM25 floor ----------------------------------------------------------
-
-
-def _plain(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-class BM25:
-    """Textbook BM25 over each fact's text and tags (no stemming, no priorities)."""
-
-    def __init__(self, facts: Sequence[Fact], k1: float = 1.2, b: float = 0.75) -> None:
-        self.facts = list(facts)
-        self.tf = [Counter(_plain(" ".join((f.text, *f.tags)))) for f in self.facts]
-        self.len = [sum(c.values()) for c in self.tf]
-        self.avg = (sum(self.len) / len(self.len)) if self.len else 1.0
-        df: Counter[str] = Counter()
-        for c in self.tf:
-            df.update(c.keys())
-        n = len(self.facts)
-        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
-        self.k1, self.b = k1, b
-
-    def ranked(self, query: str) -> list[Fact]:
-        """Matches by score (ties by recency), then — as Mind's planner does — every other
-        fact by recency, so neither side gains by filling room the other leaves empty."""
-        q = set(_plain(query))
-        scores: list[tuple[float, int]] = []
-        for i, c in enumerate(self.tf):
-            s = 0.0
-            norm = self.k1 * (1 - self.b + self.b * self.len[i] / (self.avg or 1.0))
-            for t in q & c.keys():
-                s += self.idf[t] * c[t] * (self.k1 + 1) / (c[t] + norm)
-            if s > 0:
-                scores.append((s, i))
-        scores.sort(key=lambda x: (-x[0], -self.facts[x[1]].lastSeenAt, self.facts[x[1]].id))
-        hit = {i for _, i in scores}
-        rest = sorted(
-            (i for i in range(len(self.facts)) if i not in hit),
-            key=lambda i: (-self.facts[i].lastSeenAt, self.facts[i].id),
-        )
-        return [self.facts[i] for _, i in scores] + [self.facts[i] for i in rest]
-
-
-def bm25_pick(bm: BM25, query: str, cap: int | None, budget: int | None) -> set[str]:
-    """BM25's top ``cap`` facts, or its lines packed within ``budget`` tokens."""
-    ranked = bm.ranked(query)
-    if cap is not None:
-        return {f.id for f in ranked[:cap]}
-    assert budget is not None
-    room, out = budget * 3, set()
-    for f in ranked:
-        cost = len(f"- {f.text}\n".encode())
-        if cost <= room:
-            room -= cost
-            out.add(f.id)
-    return out
 
 
 # -- evaluation ------------------------------------------------------------------------------
@@ -288,28 +125,67 @@ def _measure(cases: Sequence[Case], pick: Picker, cap: int | None, budget: int |
     )
 
 
+def mind_plan(
+    edge: SemanticEdge | None,
+    fusion: Fusion,
+    index: FactIndex,
+    q: str,
+    cap: int | None,
+    budget: int | None,
+) -> InjectionPlan:
+    """Mind's plan for ``q`` over one project store: at the caps, or uncapped within ``budget``."""
+    semantic = edge.for_prompt(q)[0] if edge is not None else None
+    kwargs: dict[str, Any] = {"total_tokens": budget or 2_400}
+    if cap is None:
+        kwargs["caps"] = NO_CAPS
+    plan = plan_injection(
+        InjectionInput(
+            prompt=q,
+            now=1e12,
+            indexes={"project": index},
+            semantic=semantic,
+            fusion=fusion,
+            **kwargs,
+        )
+    )
+    assert plan.tokens <= kwargs["total_tokens"]
+    return plan
+
+
 def mind_picker(edge: SemanticEdge | None, fusion: Fusion) -> Picker:
     def pick(
         case: Case, index: FactIndex, bm: BM25, q: str, cap: int | None, budget: int | None
     ) -> set[str]:
-        semantic = edge.for_prompt(q)[0] if edge is not None else None
-        kwargs: dict[str, Any] = {"total_tokens": budget or 2_400}
-        if cap is None:
-            kwargs["caps"] = NO_CAPS
-        plan = plan_injection(
-            InjectionInput(
-                prompt=q,
-                now=1e12,
-                indexes={"project": index},
-                semantic=semantic,
-                fusion=fusion,
-                **kwargs,
-            )
-        )
-        assert plan.tokens <= kwargs["total_tokens"]
-        return {item.id for item in plan.items}
+        return {item.id for item in mind_plan(edge, fusion, index, q, cap, budget).items}
 
     return pick
+
+
+def no_answer(
+    cases: Sequence[Case],
+    edge: SemanticEdge | None,
+    fusion: Fusion,
+    foreign: Sequence[str] | None = None,
+) -> tuple[float, float, int]:
+    """(mean tokens, mean entries, prompts) Mind injects at the caps on no-answer prompts:
+    each question asked of its store with its source's facts taken out (``_noanswer``), or,
+    with ``foreign``, those prompts (another dataset's) asked of the whole store."""
+    tokens: list[int] = []
+    entries: list[int] = []
+    for case in cases:
+        stores: dict[frozenset[str], FactIndex] = {}
+        asked = [(f"foreign{i}", q) for i, q in enumerate(foreign or ())]
+        for qid, question in asked if foreign is not None else [t[:2] for t in case.questions]:
+            drop = frozenset() if foreign is not None else case.source(qid)[1]
+            index = stores.get(drop)
+            if index is None:
+                index = stores[drop] = FactIndex.build([f for f in case.facts if f.id not in drop])
+            plan = mind_plan(edge, fusion, index, question, PROJECT_CAP, None)
+            tokens.append(plan.tokens)
+            entries.append(len(plan.items))
+    if not tokens:
+        return 0.0, 0.0, 0
+    return statistics.fmean(tokens), statistics.fmean(entries), len(tokens)
 
 
 def bm25_picker(
@@ -338,11 +214,17 @@ def _row(name: str, value: float, floor: float, margin: float) -> dict[str, obje
 
 
 def run(
-    path: Path, rankers: Sequence[str], fusion: Fusion, ids: str = "production"
+    path: Path,
+    rankers: Sequence[str],
+    fusion: Fusion,
+    ids: str = "production",
+    split: Split = "all",
+    foreign: Sequence[str] = (),
 ) -> list[dict[str, object]]:
     cases = load(path)
     if ids == "production":
         cases = production_ids(cases)
+    cases = in_split(cases, split)
     edge: SemanticEdge | None = None
     if "hybrid" in rankers:
         edge = SemanticEdge()
@@ -352,7 +234,7 @@ def run(
     settings: list[tuple[str, int | None, int | None]] = [("caps", PROJECT_CAP, None)]
     settings += [(f"budget@{b}", None, b) for b in BUDGETS]
     out: list[dict[str, object]] = []
-    tag = path.stem
+    tag = path.stem if split == "all" else f"{path.stem}[{split}]"
     for label, cap, budget in settings:
         floor = _measure(cases, bm25_picker, cap, budget)
         for ranker in rankers:
@@ -384,7 +266,42 @@ def run(
                     "ok": None,
                 }
             )
+    for ranker, kind in [(r, k) for r in rankers for k in ("noanswer", "foreign")]:
+        if kind == "foreign" and not foreign:
+            continue
+        tokens, entries, n = no_answer(
+            cases,
+            edge if ranker == "hybrid" else None,
+            fusion,
+            foreign if kind == "foreign" else None,
+        )
+        out.append(
+            {  # padding: every token injected when the store holds nothing the prompt asks
+                "name": f"{tag} {kind} tokens {ranker}",
+                "value": round(tokens, 1),
+                "unit": "tokens",
+                "floor": None,
+                "ratio": None,
+                "target": None,
+                "ok": None,
+                "entries": round(entries, 2),
+                "prompts": n,
+            }
+        )
     return out
+
+
+def foreign_to(path: Path, loaded: dict[Path, list[Case]]) -> list[str]:
+    """The questions of the other datasets of this run that share no fact with ``path``'s
+    (the large coding store contains the small one, so neither is foreign to the other)."""
+    mine = {f.id for c in loaded[path] for f in c.facts}
+    return [
+        q
+        for other, cases in loaded.items()
+        if other != path and not mine & {f.id for c in cases for f in c.facts}
+        for c in cases
+        for _, q, _ in c.questions
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -399,6 +316,12 @@ def main(argv: list[str] | None = None) -> int:
         default="production",
         help="fact ids shaped like Mind's (default) or the dataset's own, shorter ones",
     )
+    ap.add_argument(
+        "--split",
+        choices=("all", "dev", "test"),
+        default="all",
+        help="only the questions whose source (repository, dialogue) hashes to this split",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     paths = list(args.dataset or ([args.legacy] if args.legacy else DEFAULTS))
@@ -409,7 +332,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rankers = ("lexical", "hybrid") if args.ranker == "both" else (args.ranker,)
     try:
-        results = [r for p in paths for r in run(p, rankers, args.fusion, args.ids)]
+        loaded = {p: in_split(load(p), args.split) for p in paths}
+        results = [
+            r
+            for p in paths
+            for r in run(p, rankers, args.fusion, args.ids, args.split, foreign_to(p, loaded))
+        ]
     except RuntimeError as exc:
         reason = f"skipped: {exc}"
         print(json.dumps({"results": [], "skipped": reason}) if args.json else reason)

@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path, help="directory built by bench._scanner_more")
     parser.add_argument("--out", type=Path, default=OUT)
-    parser.add_argument("--l2", type=float, default=1e-4)
+    parser.add_argument("--l2", type=float, default=3e-4)
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--min-df", type=int, default=2)
     parser.add_argument("--prune", type=float, default=0.02, help="drop |weight| below")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from persona_mind._consolidate import Consolidation as Consolidation
     from persona_mind._memory import Memory as Memory
+    from persona_mind._memory import MemoryOptions as MemoryOptions
     from persona_mind._memory_sync import SyncMemory as SyncMemory
     from persona_mind._team import Team as Team
     from persona_mind.clock import Clock as Clock
@@ -35,6 +36,7 @@ __all__ = (
     "Consolidation",
     "HostPort",
     "Memory",
+    "MemoryOptions",
     "MonotonicClock",
     "PersonaMindError",
     "Runtime",
@@ -49,6 +51,7 @@ _HOMES = {
     "Consolidation": "persona_mind._consolidate",
     "HostPort": "persona_mind.host",
     "Memory": "persona_mind._memory",
+    "MemoryOptions": "persona_mind._memory",
     "MonotonicClock": "persona_mind.clock",
     "PersonaMindError": "persona_mind.errors",
     "Runtime": "persona_mind.runtime",

@@ -26,16 +26,15 @@ Example::
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from persona_mind._memory import MemoryOptions
 from persona_mind._memory_service import start_store
-from persona_mind.clock import Clock, MonotonicClock
+from persona_mind.clock import Clock
 from persona_mind.errors import HostError
 from persona_mind.mind import MindScope, NotFound, find_project
 from persona_mind.mind._follow import follow_repository
-from persona_mind.runtime import default_agent_dir
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorSystem
@@ -52,6 +51,7 @@ class Consolidation:
 
     def __init__(
         self,
+        options: MemoryOptions | None = None,
         *,
         agent_dir: str | os.PathLike[str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
@@ -59,11 +59,16 @@ class Consolidation:
         clock: Clock | None = None,
         owner: str = "library",
     ) -> None:
-        """``owner`` names this caller's plans (the Optimizer binds plans to an owner)."""
-        self.agent_dir = Path(agent_dir) if agent_dir is not None else default_agent_dir()
-        self.cwd = Path(cwd) if cwd is not None else Path.cwd()
-        self.persona = persona
-        self.clock: Clock = clock or MonotonicClock()
+        """``options`` names the scope and clock as for ``Memory`` (each keyword given
+        overrides its field); ``owner`` names this caller's plans (the Optimizer binds plans
+        to an owner)."""
+        self.options = MemoryOptions.merged(
+            options, agent_dir=agent_dir, cwd=cwd, persona=persona, clock=clock
+        )
+        self.agent_dir = self.options.agent_path()
+        self.cwd = self.options.cwd_path()
+        self.persona = self.options.persona
+        self.clock: Clock = self.options.clock_or_default()
         self.owner = owner
         self._system: ActorSystem | None = None
         self._optimizer: OptimizerClient | None = None

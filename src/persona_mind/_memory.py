@@ -54,7 +54,59 @@ if TYPE_CHECKING:
     from persona_mind.actors.store import StoreClient
     from persona_mind.mind import InjectionPlan
 
-__all__ = ("Memory",)
+__all__ = ("Memory", "MemoryOptions")
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryOptions:
+    """Which scope a memory facade binds and which clock it reads: one value for all three.
+
+    ``Memory``, ``SyncMemory`` and ``Consolidation`` bind the same scope the same way (the
+    agent dir, the project of ``cwd``, an optional persona identity) and read the same
+    clock; this value says it once, so a program that opens two of them for one scope builds
+    it once and hands it to both.  The facades also take each field as a keyword argument;
+    a keyword given (not ``None``) overrides the field of ``options``.
+    """
+
+    agent_dir: str | os.PathLike[str] | None = None
+    """The agent directory (``None``: :func:`~persona_mind.default_agent_dir`)."""
+    cwd: str | os.PathLike[str] | None = None
+    """Where the project is found (``None``: the process's working directory)."""
+    persona: str | None = None
+    """A persona identity (``<source>/<pack>/<persona>``), or ``None`` for none."""
+    clock: Clock | None = None
+    """The clock (``None``: a :class:`~persona_mind.MonotonicClock`)."""
+
+    @classmethod
+    def merged(
+        cls,
+        options: MemoryOptions | None,
+        *,
+        agent_dir: str | os.PathLike[str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        persona: str | None = None,
+        clock: Clock | None = None,
+    ) -> MemoryOptions:
+        """``options`` (or the defaults) with each keyword that is not ``None`` in its place."""
+        base = options or cls()
+        return cls(
+            agent_dir=base.agent_dir if agent_dir is None else agent_dir,
+            cwd=base.cwd if cwd is None else cwd,
+            persona=base.persona if persona is None else persona,
+            clock=base.clock if clock is None else clock,
+        )
+
+    def agent_path(self) -> Path:
+        """The agent directory as a path (the default when none was given)."""
+        return Path(self.agent_dir) if self.agent_dir is not None else default_agent_dir()
+
+    def cwd_path(self) -> Path:
+        """The working directory as a path (the process's when none was given)."""
+        return Path(self.cwd) if self.cwd is not None else Path.cwd()
+
+    def clock_or_default(self) -> Clock:
+        """The clock to read (a fresh ``MonotonicClock`` when none was given)."""
+        return self.clock or MonotonicClock()
 
 
 class Memory:
@@ -62,16 +114,21 @@ class Memory:
 
     def __init__(
         self,
+        options: MemoryOptions | None = None,
         *,
         agent_dir: str | os.PathLike[str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         persona: str | None = None,
         clock: Clock | None = None,
     ) -> None:
-        self.agent_dir = Path(agent_dir) if agent_dir is not None else default_agent_dir()
-        self.cwd = Path(cwd) if cwd is not None else Path.cwd()
-        self.persona = persona
-        self.clock: Clock = clock or MonotonicClock()
+        """``options`` names the scope and clock; each keyword given overrides its field."""
+        self.options = MemoryOptions.merged(
+            options, agent_dir=agent_dir, cwd=cwd, persona=persona, clock=clock
+        )
+        self.agent_dir = self.options.agent_path()
+        self.cwd = self.options.cwd_path()
+        self.persona = self.options.persona
+        self.clock: Clock = self.options.clock_or_default()
         self._system: ActorSystem | None = None
         self._store: StoreClient | None = None
         self._service: MemoryService | None = None

@@ -26,7 +26,7 @@ from collections.abc import Coroutine, Iterable, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from persona_mind._memory import Memory
+from persona_mind._memory import Memory, MemoryOptions
 from persona_mind.errors import HostError
 
 if TYPE_CHECKING:
@@ -44,19 +44,24 @@ class SyncMemory:
 
     def __init__(
         self,
+        options: MemoryOptions | None = None,
         *,
         agent_dir: str | os.PathLike[str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         persona: str | None = None,
         clock: Clock | None = None,
     ) -> None:
+        """As :class:`~persona_mind.Memory`: ``options``, each keyword given overriding it."""
+        merged = MemoryOptions.merged(
+            options, agent_dir=agent_dir, cwd=cwd, persona=persona, clock=clock
+        )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="persona-mind-memory", daemon=True
         )
         self._thread.start()
         self._memory: Memory | None = None
-        memory = Memory(agent_dir=agent_dir, cwd=cwd, persona=persona, clock=clock)
+        memory = Memory(merged)
         try:
             self._memory = self._call(memory.__aenter__())
         except BaseException:

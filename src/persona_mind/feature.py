@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         ToolResult,
         ToolSpec,
     )
+    from persona_mind.messages.memory import Origin
     from persona_mind.messages.owner import OwnerState
     from persona_mind.messages.team import TeamSnapshot
     from persona_mind.mind import MemoryService
@@ -54,10 +55,15 @@ __all__ = (
     "SettingsSource",
     "StatusSource",
     "Subcommand",
+    "UntrustedSink",
+    "UntrustedText",
 )
 
 T = TypeVar("T")
 
+UntrustedText = Callable[["Origin", str], None]
+"""Records text that entered the session and the user did not type (the write policy's
+taint ledger): ``sink("peer", answer)``."""
 Subcommand = Callable[[str], Awaitable["CommandResult"]]
 """A handler of ``/persona <word> <rest>``: given ``rest``, the command's result."""
 
@@ -149,6 +155,13 @@ class Peers(Protocol):
         """The Mind half's memory service for this session (``None``: Mind inactive)."""
         ...
 
+    def untrusted_sink(self) -> UntrustedText:
+        """Where a feature reports untrusted text it hands the session (a consult's or a
+        round-table's whole answer) so model writes copying it are tainted.  Ask for it
+        inside the feature call; the sink itself may be called from its Background work
+        (it only records into the Mind half's current session; a no-op without Mind)."""
+        ...
+
     async def status_lines(self) -> tuple[str, ...]:
         """Other features' lines for ``/persona status`` (the children's costs)."""
         ...
@@ -187,6 +200,13 @@ class MemoryHalf(Protocol):
     """The Mind half: the session's memory service, for features that write memory."""
 
     def memory_service(self) -> MemoryService | None: ...
+
+
+@runtime_checkable
+class UntrustedSink(Protocol):
+    """The Mind half: the recorder of untrusted text for the session's taint ledger."""
+
+    def untrusted_sink(self) -> UntrustedText: ...
 
 
 @runtime_checkable

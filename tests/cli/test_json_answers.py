@@ -295,6 +295,44 @@ def test_memory_pending_commands(run: Runner, tmp_path: Path, project: Path) -> 
     assert asyncio.run(origin()) == ("tool-output", True)
 
 
+def test_memory_pending_approve_performs_a_held_supersede(
+    run: Runner, tmp_path: Path, project: Path
+) -> None:
+    """A held model supersede waits as a proposal; the CLI's approve retires the old fact."""
+    import asyncio  # noqa: PLC0415
+
+    from persona_mind import Memory  # noqa: PLC0415
+    from persona_mind.mind._pending_rewrites import propose_supersede  # noqa: PLC0415
+
+    agent = tmp_path / "agent"
+
+    async def seed() -> str:
+        async with Memory(agent_dir=agent, cwd=project) as memory:
+            old, _ = await memory.service.remember("convention", "Deploys need a signed tag")
+            await propose_supersede(
+                memory.service, old.fact.id, "Deploys need two signed tags", origin="tool-output"
+            )
+            return old.fact.id
+
+    old_id = asyncio.run(seed())
+    base = ["memory", "--agent-dir", str(agent), "--cwd", str(project)]
+    (proposal,) = run.check("memory pending", [*base, "pending"])["facts"]
+    listed = run.check("memory list", [*base, "list"])["facts"]
+    assert [f["text"] for f in listed] == ["Deploys need a signed tag"]  # not retired yet
+    saved = run.check("memory pending approve", [*base, "pending", "approve", proposal["id"]])
+    assert saved["fact"]["text"] == "Deploys need two signed tags"
+    stored = run.check("memory list", [*base, "list"])["facts"]
+    assert [f["text"] for f in stored] == ["Deploys need two signed tags"]
+
+    async def lineage() -> tuple[str, str | None, bool]:
+        async with Memory(agent_dir=agent, cwd=project) as memory:
+            old = (await memory.read(old_id)).fact
+            new = (await memory.read(saved["fact"]["id"])).fact
+            return old.status, new.origin, new.confirmed
+
+    assert asyncio.run(lineage()) == ("superseded", "tool-output", True)
+
+
 def test_every_command_of_the_parser_was_run_with_json() -> None:
     """Runs last in this module: a new subcommand needs a schema entry and a case above."""
     leaves: set[str] = set()

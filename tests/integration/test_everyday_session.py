@@ -81,7 +81,9 @@ async def test_one_remember_turn_stores_the_fact_once(host: SimHost) -> None:
     assert "stm" not in (reply.details or {}).get("tier", "")
     listed = await host.call_tool("memory", {"action": "recall", "query": "deploy Fridays"})
     assert (listed.details or {}).get("ids", []) == [(reply.details or {})["id"]]
-    later = await host.turn("and what else?")  # a new turn: a fresh remember is its own fact
+    # a new turn (about deploys, so the fact is above the relevance floor): a fresh
+    # remember is its own fact
+    later = await host.turn("and what else about deploys?")
     assert "deploy on Fridays" in later.system_prompt
     other = await host.call_tool(
         "memory", {"action": "remember", "kind": "note", "text": "We deploy on Fridays."}

@@ -10,6 +10,9 @@ import pytest
 from bench import _bigcoding as bigcoding
 from bench import _madial as madial
 from bench import recall
+from bench._bm25 import BM25, bm25_pick
+from bench._datasets import in_split, load, production_ids
+from bench._noanswer import split_of
 
 from persona_mind.mind import Fact
 from persona_mind.mind._text import index_terms
@@ -100,12 +103,12 @@ def test_bm25_floor_ranks_by_term_weight() -> None:
         Fact(id=f"c{i}", kind="note", text="common words here", recordedAt=i, lastSeenAt=i)
         for i in range(5)
     ] + [Fact(id="r", kind="note", text="rare zebra here", recordedAt=9, lastSeenAt=9)]
-    bm = recall.BM25(facts)
+    bm = BM25(facts)
     assert bm.ranked("zebra common")[0].id == "r"
-    assert recall.bm25_pick(bm, "zebra", cap=1, budget=None) == {"r"}
-    # the rest follow by recency, as in Mind's planner
-    assert [f.id for f in bm.ranked("zebra")] == ["r", "c4", "c3", "c2", "c1", "c0"]
-    assert recall.bm25_pick(bm, "common", cap=None, budget=7) == {"c4"}  # 20-byte lines, 21 fit
+    assert bm25_pick(bm, "zebra", cap=1, budget=None) == {"r"}
+    # facts it does not match never follow (as Mind's relevance floor): no recency filler
+    assert [f.id for f in bm.ranked("zebra")] == ["r"]
+    assert bm25_pick(bm, "common", cap=None, budget=7) == {"c4"}  # 20-byte lines, 21 fit
 
 
 def test_recall_harness_skips_missing_dataset(
@@ -121,13 +124,13 @@ def test_malformed_dataset_is_a_clear_error(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"sessions": [], "questions": []}')
     with pytest.raises(ValueError, match="no questions"):
-        recall.load(bad)
+        load(bad)
     bad.write_text(
         '{"facts": [{"id": "a", "text": "x"}], "prompts": [{"id": "p", '
         '"prompt": "q", "expected": ["zz"]}]}'
     )
     with pytest.raises(ValueError, match="unknown facts"):
-        recall.load(bad)
+        load(bad)
 
 
 def test_longmemeval_loader_uses_turn_labels(tmp_path: Path) -> None:
@@ -143,7 +146,7 @@ def test_longmemeval_loader_uses_turn_labels(tmp_path: Path) -> None:
     }
     path = tmp_path / "lme.json"
     path.write_text(json.dumps([inst, {**inst, "question_id": "q2_abs"}]))
-    cases = recall.load(path)
+    cases = load(path)
     assert len(cases) == 1  # the abstention instance is skipped
     assert cases[0].questions[0][2] == {"s2:0"}
     assert [f.id for f in cases[0].facts] == ["s1:0", "s2:0"]
@@ -215,7 +218,7 @@ def test_madial_converter_keeps_context_before_first_test_turn(tmp_path: Path) -
     assert second["expected"] == ["mem-9"]
     out = tmp_path / "madial.json"
     assert madial.main([str(tmp_path / "MADial-Bench"), str(out)]) == 0
-    (case,) = recall.load(out)
+    (case,) = load(out)
     assert {f.id: f.recordedAt for f in case.facts}["mem-7"] == 1703462400.0
     assert madial.convert(tmp_path / "MADial-Bench") == doc  # deterministic
 
@@ -293,7 +296,7 @@ def test_large_store_build_is_deterministic_and_keeps_the_coding_prompts(
     assert bigcoding.build(tmp_path, total=3) == doc
     out = tmp_path / "large.json"
     assert bigcoding.main([str(tmp_path), str(out), "--distractors", "3"]) == 0
-    assert len(recall.load(out)[0].facts) == len(doc["facts"])
+    assert len(load(out)[0].facts) == len(doc["facts"])
     guide.unlink()
     with pytest.raises(ValueError, match=r"acme/guides STYLE\.md not found.*c0ffee"):
         bigcoding.build(tmp_path, total=3)
@@ -315,8 +318,8 @@ def test_synthetic_questions_paraphrase_their_evidence() -> None:
 def test_facts_get_ids_shaped_like_minds_and_evidence_follows() -> None:
     """The block shows ids, so the harness measures Mind with ids as long as a real store's
     (``m_`` + 16 hex), not a dataset's shorter ones (``--ids dataset`` keeps those)."""
-    (case,) = recall.load(CODING)
-    (shaped,) = recall.production_ids([case])
+    (case,) = load(CODING)
+    (shaped,) = production_ids([case])
     assert all(len(f.id) == 18 and f.id.startswith("m_") for f in shaped.facts)
     assert len({f.id for f in shaped.facts}) == len(case.facts)
     by_text = {f.text: f.id for f in shaped.facts}
@@ -324,3 +327,30 @@ def test_facts_get_ids_shaped_like_minds_and_evidence_follows() -> None:
     for (qid, q, ev), (qid2, q2, ev2) in zip(case.questions, shaped.questions, strict=True):
         assert (qid, q) == (qid2, q2)
         assert ev2 == {by_text[old_text[e]] for e in ev}
+
+
+def test_no_answer_prompts_drop_their_source_and_splits_partition_by_source() -> None:
+    """Issue 23 item 5: a no-answer store lacks every fact of the prompt's repository, and
+    dev/test split by repository (never by prompt), the same on every run."""
+    cases = load(CODING)
+    (case,) = cases
+    repo_of = {f["id"]: f["source"]["repo"] for f in json.loads(CODING.read_text())["facts"]}
+    for qid, _, expected in case.questions[:20]:
+        source, drop = case.source(qid)
+        (repo,) = {repo_of[e] for e in expected}
+        assert source == repo
+        assert drop == {fid for fid, r in repo_of.items() if r == repo}
+    dev, test = in_split(cases, "dev"), in_split(cases, "test")
+    ids = [q for c in (*dev, *test) for q, _, _ in c.questions]
+    assert sorted(ids) == sorted(q for q, _, _ in case.questions)
+    for part, name in ((dev, "dev"), (test, "test")):
+        assert {split_of(case.source(q)[0]) for c in part for q, _, _ in c.questions} == {name}
+    assert split_of("django/django") == split_of("django/django")
+
+
+def test_recall_reports_no_answer_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    rows = _rows(capsys, ["--dataset", str(CODING), "--ranker", "lexical"], all_ok=False)
+    row = rows["coding_memory noanswer tokens lexical"]
+    assert row["unit"] == "tokens"
+    assert row["prompts"] == 171
+    assert 0 <= float(row["value"]) <= 2_400  # type: ignore[arg-type]

@@ -230,7 +230,7 @@ async def test_service_falls_back_and_doctor_names_the_ranker(tmp_path: Path) ->
 
         svc.semantic = SemanticEdge(loader=broken)
         svc.semantic.load_now()
-        p = await svc.injection("when do we ship")
+        p = await svc.injection("when do deploys ship")  # a word in common: lexical matches
         assert p.text  # the turn still gets its (lexical) block
         assert any("ranking: lexical" in d and "semantic" in d for d in p.disclosures)
         ctx = MindCommandContext(svc, MindSettings(), None)

@@ -119,13 +119,13 @@ def test_nested_encodings_are_decoded_but_bounded(monkeypatch: pytest.MonkeyPatc
         layer = base64.b64encode(layer.encode()).decode()
     assert any(f.category == "prompt-injection" for f in scan(layer))
     depths: list[int] = []
-    real = _scanner._scan_layer
+    real = _scanner._layer_steps
 
-    def spy(text: str, depth: int, found: dict[_scanner.Finding, None]) -> None:
+    def spy(text: str, depth: int, found: dict[_scanner.Finding, None]) -> _scanner.Steps:
         depths.append(depth)
-        real(text, depth, found)
+        return real(text, depth, found)
 
-    monkeypatch.setattr(_scanner, "_scan_layer", spy)
+    monkeypatch.setattr(_scanner, "_layer_steps", spy)
     deep = phrase
     for _ in range(12):
         deep = base64.b64encode(deep.encode()).decode()

@@ -9,12 +9,14 @@ nothing depends on how fast the machine is.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Generator
 
 import pytest
 
 from persona_mind.mind._deadline import with_deadline
 from persona_mind.mind.trust import _verdict, verdict_async
-from persona_mind.mind.trust._scanner import scan as real_scan
+from persona_mind.mind.trust._scanner import Finding
+from persona_mind.mind.trust._scanner import scan_steps as real_steps
 from persona_mind.mind.trust._verdict import STEP_CHARS, STEP_OVERLAP, Verdict
 from persona_mind.testing import ManualClock
 
@@ -34,11 +36,11 @@ def test_a_4_mb_scan_lets_the_loop_run_between_bounded_steps(
     window handed to the rules is longer than one step plus its overlap."""
     sizes: list[int] = []
 
-    def recording_scan(part: str) -> tuple[object, ...]:
+    def recording_steps(part: str) -> Generator[None, None, tuple[Finding, ...]]:
         sizes.append(len(part))
-        return real_scan(part)
+        return real_steps(part)
 
-    monkeypatch.setattr(_verdict, "scan", recording_scan)
+    monkeypatch.setattr(_verdict, "scan_steps", recording_steps)
 
     async def run() -> tuple[Verdict, int, int]:
         passes = 0
@@ -60,7 +62,7 @@ def test_a_4_mb_scan_lets_the_loop_run_between_bounded_steps(
 
         task = asyncio.create_task(ping())
         await asyncio.sleep(0)
-        result = await verdict_async(BIG, pause=pause)
+        result = await verdict_async(BIG, pause=pause, budget=0.0)
         stop = True
         await task
         return result, passes, pauses
@@ -96,7 +98,7 @@ def test_the_turn_deadline_cuts_a_4_mb_scan_off_and_fails_open() -> None:
         await asyncio.sleep(0)
 
     async def run() -> Verdict | None:
-        return await with_deadline(lambda: verdict_async(BIG, pause=pause), clock, 0.75)
+        return await with_deadline(lambda: verdict_async(BIG, pause=pause, budget=0.0), clock, 0.75)
 
     assert asyncio.run(run()) is None
     assert steps == 3

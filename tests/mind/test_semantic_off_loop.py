@@ -36,7 +36,7 @@ from tests.mind.test_hybrid import BagEncoder
 
 T = TypeVar("T")
 N = INLINE_ROWS + 44  # more rows than a bind may do in place
-PROMPT = "which weekday can we ship"
+PROMPT = "which weekday can we ship deploys"  # "deploys": lexical has a match too
 
 
 class GatedEncoder(BagEncoder):

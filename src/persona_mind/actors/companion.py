@@ -34,6 +34,8 @@ from persona_mind.feature import (
     SettingsSource,
     StatusSource,
     Subcommand,
+    UntrustedSink,
+    UntrustedText,
 )
 from persona_mind.messages.companion import (
     CompanionMsg,
@@ -71,6 +73,12 @@ __all__ = ("INJECTION_BUDGET_SECONDS", "CompanionActor", "UnknownCommand", "Unkn
 INJECTION_BUDGET_SECONDS = 0.75  # M-INJECT: fail open after 750 ms, disclosed
 
 _BUILDS = itertools.count(1)
+
+
+def _ignore_untrusted(source: object, text: str) -> None:
+    """The sink without a Mind half: no taint ledger to record into."""
+
+
 """Serial numbers of feature builds, process-wide (``FeatureReport.serial``)."""
 
 
@@ -103,6 +111,7 @@ class CompanionActor(Actor[CompanionMsg]):
         self._settings = [f for f in self.features if isinstance(f, SettingsSource)]
         self._lean = next((f for f in self.features if isinstance(f, LeanContext)), None)
         self._memory = next((f for f in self.features if isinstance(f, MemoryHalf)), None)
+        self._sink = next((f for f in self.features if isinstance(f, UntrustedSink)), None)
         self._status = [f for f in self.features if isinstance(f, StatusSource)]
         self._subcommands: dict[str, Subcommand] = {
             head: handler
@@ -196,6 +205,9 @@ class CompanionActor(Actor[CompanionMsg]):
 
     def memory_service(self) -> MemoryService | None:
         return self._memory.memory_service() if self._memory is not None else None
+
+    def untrusted_sink(self) -> UntrustedText:
+        return self._sink.untrusted_sink() if self._sink is not None else _ignore_untrusted
 
     async def status_lines(self) -> tuple[str, ...]:
         lines = [await source.status_line() for source in self._status]

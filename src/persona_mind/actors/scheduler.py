@@ -27,13 +27,20 @@ schedule is built at the first message, so start-up never loads Mind.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, assert_never
 
-from persona_mind.actors import Actor, ActorRef, ActorSystem, Cancelled, Failed, Ok, RestartPolicy
-from persona_mind.messages.optimizer import OptimizeInspect, OptimizeReview
+from persona_mind.actors import Actor, ActorRef, ActorSystem, RestartPolicy
+from persona_mind.actors._scheduler_attempt import (
+    fingerprints,
+    probe_outcome,
+    review_outcome,
+    review_timeout,
+)
+from persona_mind.messages.optimizer import OptimizeReview
 from persona_mind.messages.owner import OwnerChanged
 from persona_mind.messages.scheduler import (
     Activate,
@@ -51,9 +58,7 @@ from persona_mind.messages.scheduler import (
 )
 
 if TYPE_CHECKING:
-    from persona_mind.actors.kernel._work import Outcome
     from persona_mind.clock import TimerHandle
-    from persona_mind.mind._model import Tier
     from persona_mind.mind.optimize import _schedule as rules
     from persona_mind.mind.optimize._review import ReviewReport
 
@@ -61,15 +66,6 @@ __all__ = ("Append", "SchedulerActor", "spawn_scheduler")
 
 Append = Callable[[str, dict[str, Any]], Awaitable[None]]
 """Appends a session custom entry (the attempt receipts)."""
-
-INSPECT_TIMEOUT = 90.0
-
-
-def _review_timeout() -> float:
-    """Three worker deadlines plus margin: an ask to the Optimizer for one review."""
-    from persona_mind.mind.optimize._review import REVIEW_DEADLINE  # noqa: PLC0415
-
-    return REVIEW_DEADLINE * 3 + 120.0
 
 
 class SchedulerActor(Actor[SchedulerMsg]):
@@ -221,18 +217,9 @@ class SchedulerActor(Actor[SchedulerMsg]):
             return
 
         async def probe() -> tuple[tuple[str, str], ...]:
-            return await _fingerprints(optimizer, scope, targets)
+            return await fingerprints(optimizer, scope, targets)
 
-        def done(outcome: Outcome[tuple[tuple[str, str], ...]]) -> SchedulerMsg:
-            match outcome:
-                case Ok(value=value):
-                    return AttemptProbed(attempt=attempt.id, fingerprints=value)
-                case Failed(error=error):
-                    return AttemptProbed(attempt=attempt.id, error=type(error).__name__)
-                case Cancelled(reason=reason):
-                    return AttemptEnded(attempt=attempt.id, outcome="interrupted", detail=reason)
-
-        self.start_work(_key(attempt.id), probe, done)
+        self.start_work(_key(attempt.id), probe, functools.partial(probe_outcome, attempt.id))
 
     async def _probed(self, message: AttemptProbed) -> None:
         from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
@@ -265,23 +252,10 @@ class SchedulerActor(Actor[SchedulerMsg]):
         async def review() -> tuple[tuple[str, str], ...]:
             for tier in fresh:
                 msg = OptimizeReview(owner=owner, scope=scope, target=tier, model=model)
-                await optimizer.ask(msg, timeout=_review_timeout())
-            return await _fingerprints(optimizer, scope, fresh)
+                await optimizer.ask(msg, timeout=review_timeout())
+            return await fingerprints(optimizer, scope, fresh)
 
-        attempt_id = flight.id
-
-        def done(outcome: Outcome[tuple[tuple[str, str], ...]]) -> SchedulerMsg:
-            match outcome:
-                case Ok(value=value):
-                    return AttemptEnded(attempt=attempt_id, outcome="completed", fingerprints=value)
-                case Failed(error=error):
-                    return AttemptEnded(
-                        attempt=attempt_id, outcome="interrupted", detail=type(error).__name__
-                    )
-                case Cancelled(reason=reason):
-                    return AttemptEnded(attempt=attempt_id, outcome="interrupted", detail=reason)
-
-        self.start_work(_key(attempt_id), review, done)
+        self.start_work(_key(flight.id), review, functools.partial(review_outcome, flight.id))
 
     async def _ended(self, message: AttemptEnded) -> None:
         from persona_mind.mind.optimize import _schedule as rules  # noqa: PLC0415 - module doc
@@ -356,26 +330,13 @@ class SchedulerActor(Actor[SchedulerMsg]):
 
         async def work() -> ReviewReport:
             try:
-                return await optimizer.ask(msg, timeout=_review_timeout())
+                return await optimizer.ask(msg, timeout=review_timeout())
             finally:
                 self.ref.tell_if_alive(
                     AttemptEnded(attempt=attempt.id, outcome="completed", detail="explicit")
                 )
 
         return self.defer(_key(attempt.id), work)
-
-
-async def _fingerprints(
-    optimizer: ActorRef[Any], scope: object, targets: tuple[Tier, ...]
-) -> tuple[tuple[str, str], ...]:
-    """Each target's store fingerprint (one bounded page; the digest of AUTO-23)."""
-    out: list[tuple[str, str]] = []
-    for tier in targets:
-        page = await optimizer.ask(
-            OptimizeInspect(scope=scope, tier=tier, limit=1), timeout=INSPECT_TIMEOUT
-        )
-        out.append((tier, page.fingerprint))
-    return tuple(out)
 
 
 def spawn_scheduler(

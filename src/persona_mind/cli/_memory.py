@@ -122,6 +122,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_pending_parser(sub)
     inj = sub.add_parser("inject", help="show the memory block a prompt would get")
     inj.add_argument("prompt", nargs="?", default="", help="the prompt to plan for")
+    inj.add_argument(
+        "--explain",
+        action="store_true",
+        help="every candidate: score parts, the floor, the rule that admitted or left it out",
+    )
     add_memory_parsers(sub)  # export, import [FILE] (JSON Lines; no FILE: the older layout)
     add_link_parser(sub)  # link [ROOT] [--yes] [--unlink]: memory that follows the repository
     b = sub.add_parser("backlog", help="deferred work")

@@ -29,11 +29,13 @@ from persona_mind.mind import (
     LegacyImport,
     MindRefusal,
     backlog_line,
+    explain_plan,
     fact_line,
     origin_label,
     update_offer,
     where_saved,
 )
+from persona_mind.mind import render_explanation as render
 
 __all__ = ("run_action",)
 
@@ -189,6 +191,8 @@ async def _list(args: argparse.Namespace, memory: Memory) -> None:
 async def _inject(args: argparse.Namespace, memory: Memory) -> None:
     plan = await memory.inject(args.prompt)
     said = ", ".join(plan.disclosures) or "nothing omitted"
+    explained = explain_plan(plan) if getattr(args, "explain", False) else None
+    text = f"{plan.text or '(no memory to inject)'}\n-- {plan.tokens} planning tokens; {said}"
     emit(
         args,
         out.Injection(
@@ -196,8 +200,9 @@ async def _inject(args: argparse.Namespace, memory: Memory) -> None:
             tokens=plan.tokens,
             ids=[i.id for i in plan.items],
             disclosures=list(plan.disclosures),
+            explanation=explained,
         ),
-        f"{plan.text or '(no memory to inject)'}\n-- {plan.tokens} planning tokens; {said}",
+        render(explained) if explained is not None else text,
     )
 
 

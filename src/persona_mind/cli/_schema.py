@@ -15,6 +15,7 @@ import msgspec
 
 from persona_mind.cli._link import LinkAnswer
 from persona_mind.cli._output import ErrorOut, Message
+from persona_mind.mind import Explanation
 from persona_mind.trace import TraceEvent, TraceSummary
 
 __all__ = ("COMMANDS", "FactOut", "schema_document")
@@ -85,11 +86,13 @@ class Listed(msgspec.Struct, kw_only=True):
     backlog: list[BacklogOut] | None
 
 
-class Injection(msgspec.Struct, kw_only=True):
+class Injection(msgspec.Struct, kw_only=True, omit_defaults=True):
     text: str
     tokens: int
     ids: list[str]
     disclosures: list[str]
+    explanation: Explanation | None = None
+    """With ``--explain``: every candidate, its score parts and the rule that decided."""
 
 
 class Imported(msgspec.Struct, kw_only=True):

@@ -164,10 +164,10 @@ class ChildrenFeature:
         team = team_from_snapshot(snapshot, self.host_state)
         model, active = self.model, None if persona is None else persona.active
         injection = await self._lean(str(call.arguments.get("question", "")))
-        runner = self.runner
+        runner, sink = self.runner, self.peers.untrusted_sink()
 
         async def work() -> ToolResult:
-            return await handle_consult_tool(
+            result = await handle_consult_tool(
                 runner,
                 team,
                 call.arguments,
@@ -176,6 +176,9 @@ class ChildrenFeature:
                 injection=injection,
                 cwd=self.cwd,
             )
+            if not result.is_error:  # the whole answer, not only Pi's forwarded head
+                sink("peer", result.text)
+            return result
 
         return Background(key="consult", work=work)
 
@@ -314,6 +317,7 @@ class ChildrenFeature:
         )
         host, call_id = self.ports.host, call.call_id
         service, session_file = self.peers.memory_service(), owner.session_file
+        sink = self.peers.untrusted_sink()
 
         async def record(result: RoundtableResult) -> str:
             from persona_mind.features._decisions import record_decision  # noqa: PLC0415
@@ -323,7 +327,7 @@ class ChildrenFeature:
             )
 
         async def work() -> ToolResult:
-            return await run_roundtable_call(desk, host, call_id, start, record)
+            return await run_roundtable_call(desk, host, call_id, start, record, sink)
 
         return Background(key="roundtable", work=work)
 

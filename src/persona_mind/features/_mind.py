@@ -6,6 +6,11 @@ and ready (M-COMPANION-2..4; the refusal paths stay real because the answer is t
 Persona feature's live state, which the Companion asks it for, never a settings file). Its
 session is rebound whenever the owner changes (session, persona, workspace): the old binding
 is revoked so no late note or card reaches a replaced session (M-SCOPE).
+
+Over 400 lines on purpose: one ``match`` over every host event the Mind half answers, kept
+whole so the order of side effects per event (schedule, capture, plans, relays) reads in
+one place; the parts with their own state live beside it (``_mind_pending``,
+``_mind_relay``, ``_mind_reports``, ``_mind_schedule``, ``_warm``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from persona_mind.feature import Background
-from persona_mind.features._mind_pending import PendingPlans
+from persona_mind.features._mind_pending import PendingPlans, is_pending_confirm
 from persona_mind.features._mind_relay import RelayNudges
 from persona_mind.features._mind_reports import REPORT_ENTRY_TYPE, deliver_review, report_entry
 from persona_mind.features._mind_schedule import SchedulerLink
@@ -42,7 +47,7 @@ from persona_mind.messages.memory import Origin
 from persona_mind.messages.owner import GetNotesTally, OwnerState, PutNotesTally
 
 if TYPE_CHECKING:
-    from persona_mind.feature import Peers
+    from persona_mind.feature import Peers, UntrustedText
     from persona_mind.features._ports import Ports
     from persona_mind.mind import MemoryService, MindSession
     from persona_mind.mind._companion import CompanionAnswer
@@ -345,7 +350,7 @@ class MindFeature:
         return None
 
     async def tool(self, call: ToolCall, owner: OwnerState) -> ToolResult:
-        if call.name == "memory" and call.arguments.get("action") == "confirm":
+        if is_pending_confirm(call.name, call.arguments):
             return await self.pending.confirm(self.session.service, dict(call.arguments))
         # the headless host that serves MCP clients names its sessions "mcp" (docs/mind.md)
         origin: Origin = "mcp" if owner.session_manager == "mcp" else "model"
@@ -405,6 +410,15 @@ class MindFeature:
         """This session's memory service while Mind is active (decision records use it)."""
         session = self._session
         return session.service if session is not None and session.active else None
+
+    def untrusted_sink(self) -> UntrustedText:
+        """Consult and round-table answers, whole, into the current session's taint ledger."""
+
+        def observe(source: Origin, text: str) -> None:
+            if self._session is not None:
+                self._session.observe_untrusted(source, text)
+
+        return observe
 
     async def lean_injection(self, query: str) -> str:
         """Objective/LTM-only context for a delegated leg (M-LEG: lean injection); the

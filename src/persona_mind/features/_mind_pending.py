@@ -23,9 +23,19 @@ if TYPE_CHECKING:
     from persona_mind.mind import MemoryService
     from persona_mind.persona import LocalPlans
 
-__all__ = ("PendingPlans",)
+__all__ = ("PendingPlans", "is_pending_confirm")
 
 ACTION = "mind.pending"
+
+
+def is_pending_confirm(name: str, args: Any) -> bool:
+    """A ``memory confirm`` answered here: every plan id but a repository link plan's
+    (``pl-…``, answered by Mind's session like ``link``)."""
+    if name != "memory" or not isinstance(args, dict) or args.get("action") != "confirm":
+        return False
+    from persona_mind.mind._link_plans import is_link_plan  # noqa: PLC0415 - after ready
+
+    return not is_link_plan(args.get("planId"))
 
 
 class PendingPlans:

@@ -36,6 +36,7 @@ from persona_mind.persona.children._verdict import model_warning
 
 if TYPE_CHECKING:
     from persona_mind.actors import ActorRef
+    from persona_mind.feature import UntrustedText
     from persona_mind.host import HostPort
     from persona_mind.messages.child import ChildUsage
 
@@ -64,6 +65,10 @@ def result_text(result: RoundtableResult, recorded: str = "") -> str:
         f"{result.children} children, {usage_text(result.usage)}, {result.elapsed:.1f}s.\n"
         f"{PRESENT_IN_FULL}\n\n{result.synthesis}\n\n" + "\n".join(tail)
     )
+
+
+def _positions(result: RoundtableResult) -> list[str]:
+    return [f"{p.name}: {p.reason}\n{p.round1}\n{p.final}" for p in result.positions]
 
 
 def display_text(text: str) -> str:
@@ -98,8 +103,13 @@ async def run_roundtable_call(
     call_id: str,
     start: StartRoundtable,
     record: Record | None = None,
+    sink: UntrustedText | None = None,
 ) -> ToolResult:
-    """Run the accepted selection; see the module doc. Cancelling it stops the run."""
+    """Run the accepted selection; see the module doc. Cancelling it stops the run.
+
+    ``sink`` receives the whole answer — the synthesis and every specialist's stated
+    position — as a peer's text for the session's taint ledger: Pi forwards only the head
+    of a tool result, and a model write copying any part of it must still be tainted."""
     start = msgspec.structs.replace(start, on_progress=_display(host, call_id))
     try:
         result: RoundtableResult = await desk.ask(start, timeout=math.inf)
@@ -118,6 +128,8 @@ async def run_roundtable_call(
         )
     recorded = await record(result) if record is not None else ""
     text = result_text(result, recorded)
+    if sink is not None:
+        sink("peer", "\n".join([text, *_positions(result)]))
     return ToolResult(
         text=text,
         details={

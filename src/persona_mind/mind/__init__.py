@@ -51,10 +51,10 @@ from persona_mind.mind._session import companion_refusal as companion_refusal
 from persona_mind.mind._session import is_leg as is_leg
 from persona_mind.mind._settings import MindSettings as MindSettings
 from persona_mind.mind._settings import load_persona_settings as load_persona_settings
-from persona_mind.mind._tools import BACKLOG_TOOL as BACKLOG_TOOL
-from persona_mind.mind._tools import MEMORY_TOOL as MEMORY_TOOL
+from persona_mind.mind._tool_specs import BACKLOG_TOOL as BACKLOG_TOOL
+from persona_mind.mind._tool_specs import MEMORY_TOOL as MEMORY_TOOL
+from persona_mind.mind._tool_specs import tool_specs as tool_specs
 from persona_mind.mind._tools import MindTools as MindTools
-from persona_mind.mind._tools import tool_specs as tool_specs
 from persona_mind.mind.backlog._reminder import ReminderBook as ReminderBook
 from persona_mind.mind.backlog._reminder import reminder_card as reminder_card
 from persona_mind.mind.backlog._rules import MAX_BACKLOG_TEXT as MAX_BACKLOG_TEXT
@@ -74,6 +74,9 @@ from persona_mind.mind.facts._updates import update_offer as update_offer
 from persona_mind.mind.facts._where import TIER_NAMES as TIER_NAMES
 from persona_mind.mind.facts._where import iso_time as iso_time
 from persona_mind.mind.facts._where import where_saved as where_saved
+from persona_mind.mind.inject._explain import Explanation as Explanation
+from persona_mind.mind.inject._explain import explain_plan as explain_plan
+from persona_mind.mind.inject._explain import render as render_explanation
 from persona_mind.mind.inject._planner import InjectionInput as InjectionInput
 from persona_mind.mind.inject._planner import InjectionPlan as InjectionPlan
 from persona_mind.mind.inject._planner import NoteView as NoteView
@@ -116,6 +119,7 @@ __all__ = (
     "Card",
     "CompanionAnswer",
     "Draft",
+    "Explanation",
     "Fact",
     "FactIndex",
     "Finding",
@@ -161,6 +165,7 @@ __all__ = (
     "content_identity",
     "decide_capture",
     "direct_user_text",
+    "explain_plan",
     "fact_line",
     "find_project",
     "handle_mind_command",
@@ -174,6 +179,7 @@ __all__ = (
     "plan_card",
     "plan_injection",
     "reminder_card",
+    "render_explanation",
     "sanitize",
     "scan",
     "tool_specs",

@@ -22,6 +22,8 @@ from persona_mind.mind._policy import parse_policy
 from persona_mind.mind._service import MemoryService
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._text import plural
+from persona_mind.mind.inject._explain import explain_plan
+from persona_mind.mind.inject._explain import render as render_explanation
 from persona_mind.mind.notes._ledger import NotesLedger
 from persona_mind.mind.optimize._commands import run_optimize
 from persona_mind.mind.optimize._port import OptimizeBinding
@@ -34,7 +36,7 @@ COMMAND_NAMES = ("mind", "persona-mind")
 USAGE = (
     "usage: /mind [status|list [persona|shared|project|stm|backlog|notes]|read <id>|"
     "forget <id>|link [ROOT|--unlink]|doctor|capture [auto|prompt|off]|nudge [on|off]|"
-    "policy [auto|confirm-untrusted|confirm-all|recall-only]|optimize …|help]"
+    "policy [auto|confirm-untrusted|confirm-all|recall-only]|optimize …|why|help]"
 )
 _LIST_LIMIT = 20
 
@@ -68,6 +70,17 @@ def _result(card: Card, level: str = "info") -> CommandResult:
     return CommandResult(text=card.full(), level=level)  # type: ignore[arg-type]
 
 
+async def _why(service: MemoryService) -> CommandResult:
+    """Plan the last prompt again over the stores as they are now and explain it (the same
+    plan as that turn's unless a store or the ranker changed since: planning is pure)."""
+    last = service.last_prompt
+    if last is None:
+        return CommandResult(text="No prompt has been planned yet in this session.")
+    prompt, notes, lean, reserve = last
+    plan = await service.injection(prompt, notes=notes, lean=lean, reserve_tokens=reserve)
+    return CommandResult(text=render_explanation(explain_plan(plan)))
+
+
 async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResult:
     """Run one ``/mind …`` command."""
     try:
@@ -87,6 +100,8 @@ async def handle_mind_command(args: str, ctx: MindCommandContext) -> CommandResu
             return CommandResult(
                 text=f"Mind is inactive: {ctx.refusal or 'not ready'}", level="warning"
             )
+        if sub == "why":  # the last prompt's candidates, score parts and rules
+            return await _why(ctx.service)
         if sub == "capture":
             return _capture(ctx, rest)
         if sub == "nudge":

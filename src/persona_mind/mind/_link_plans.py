@@ -2,8 +2,11 @@
 
 Two routes to one operation (P-CHAT-PLAN-1): ``/mind link ROOT`` is the user's own command,
 so it is the approval; the ``memory`` tool's ``link`` action is the chat route, and there
-every change first returns a plan with a ``planId`` and changes nothing (P-CHAT-PLAN-4). A
-confirming call (``memory {action: "link", plan: planId}``) is accepted only if this
+every change first returns a plan with a ``planId`` (``pl-…``) and changes nothing
+(P-CHAT-PLAN-4). The answer has the shape of every chat plan in the memory tool,
+``memory {action: "confirm", planId, accept}`` (the older ``{action: "link", plan}`` is
+kept as an alias of an accepting confirm); a decline drops the plan. An accepting call is
+accepted only if this
 session's desk issued the plan, it is unused (single use, P-CHAT-PLAN-9), at least one user
 message arrived after it was shown (P-CHAT-PLAN-7: the assistant judges the yes, the runtime
 enforces the reply) and the offer still stands — the target is still a known clone of the
@@ -22,9 +25,16 @@ from persona_mind.mind._errors import AccessRefused, InvalidArgument
 from persona_mind.mind._follow import RepoState
 from persona_mind.mind._links import Candidate
 
-__all__ = ("LinkDesk", "LinkPlan")
+__all__ = ("LINK_PLAN_PREFIX", "LinkDesk", "LinkPlan", "is_link_plan")
 
 MAX_LINK_PLANS = 8
+LINK_PLAN_PREFIX = "pl-"
+"""Link plans' ids start with it; pending-write plans (``pp-``) are the persona plan book's."""
+
+
+def is_link_plan(plan_id: object) -> bool:
+    """Whether ``plan_id`` names a link plan (so ``confirm`` is routed here)."""
+    return isinstance(plan_id, str) and plan_id.startswith(LINK_PLAN_PREFIX)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +70,7 @@ class LinkDesk:
     def plan(self, target: str) -> Card:
         """A link plan (changes nothing): show it, wait for the user's answer, confirm."""
         offer = self._offer(target)
-        plan = LinkPlan(f"pl-{secrets.token_hex(6)}", offer.root, self.user_messages)
+        plan = LinkPlan(f"{LINK_PLAN_PREFIX}{secrets.token_hex(6)}", offer.root, self.user_messages)
         self.plans[plan.plan_id] = plan
         while len(self.plans) > MAX_LINK_PLANS:
             self.plans.pop(next(iter(self.plans)))
@@ -71,11 +81,19 @@ class LinkDesk:
                 f"({offer.identity.describe()})",
                 "after linking, both paths read and write the same project memory, STM and "
                 "backlog; nothing is copied or deleted; `/mind link --unlink` undoes it",
-                "nothing changed yet: show this to the user and, once they agree, call "
-                f"memory with action 'link' and plan '{plan.plan_id}'",
+                "nothing changed yet: show this to the user and wait for their reply; then "
+                f"call memory with action 'confirm', planId '{plan.plan_id}' and accept "
+                "true or false as the user decided",
             ),
             data={"planId": plan.plan_id, "target": offer.root},
         )
+
+    def decline(self, plan_id: str) -> None:
+        """The user said no: the plan is used up and nothing changes."""
+        if plan_id not in self.plans:
+            self.take(plan_id)  # raises the used/unknown refusal
+        self.plans.pop(plan_id, None)
+        self.used.add(plan_id)
 
     def take(self, plan_id: str) -> str:
         """The approved target of ``plan_id`` (rules in the module doc), marked used."""

@@ -106,9 +106,18 @@ async def _remove(service: MemoryService, p: Proposal) -> None:
 
 
 async def approve(service: MemoryService, proposal_id: str) -> Fact:
-    """The user accepts: store the fact with its origin and ``confirmed=True``."""
+    """The user accepts: store the fact with its origin and ``confirmed=True`` (a held
+    supersede, whose ``derivedFrom`` names the fact it replaces, retires that fact)."""
     p = await _find(service, proposal_id)
     f = p.fact
+    if f.derivedFrom:  # a held supersede (mind._pending_rewrites): retire the named fact now
+        _, new = await service.supersede(
+            f.derivedFrom[0], f.text, kind=f.kind, tags=f.tags, origin=f.origin, confirmed=True
+        )
+        await _remove(service, p)
+        if service.on_saved is not None:
+            service.on_saved(p.tier)
+        return new.fact
     draft = fx.validate_draft(f.kind, f.text, f.tags, f.source)
     now = service.now()
     out: list[Fact] = []

@@ -59,6 +59,21 @@ class _Unread:
 _UNREAD = _Unread()
 
 PLAN_OFFLOAD_FACTS = 4_000
+RANK_CHARS = 32_000
+"""The most of a prompt the ranker reads: its first and last halves of this.  Why: turning a
+4 MB pasted prompt into search terms (or embedding it) is hundreds of milliseconds of CPU in
+one piece, past the turn's 750 ms fail-open and blocking the loop; what a long prompt asks
+is at its start or its end (a question above or below a pasted log)."""
+
+
+def ranking_text(prompt: str) -> str:
+    """``prompt``, or its first and last ``RANK_CHARS / 2`` characters when it is longer."""
+    if len(prompt) <= RANK_CHARS:
+        return prompt
+    half = RANK_CHARS // 2
+    return f"{prompt[:half]}\n{prompt[-half:]}"
+
+
 UPDATE_CANDIDATES = 12
 """Best lexical matches per tier compared with a new fact for an update (see updates_of)."""
 """From this many indexed facts a turn's injection plan runs on the offload (the IO
@@ -77,6 +92,12 @@ class Recalled(FlatFact):
 
 class MemoryService(BacklogOps):
     """Memory and backlog operations for one scope."""
+
+    last_prompt: tuple[str, tuple[NoteView, ...], bool, int] | None = None
+    """The last injection's arguments, for ``/mind why`` to plan it again and explain it.
+    Why not the plan itself: a plan holds its indexes (for its explanation), and keeping a
+    large store's superseded index alive past the index cache's piecewise ``retire`` would
+    free it in one GIL-holding cascade on the event loop later (issue 15 item 9)."""
 
     # -- memory tool ---------------------------------------------------------------------
 
@@ -305,7 +326,9 @@ class MemoryService(BacklogOps):
         """Read this scope's stores and plan the memory block (wrap in :func:`with_deadline`).
 
         ``reserve_tokens`` is taken off the 2,400-token budget for text injected beside the
-        block (the capture hint), so the two together stay inside it (M-UI-4)."""
+        block (the capture hint), so the two together stay inside it (M-UI-4).  A prompt
+        longer than :data:`RANK_CHARS` is ranked on its head and tail (:func:`ranking_text`)."""
+        prompt = ranking_text(prompt)
         now = self.now()
         # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
         tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared", "project")]
@@ -337,6 +360,7 @@ class MemoryService(BacklogOps):
         # Ranking a large store is tens of milliseconds of CPU: with an offload (the sidecar)
         # it runs on the Store's IO thread so pings stay answered; a small store is planned
         # here, where a hop would cost more than the plan (bench/_bridge_limits.py).
+        self.last_prompt = (prompt, tuple(notes), lean, reserve_tokens)
         if self._offload is not None and sum(map(len, indexes.values())) >= PLAN_OFFLOAD_FACTS:
             return await self._offload(plan)
         return plan()

@@ -24,13 +24,15 @@ reminders              ``await reminder_items()`` → ArmReminders(items=...)
 =====================  =============================================================
 
 The companion handshake rules and the leg switch are in ``_companion`` (re-exported here).
+Over 400 lines on purpose: one method per host event, as the table says; the halves with a
+concern of their own live beside it — repository links (``_session_repo``), the Optimizer
+binding (``_session_optimize``), the capture write (``capture._write``).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,21 +61,21 @@ from persona_mind.mind._companion import (
     one_disclosure,
 )
 from persona_mind.mind._deadline import with_deadline
-from persona_mind.mind._errors import AccessRefused, MindRefusal
+from persona_mind.mind._errors import AccessRefused
 from persona_mind.mind._link_plans import LinkDesk
 from persona_mind.mind._model import BacklogItem, Tier
 from persona_mind.mind._scope import MindScope, find_project
 from persona_mind.mind._service import FoundFact, MemoryService, Offload
+from persona_mind.mind._session_optimize import accept_review, optimize_binding
 from persona_mind.mind._session_repo import follow, is_link_call, link_command, link_tool
 from persona_mind.mind._settings import MindSettings
 from persona_mind.mind._tools import AppendEntry, MindTools, tool_specs
 from persona_mind.mind._write_gate import WriteGate, source_of_tool
 from persona_mind.mind.capture._cues import decide_capture
-from persona_mind.mind.facts._updates import update_offer
+from persona_mind.mind.capture._write import InputOutcome, update_hints, write_capture
 from persona_mind.mind.migrate._legacy import LegacyImport
 from persona_mind.mind.notes._ledger import NotesLedger, OwnerKey
-from persona_mind.mind.optimize._activity import Activity, ActivityBoard
-from persona_mind.mind.optimize._commands import review_acceptance
+from persona_mind.mind.optimize._activity import ActivityBoard
 from persona_mind.mind.optimize._port import OptimizeBinding, OptimizerPort
 from persona_mind.mind.recall._ranker import SemanticSource
 from persona_mind.mind.trust._taint import TaintLedger
@@ -92,15 +94,6 @@ __all__ = (
 INJECTION_DEADLINE = 0.75
 DEFERRED_INPUT_TYPE = "pi-persona-deferred-input"
 """The one custom type that replays direct user input (M-TRUST-2)."""
-
-
-@dataclass(frozen=True, slots=True)
-class InputOutcome:
-    """What one input produced: a saved fact (capture receipt), a nudge, or nothing."""
-
-    captured: FoundFact | None = None
-    nudge: str | None = None
-    refused: str | None = None
 
 
 class MindSession:
@@ -242,7 +235,7 @@ class MindSession:
         direct = deferred or (event.source != "extension" and event.custom_type is None)
         if direct:  # a user message: the reply a plan waits for (P-CHAT-PLAN-7)
             self.links.user_messages += 1
-            self.taint.observe_user(event.text)
+            await self.taint.observe_user_async(event.text)  # a long paste in steps
         decision = decide_capture(
             event.text, direct=direct, mode=self.settings.capture, nudge=self.settings.nudge
         )
@@ -254,43 +247,15 @@ class MindSession:
         if decision.action != "capture" or decision.draft is None:
             return InputOutcome()
         service = self.service
-        draft = decision.draft
-        tier = "project" if service.scope.project is not None else "persona"
-        if tier == "persona" and service.scope.persona is None:
-            self._nudge = "The user asked to remember something; save it with tier 'shared'."
-            return InputOutcome(nudge=self._nudge)
-        try:
-            found, _ = await service.remember(
-                draft.kind,
-                draft.text,
-                tier=tier,  # type: ignore[arg-type]
-                origin="user",  # deterministic capture: the user's own words
-            )
-        except MindRefusal as exc:
-            return InputOutcome(refused=str(exc))
-        except PersonaMindError as exc:  # stale generation or storage trouble: no receipt
-            return InputOutcome(refused=str(exc))
-        if self.service is not service:  # replaced meanwhile: the write stands, no receipt
-            return InputOutcome()
-        self._captured = found
-        await self._offer_supersede(service, found)
-        return InputOutcome(captured=found)
-
-    async def _offer_supersede(self, service: MemoryService, found: FoundFact) -> None:
-        """The user's captured fact may change a stored one: the next injection tells the
-        model which, so it can ask the user whether to supersede it (never by itself)."""
-        try:
-            updates = await service.updates_of(found)
-        except PersonaMindError:  # an offer is not worth a failed turn
-            return
-        for old in updates:
-            self.hint_once(
-                update_offer(
-                    old.fact,
-                    'ask the user; if they agree, memory {"action": "supersede", '
-                    f'"id": "{old.fact.id}", "text": <the new fact\'s text>}}',
-                )
-            )
+        outcome = await write_capture(service, decision.draft)
+        if outcome.nudge is not None:
+            self._nudge = outcome.nudge
+        if outcome.captured is None or self.service is not service:
+            return outcome if outcome.captured is None else InputOutcome()  # replaced meanwhile
+        self._captured = outcome.captured
+        for hint in await update_hints(service, outcome.captured):
+            self.hint_once(hint)
+        return outcome
 
     def hint_once(self, hint: str) -> None:
         """A runtime hint for the next injection only (a repository link offer)."""
@@ -413,20 +378,9 @@ class MindSession:
             self.taint.observe(source, text)
 
     async def accept_review(self, words: list[str]) -> CommandResult:
-        """The acceptance answer of ``/mind optimize [all|target]`` (M-OPTIMIZE-BATCH-8, -9).
-
-        ``level == "error"`` means refused: the caller then starts no review.
-        """
-        binding = None if self.leg else self._optimize_binding()
-        if self.service is None or binding is None:
-            why = self.refusal or "the Optimizer is not available here"
-            return CommandResult(text=f"Mind is inactive: {why}", level="error")
-        try:
-            card = review_acceptance(words, binding)  # model and target rules
-            await binding.port.admit_review()  # single flight, agent idle, workers
-            return CommandResult(text=card.full())
-        except (MindRefusal, PersonaMindError) as exc:
-            return CommandResult(text=str(exc), level="error")
+        """The acceptance answer of ``/mind optimize [all|target]`` (M-OPTIMIZE-BATCH-8, -9);
+        ``level == "error"`` means refused (:func:`~._session_optimize.accept_review`)."""
+        return await accept_review(self, words)
 
     async def on_command(self, call: CommandCall) -> CommandResult:
         """``/mind`` and ``/persona-mind``."""
@@ -453,17 +407,7 @@ class MindSession:
         return result
 
     def _optimize_binding(self) -> OptimizeBinding | None:
-        """The Optimizer bound to this session owner (plans key on session + generation)."""
-        if self.optimizer is None or self.service is None or self.ledger is None or self.leg:
-            return None
-        owner = f"{self.ledger.owner.session_id}#{self.generation}"
-        board, sink = self.activity, self.activity_sink
-
-        async def publish(event: Activity) -> None:
-            if board.publish(owner, event) and sink is not None:
-                await sink(board.line())
-
-        return OptimizeBinding(self.optimizer, owner, self.service.scope, self.model, publish)
+        return optimize_binding(self)
 
     async def reminder_items(self) -> tuple[BacklogItem, ...]:
         """The project's live backlog for the Reminder actor; empty in home, legs, inactive."""

@@ -18,6 +18,7 @@ from persona_mind.messages.host import CommandResult, ToolCall, ToolResult
 from persona_mind.mind._cards import Card, clip, sanitize
 from persona_mind.mind._errors import InvalidArgument, MindRefusal
 from persona_mind.mind._follow import RepoState, approve_link, follow_repository, unlink
+from persona_mind.mind._link_plans import is_link_plan
 from persona_mind.mind._links import Candidate
 
 if TYPE_CHECKING:
@@ -89,18 +90,35 @@ async def link_command(session: MindSession, words: list[str]) -> CommandResult:
 
 
 def is_link_call(call: ToolCall) -> bool:
+    """``link``, or ``confirm`` of a link plan (its ``planId`` has the link prefix)."""
     args = call.arguments
-    return call.name == "memory" and isinstance(args, Mapping) and args.get("action") == "link"
+    if call.name != "memory" or not isinstance(args, Mapping):
+        return False
+    action = args.get("action")
+    return action == "link" or (action == "confirm" and is_link_plan(args.get("planId")))
 
 
 async def link_tool(session: MindSession, args: Mapping[str, Any]) -> ToolResult:
-    """The memory tool's ``link``: ``id`` (a root) returns a plan; ``plan`` confirms one."""
+    """The memory tool's ``link``: ``id`` (a root) returns a plan; ``confirm`` with its
+    ``planId`` and ``accept`` (or the older ``link`` with ``plan``) answers it."""
     try:
-        extra = sorted(set(args) - {"action", "id", "plan"})
+        confirming = args.get("action") == "confirm"
+        allowed = {"action", "planId", "accept"} if confirming else {"action", "id", "plan"}
+        extra = sorted(set(args) - allowed)
         if extra:
-            raise InvalidArgument("args.unknown_field", f"link takes id or plan, not {extra}")
-        plan_id, target = args.get("plan"), args.get("id")
-        if isinstance(plan_id, str) and plan_id:
+            raise InvalidArgument(
+                "args.unknown_field",
+                f"confirm takes planId and accept, not {extra}"
+                if confirming
+                else f"link takes id or plan, not {extra}",
+            )
+        plan_id, target = args.get("planId" if confirming else "plan"), args.get("id")
+        if confirming and not isinstance(args.get("accept"), bool):
+            raise InvalidArgument("args.missing", "confirm needs planId and accept true/false")
+        if confirming and args["accept"] is False:
+            session.links.decline(str(plan_id))
+            card = Card("Not linked", ("the user declined; nothing changed",))
+        elif isinstance(plan_id, str) and plan_id:
             chosen = await _link(session, session.links.take(plan_id))
             card = Card(
                 f"Linked to {chosen.root}",

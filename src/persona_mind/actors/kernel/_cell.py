@@ -33,20 +33,16 @@ import anyio
 
 from persona_mind.actors.kernel import _context, _work
 from persona_mind.actors.kernel._actor import Deferred
+from persona_mind.actors.kernel._cell_answers import drop_stale, fail_queued, fail_reply
 from persona_mind.actors.kernel._cell_trace import CellTrace
 from persona_mind.actors.kernel._cell_work import CellWork, chain
 from persona_mind.actors.kernel._crash import FATAL as _FATAL
 from persona_mind.actors.kernel._crash import LinkedExit, cancelling, describe
-from persona_mind.actors.kernel._envelope import Envelope
+from persona_mind.actors.kernel._envelope import CONTROL, Envelope
 from persona_mind.actors.kernel._mailbox import Mailbox
 from persona_mind.actors.kernel._ref import ActorRef
 from persona_mind.actors.kernel._work import WorkGroup
-from persona_mind.errors import (
-    ActorStopped,
-    ActorUnavailable,
-    PersonaMindError,
-    StaleGeneration,
-)
+from persona_mind.errors import ActorUnavailable, PersonaMindError
 
 if TYPE_CHECKING:
     from persona_mind.actors.kernel._actor import Actor
@@ -60,8 +56,6 @@ T = TypeVar("T")
 
 _log = logging.getLogger("persona_mind.actors")
 
-_CONTROL = object()
-"""The envelope that wakes the loop to read ``Cell._halt`` (a stop, or a link's exit)."""
 _STOPPING = object()
 
 
@@ -161,7 +155,7 @@ class Cell(Generic[M]):
                 _log.exception("the loop of %s failed", self.name)
         finally:
             self.state = "stopped"
-            self._fail_pending("stopped")
+            fail_queued(self, "stopped")
             self.trace.step("stop", None)
             if self._done is not None and not self._done.done():
                 self._done.set_result(None)
@@ -185,7 +179,7 @@ class Cell(Generic[M]):
                 try:
                     crash = await self._incarnation()
                     if crash is not None and not isinstance(crash, LinkedExit):
-                        self._fail_pending(f"crashed: {describe(crash)}")  # before others run
+                        fail_queued(self, f"crashed: {describe(crash)}")  # before others run
                 finally:
                     await self.jobs.end("actor stopped")  # work started in on_start too
                     self.jobs.group = None
@@ -193,7 +187,7 @@ class Cell(Generic[M]):
         except BaseExceptionGroup as failed:  # a piece of work raised past its wrapper
             fatal = failed.subgroup(_FATAL)
             crash = fatal.exceptions[0] if fatal is not None else failed
-            self._fail_pending(f"crashed: {describe(crash)}")
+            fail_queued(self, f"crashed: {describe(crash)}")
             if restart is None:
                 restart = self._decide(crash)
         finally:
@@ -229,7 +223,7 @@ class Cell(Generic[M]):
         if self.closed or self._done is None or self._done.done() or self._halt is not None:
             return
         self._halt = LinkedExit(f"{dependency!r}, linked to it, crashed and restarted ({reason})")
-        self.mailbox.put(Envelope(_CONTROL, None, None))
+        self.mailbox.put(Envelope(CONTROL, None, None))
 
     async def _incarnation(self) -> BaseException | None:
         if self._halt is not _STOPPING:
@@ -281,15 +275,15 @@ class Cell(Generic[M]):
         current: int | None = -1  # what this task's context is admitted under
         while True:
             env = items.popleft() if items else await mailbox.get()
-            if self._halt is not None or env.message is _CONTROL:
+            if self._halt is not None or env.message is CONTROL:
                 halt = self._halt
                 if halt is None:
                     continue  # a link's wake-up already spent by a restart
                 if halt is _STOPPING:
-                    if env.message is not _CONTROL:
+                    if env.message is not CONTROL:
                         mailbox.put(env)  # failed with the rest by _fail_pending
                     return None
-                if env.message is not _CONTROL:
+                if env.message is not CONTROL:
                     items.appendleft(env)  # kept, first, for the resynced incarnation
                 self._halt = None
                 assert isinstance(halt, LinkedExit)
@@ -299,7 +293,7 @@ class Cell(Generic[M]):
             if gen is None:
                 gen = env.generation = system.generation  # unbound (from outside): admitted now
             elif gen < system.generation and not env.bookkeeping and self.bound:
-                self._drop_stale(env)
+                drop_stale(self, env)
                 continue
             if gen != current:
                 admitted.set(gen)
@@ -313,7 +307,7 @@ class Cell(Generic[M]):
                 result = await actor.receive(env.message)  # type: ignore[arg-type]  # checked at send
             except PersonaMindError as refusal:
                 if isinstance(refusal, ActorUnavailable):  # a partner is gone: a crash
-                    self._fail_reply(env, "crashed", refusal, str(refusal))
+                    fail_reply(name, env, "crashed", refusal, str(refusal))
                     return refusal
                 if reply is not None:
                     if not reply.done():
@@ -323,12 +317,12 @@ class Cell(Generic[M]):
                 continue
             except asyncio.CancelledError as exc:
                 if cancelling():  # this actor is being stopped by force
-                    self._fail_reply(env, "stopped by force", None)
+                    fail_reply(name, env, "stopped by force", None)
                     raise
-                self._fail_reply(env, "crashed", exc, "its handler was cancelled")
+                fail_reply(name, env, "crashed", exc, "its handler was cancelled")
                 return exc
             except BaseException as exc:  # a crash (fatal ones end the runtime in _run)
-                self._fail_reply(env, "crashed", exc, repr(exc))
+                fail_reply(name, env, "crashed", exc, repr(exc))
                 return exc
             finally:
                 if token is not None:
@@ -345,35 +339,6 @@ class Cell(Generic[M]):
             # (a retired index's last reference, say) and decide on which thread it is freed
             del env, reply, result
 
-    def _drop_stale(self, env: Envelope) -> None:
-        self.dropped_stale += 1
-        if self.tracer.enabled:
-            self.trace.drop(env, "stale-generation")
-        reply = env.reply
-        if reply is not None and not reply.done():
-            assert env.generation is not None
-            reply.set_exception(StaleGeneration(self.name, env.generation, self.system.generation))
-
-    def _fail_reply(
-        self, env: Envelope, why: str, cause: BaseException | None, detail: str = ""
-    ) -> None:
-        reply = env.reply
-        if reply is None or reply.done():
-            return
-        what = f"{why} while handling {type(env.message).__name__}"
-        stopped = ActorStopped(self.name, f"{what}: {detail}" if detail else what)
-        stopped.__cause__ = cause
-        reply.set_exception(stopped)
-
-    def _fail_pending(self, reason: str) -> None:
-        for env in self.mailbox.drain():
-            if env.message is _CONTROL:
-                continue
-            if self.tracer.enabled:
-                self.trace.drop(env, reason)
-            if env.reply is not None and not env.reply.done():
-                env.reply.set_exception(ActorStopped(self.name, reason))
-
     async def stop(self, reason: str, *, force: bool = False) -> None:
         """Stop after the current message (bounded by ``STOP_GRACE``), or at once if forced."""
         done = self._done
@@ -383,7 +348,7 @@ class Cell(Generic[M]):
         if self._halt is not _STOPPING:
             self._halt = _STOPPING
             self.state = "stopping"
-            self.mailbox.put(Envelope(_CONTROL, None, None))
+            self.mailbox.put(Envelope(CONTROL, None, None))
         task = self.task
         if task is not None and task is asyncio.current_task():
             return

@@ -14,6 +14,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+CONTROL = object()
+"""The message of an envelope that wakes a cell's loop to read its halt flag (a stop, or a
+linked dependency's exit); never delivered to an actor."""
+
 
 class Envelope:
     """One queued message. ``__slots__`` keeps the hot path allocation small."""

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 from persona_mind.mind.inject._lines import Heading, entry_line, nbytes, omission_notice
 from persona_mind.mind.inject._newer import newer_first
-from persona_mind.mind.inject._order import Cand
-from persona_mind.mind.inject._plan import PlannedItem
+from persona_mind.mind.inject._plan import Cand, PlannedItem
 from persona_mind.mind.inject._shown_ids import prefix_counts, shown
 from persona_mind.mind.recall._excerpts import excerpts_of
 from persona_mind.mind.recall._retrieval import FactIndex

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from persona_mind.mind.facts._updates import MAX_CHANGED, is_update, terms_of
-from persona_mind.mind.inject._order import Cand
+from persona_mind.mind.inject._plan import Cand
 
 __all__ = ("WINDOW", "newer_first")
 

@@ -1,8 +1,10 @@
 """The candidates of one block section, in the order the allocator admits them.
 
 Why a module of its own: ranking (priority facts first, then task match — BM25 or hybrid —
-then recency) is a separate decision from how much fits; the allocator only walks this
-order (M-INJECT-5/6).
+then recency among ties) is a separate decision from how much fits; the allocator only
+walks this order (M-INJECT-5/6).  A fact below the relevance floor
+(:mod:`persona_mind.mind.recall._floor`) is no candidate: recency orders ties, it never
+fills a section.  Pinned kinds (objective, invariant) keep their priority slots.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
-from persona_mind.mind.inject._plan import PRIORITY_SLOTS
+from persona_mind.mind.inject._plan import PRIORITY_SLOTS, Cand
+from persona_mind.mind.recall._floor import PromptWeights
 from persona_mind.mind.recall._fusion import Fusion, explain, task_scores
 from persona_mind.mind.recall._ranker import Semantic
 from persona_mind.mind.recall._retrieval import FactIndex, Ranked, query_terms
@@ -20,28 +23,33 @@ def _key(r: Ranked) -> tuple[float, float, str]:
     return (-r.score, -r.fact.lastSeenAt, r.fact.id)
 
 
-Cand = tuple[str, Ranked, FactIndex]
-"""(section label, ranked fact, its index): one line candidate, rendered only if admitted."""
-
-
 def ordered(
     indexes: Sequence[tuple[str, FactIndex]],
     prompt: str,
     want: int,
     semantic: Semantic | None = None,
     fusion: Fusion = "score",
+    floored: list[Cand] | None = None,
+    *,
+    floor: bool = True,
 ) -> list[Cand]:
     """At most ``PRIORITY_SLOTS`` objective/invariant facts first, then task match, then recency.
 
     Several indexes (persona + shared LTM) share one section, so their rankings are merged
     by the same key; priority stays bounded across the whole section (M-INJECT-5/6).  The
     task-match score is BM25's, or the hybrid score when a semantic ranker is given.
+
+    With ``floor`` (memory tiers; session notes pass ``False``) and a prompt that has terms
+    (an empty prompt asks for no task, so recency orders everything) only facts above the
+    relevance floor are candidates; those left out are appended to ``floored`` when given
+    (for the plan's explanation).  Every candidate gets its covered information.
     """
     if not any(len(index) for _, index in indexes):
         return []  # empty tiers have no candidate (and cost no scoring)
     prio: list[Cand] = []
     rest: list[Cand] = []
-    qtokens = query_terms(prompt)[1]
+    qterms, qtokens = query_terms(prompt)
+    floor = floor and bool(qterms)
     for label, index in indexes:
         if not len(index):  # an empty tier has no candidate (and costs no scoring)
             continue
@@ -60,8 +68,17 @@ def ordered(
         ranked = index.rank(prompt, want + PRIORITY_SLOTS, scored)
         explain(mp, index, sims)
         explain(ranked, index, sims)
+        weights = PromptWeights(index, qterms)
+        slot_of = index.slot_of
+        for r in mp:
+            r.cover = weights.cover(slot_of[r.fact.id])
         prio += [(label, r, index) for r in mp]
-        rest += [(label, r, index) for r in ranked]
+        for r in ranked:
+            r.cover = weights.cover(slot_of[r.fact.id])
+            if not floor or weights.admits(r.cover if r.score > 0 else 0.0, r.semantic):
+                rest.append((label, r, index))
+            elif floored is not None:
+                floored.append((label, r, index))
     prio.sort(key=lambda t: _key(t[1]))
     chosen = prio[:PRIORITY_SLOTS]
     seen = {(t[0], t[1].fact.id) for t in chosen}
@@ -71,4 +88,6 @@ def ordered(
         if ident not in seen:
             seen.add(ident)
             out.append(cand)
+    if floored is not None:  # a pinned fact below the floor is a candidate all the same
+        floored[:] = [c for c in floored if (c[0], c[1].fact.id) not in seen]
     return out

@@ -14,7 +14,13 @@ from persona_mind.mind._model import BacklogItem, Tier
 from persona_mind.mind.recall._excerpts import EXCERPT_CHARS
 from persona_mind.mind.recall._fusion import Fusion
 from persona_mind.mind.recall._ranker import LEXICAL, RankerStatus, Semantic
-from persona_mind.mind.recall._retrieval import FactIndex, Ranked
+from persona_mind.mind.recall._retrieval import PRIORITY_KINDS, FactIndex, Ranked
+
+Cand = tuple[str, Ranked, FactIndex]
+"""(section label, ranked fact, its index): one line candidate, rendered only if admitted."""
+
+SectionTrace = tuple[str, int, tuple[Cand, ...], tuple[Cand, ...]]
+"""(section key, cap, candidates in admission order, candidates below the floor)."""
 
 TOTAL_TOKENS = 2_400
 NOTES_TOKENS = 600
@@ -76,6 +82,11 @@ class PlannedItem:
     def reason(self) -> str:
         return self._ranked.reason
 
+    @property
+    def pinned(self) -> bool:
+        """Whether this entry is of a pinned kind (objective, invariant)."""
+        return self._ranked.fact.kind in PRIORITY_KINDS
+
     def __repr__(self) -> str:
         return f"PlannedItem({self.section!r}, {self.id!r}, {self.reason!r})"
 
@@ -91,10 +102,23 @@ class InjectionPlan:
     clipped: int
     unsafe: int
     ranker: RankerStatus = LEXICAL
+    prompt: str = ""
+    trace: tuple[SectionTrace, ...] = ()
+    """Each section's candidates, admitted or not, for :meth:`explain` (computed on demand)."""
+
+    @property
+    def below_floor(self) -> int:
+        """How many ranked facts the relevance floor left out."""
+        return sum(len(t[3]) for t in self.trace)
 
     @property
     def disclosures(self) -> tuple[str, ...]:
         out = [f"{n} {LABEL[k]} omitted" for k, n in self.omitted.items() if n]
+        if self.below_floor and not any(i.section != "notes" and not i.pinned for i in self.items):
+            out.append(
+                "nothing above the relevance floor: "
+                + ("only pinned lines shown" if self.items else "memory block omitted")
+            )
         if not self.ranker.hybrid and self.ranker.reason:
             out.append(f"ranking: {self.ranker.describe()}")
         if self.clipped:

@@ -51,6 +51,7 @@ from persona_mind.mind.inject._plan import (
     NOTES_TOKENS,
     PRIORITY_SLOTS,
     TOTAL_TOKENS,
+    Cand,
     InjectionInput,
     InjectionPlan,
     NoteView,
@@ -106,7 +107,9 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             )
             for n in data.notes
         ]
-        cands = ordered([("note", FactIndex.build(notes))], data.prompt, len(notes), sem, fusion)
+        cands = ordered(
+            [("note", FactIndex.build(notes))], data.prompt, len(notes), sem, fusion, floor=False
+        )
         sections.append(
             Section(
                 "notes", fixed("Session notes"), cands, len(notes), len(notes), NOTES_TOKENS * 3
@@ -115,14 +118,20 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
     ltm_tiers: tuple[Tier, ...] = ("persona", "shared")
     present = [(str(t), i) for t in ltm_tiers if (i := data.indexes.get(t)) is not None]
     ltm_total = sum(len(i) for _, i in present)
-    ltm = ordered(present, data.prompt, caps["ltm"] + 4, sem, fusion)
+    below: dict[str, list[Cand]] = {}
+    ltm = ordered(present, data.prompt, caps["ltm"] + 4, sem, fusion, below.setdefault("ltm", []))
     if present:
         sections.append(Section("ltm", ltm_heading, ltm, caps["ltm"], ltm_total))
     if data.lean:
         objectives = _lean_objectives(data)
         if objectives is not None:
             cands = ordered(
-                [("project", objectives)], data.prompt, caps["project"] + 4, sem, fusion
+                [("project", objectives)],
+                data.prompt,
+                caps["project"] + 4,
+                sem,
+                fusion,
+                below.setdefault("project", []),
             )
             sections.append(
                 Section(
@@ -142,7 +151,9 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             index = data.indexes.get(tier)
             if index is None:
                 continue
-            cands = ordered([(tier, index)], data.prompt, caps[key] + 4, sem, fusion)
+            cands = ordered(
+                [(tier, index)], data.prompt, caps[key] + 4, sem, fusion, below.setdefault(key, [])
+            )
             sections.append(Section(key, heading, cands, caps[key], len(index)))
         items = [b for b in data.backlog if b.live(data.now)]
         if items:
@@ -165,8 +176,11 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             )
     room = data.total_tokens * 3 - nbytes(OPEN) - nbytes(CLOSE)
     budget, notice = fit(sections, room, tuple(data.indexes.values()))
-    if not budget.items and not notice:
-        return InjectionPlan("", 0, (), budget.omitted, 0, 0, data.ranker)
+    trace = tuple((s.key, s.cap, tuple(s.cands), tuple(below.get(s.key, ()))) for s in sections)
+    if not budget.items:  # nothing relevant (or nothing at all): no block, the plan says why
+        return InjectionPlan(
+            "", 0, (), budget.omitted, 0, budget.unsafe, data.ranker, data.prompt, trace
+        )
     text = OPEN + "".join(budget.lines) + notice + CLOSE
     return InjectionPlan(
         text=text,
@@ -176,4 +190,6 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
         clipped=budget.clipped,
         unsafe=budget.unsafe,
         ranker=data.ranker,
+        prompt=data.prompt,
+        trace=trace,
     )

@@ -26,7 +26,6 @@ Optimizer answers them) and re-exported here unchanged.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -48,7 +47,8 @@ from persona_mind.mind.facts._rules import (
     row_key,
     validate_draft,
 )
-from persona_mind.mind.optimize._errors import MalformedStore, PlanConflict
+from persona_mind.mind.optimize._apply import apply_rows, rows_by_id, undo_rows
+from persona_mind.mind.optimize._errors import PlanConflict
 from persona_mind.mind.optimize._inspect import safe_row
 
 __all__ = (
@@ -153,19 +153,6 @@ def _check_ids(ops: Sequence[Operation]) -> None:
                 "replaced by one operation only",
             )
         seen |= set(op.sources)
-
-
-def _index(rows: tuple[Fact, ...]) -> dict[str, Fact]:
-    by_id = {row.id: row for row in rows}  # one C-level pass; duplicates found below
-    if len(by_id) != len(rows):
-        counts = Counter(row.id for row in rows)
-        dup = next(i for i, n in counts.items() if n > 1)
-        raise MalformedStore(
-            "store.duplicate_ids",
-            f"the store holds two rows with id {dup}; repair it (`persona-mind "
-            "store scan`) before consolidating",
-        )
-    return by_id
 
 
 def _source_rows(
@@ -289,7 +276,7 @@ def build_replacements(
     if not ops:
         raise InvalidArgument("plan.operations", "a plan needs at least one operation")
     _check_ids(ops)
-    by_id = _index(rows)
+    by_id = rows_by_id(rows)
     out: list[Replacement] = []
     new_ids: set[str] = set()
     for op in ops:
@@ -330,82 +317,3 @@ def _keep_id(new: Fact) -> Fact:
     fields = {f: getattr(new, f) for f in new.__struct_fields__}
     fields["derivedFrom"] = tuple(d for d in new.derivedFrom if d != new.id)
     return Fact(**fields)
-
-
-def apply_rows(
-    rows: tuple[Fact, ...], replacements: Sequence[Replacement], *, now: float
-) -> tuple[Fact, ...]:
-    """The locked mutation step: supersede each source by its replacement, append it.
-
-    Rechecks what a fingerprint CAS cannot: that no source has expired since staging
-    (M-OPTIMIZE-MANUAL-36). Unselected rows are returned untouched (-31).
-    """
-    by_id = _index(rows)
-    superseded: dict[str, Fact] = {}
-    for rep in replacements:
-        for src in rep.sources:
-            row = by_id.get(src.id)
-            if row != src:
-                raise PlanConflict(
-                    "plan.source_changed", f"fact {src.id} changed since staging; stage again"
-                )
-            if src.expiresAt is not None and src.expiresAt <= now:
-                raise NotFound(
-                    "plan.expired_source", f"fact {src.id} expired after staging; stage again"
-                )
-            superseded[src.id] = rep.new if src.id == rep.new.id else _retire(src, rep.new.id)
-        if rep.new.id in by_id and rep.new.id not in {s.id for s in rep.sources}:
-            raise PlanConflict("plan.collision", f"fact {rep.new.id} now exists; stage again")
-    kept = [superseded.get(r.id, r) for r in rows] if superseded else list(rows)
-    return (*kept, *(rep.new for rep in replacements if rep.new.id not in by_id))
-
-
-def _retire(row: Fact, by: str) -> Fact:
-    fields = {f: getattr(row, f) for f in row.__struct_fields__}
-    fields.update(status="superseded", supersededBy=by)
-    return Fact(**fields)
-
-
-def undo_rows(
-    rows: tuple[Fact, ...],
-    before: Sequence[Fact],
-    after: Sequence[Fact],
-    *,
-    now: float,
-) -> tuple[Fact, ...]:
-    """Restore exactly the ``before`` rows a receipt recorded and remove its ``after`` rows.
-
-    Refuses (M-OPTIMIZE-HISTORY-13..16) when a replacement changed since it was applied,
-    when a source's id now holds something other than its superseded form, or when a
-    source would come back already expired. Unrelated current rows are kept as they are.
-    """
-    by_id = _index(rows)
-    after_ids = {a.id for a in after}
-    for new in after:
-        if by_id.get(new.id) != new:
-            raise PlanConflict(
-                "undo.changed_replacement",
-                f"fact {new.id} changed (or is gone) since the consolidation; undo would "
-                "lose that change, so it is refused",
-            )
-    restored: dict[str, Fact] = {}
-    for old in before:
-        current = by_id.get(old.id)
-        if old.id in after_ids:  # the merged-into source: its replacement was checked above
-            pass
-        elif (
-            current is None
-            or current.status != "superseded"
-            or current.supersededBy not in after_ids
-        ):
-            raise PlanConflict(
-                "undo.collision",
-                f"fact {old.id} is no longer the superseded source of this consolidation; "
-                "undo is refused",
-            )
-        if old.expiresAt is not None and old.expiresAt <= now:
-            raise NotFound(
-                "undo.expired", f"fact {old.id} has expired since; it cannot be restored"
-            )
-        restored[old.id] = old
-    return tuple(restored.get(r.id, r) for r in rows if r.id not in after_ids or r.id in restored)

@@ -15,16 +15,14 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-import sys
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any
 
 from persona_mind._quietgc import freeze_survivors, no_full_collections
 from persona_mind.mind._model import Fact
 from persona_mind.mind._text import index_terms, lexical_tokens, stem
+from persona_mind.mind.recall._retire import retire
 from persona_mind.mind.trust._scanner import is_safe
 
 __all__ = (
@@ -48,7 +46,7 @@ TAG_WEIGHT = 2
 class Ranked:
     """One ranked fact and why it ranked there (matched terms are computed on demand)."""
 
-    __slots__ = ("_matched", "_qtokens", "fact", "score", "semantic")
+    __slots__ = ("_matched", "_qtokens", "cover", "fact", "score", "semantic")
 
     def __init__(
         self,
@@ -65,6 +63,8 @@ class Ranked:
         self._qtokens = qtokens
         self.semantic = semantic
         """Cosine similarity of the prompt and the fact (``None``: lexical ranking only)."""
+        self.cover: float | None = None
+        """Covered information, the floor's lexical signal (set by the planner, ``_floor``)."""
 
     @property
     def matched(self) -> tuple[str, ...]:
@@ -375,53 +375,3 @@ class FactIndex:
             verdict = is_safe(fact.text, *fact.tags)
             self._safe[fact.id] = verdict
         return verdict
-
-
-_PIECE = 512
-"""Items freed per step when an index is taken apart (a step frees at most a few thousand
-objects, well under the interpreter's 5 ms switch interval)."""
-
-
-def retire(index: FactIndex | None, *caches: TokenCache) -> Callable[[], None]:
-    """A job that frees ``index`` (and ``caches``) piecewise on whichever thread runs it.
-
-    Why: a 19,000-fact index is ~2.8 M small objects; dropping its last reference frees
-    them in one C-level cascade that holds the GIL for 290–380 ms, wherever that happens
-    (issue 15 item 9) — moving the drop to another thread alone would stall the loop just
-    the same.  Taken apart a few hundred items at a time from Python, the thread that runs
-    the job gives the GIL back between steps, so the event loop keeps running.
-
-    The caller hands over its last reference (the job holds the only strong one).  If
-    anything else still holds the index when the job runs (a turn ranking with it), the
-    job only lets go: the index stays whole for that user and is freed when it is done.
-    Objects shared with a newer index (facts, token tuples, untouched posting lists) only
-    lose a reference.  Frozen objects (``gc.freeze``) are freed by reference counting like
-    any other; freezing only kept the collector from walking them.
-    """
-    box: list[FactIndex] = [] if index is None else [index]
-    held = list(caches)
-
-    def job() -> None:
-        while held:
-            _empty(held.pop())
-        if not box:
-            return
-        doomed = box.pop()
-        # references now: ``doomed`` and getrefcount's own argument
-        if sys.getrefcount(doomed) > 2:
-            return
-        for name in ("_weighted", "postings", "_idf", "_safe", "slot_of"):
-            _empty(getattr(doomed, name))
-        for name in ("tokens", "facts", "lengths", "norms", "by_recency", "priority"):
-            rows: list[object] = getattr(doomed, name)
-            while rows:
-                del rows[-_PIECE:]
-
-    return job
-
-
-def _empty(table: dict[str, Any]) -> None:
-    pop = table.popitem
-    while table:
-        for _ in range(min(_PIECE, len(table))):
-            pop()

@@ -19,6 +19,7 @@ from persona_mind.mind.trust._phrases import (
     INJECTION,
 )
 from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
+from persona_mind.mind.trust._phrases_i18n import I18N_STEMS
 
 __all__ = ("candidate_rules",)
 
@@ -109,6 +110,7 @@ _STEMS: dict[str, tuple[str, ...]] = {
 }
 # fmt: on
 _STEMS.update(AGENT_STEMS)
+_STEMS.update(I18N_STEMS)
 _PUNCT = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", " "))
 
 
@@ -116,7 +118,7 @@ def _is_word(stem: str) -> bool:
     """Alphabetic stems of space-separated scripts are looked up by word start; CJK stems
     and symbols by substring."""
     letters = stem.replace(" ", "").replace("'", "")
-    return letters.isalpha() and all(ord(ch) < 0x2E80 for ch in letters)
+    return letters.isalpha() and all(ord(ch) < 0x0E00 for ch in letters)
 
 
 def _leading_words(alternation: str) -> tuple[str, ...]:

@@ -27,7 +27,9 @@ import re
 from functools import cache
 from importlib import resources
 
-__all__ = ("MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
+from persona_mind.mind.trust._phrases_structural import cues
+
+__all__ = ("CUE_FLOOR", "MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
 
 _TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]")
 """Ideographs and kana one character each (no spaces between their words), otherwise runs
@@ -38,18 +40,30 @@ WINDOW = 1024
 """Characters per scored window: a long text is scored window by window and its score is
 the highest, so one injected paragraph in a long README is not diluted by the rest."""
 _STEP = WINDOW - 256
+CUE_FLOOR = -2.0
+"""A window whose word features alone score below this log-odds (p < 0.12) is not searched
+for structural cues: the cue searches cost several times the word features, and a text
+that far from the threshold is ordinary prose (cascade measured in ``docs/mind.md``)."""
 MIN_TOKENS = 4
 """A text of fewer tokens scores 0: too short to carry an instruction's shape (a number, "you",
 "Thank you"), and the 1/sqrt(feature count) scaling would let one word decide."""
 
 
-def features(folded: str) -> set[str]:
+def features(folded: str, *, structure: bool = True) -> set[str]:
     """The feature set of one folded text: tokens, their five-letter prefixes (word
-    families across inflections and languages), and adjacent token pairs."""
+    families across inflections and languages), adjacent token pairs, and the structural
+    cues of :mod:`._phrases_structural` alone and in pairs (``§persist+sensitive``): the
+    parts of an instruction, so weights learn combinations that no particular wording
+    carries."""
     toks = ["#" if t.isdigit() else t for t in _TOKEN.findall(folded)]
     out = set(toks)
     out.update("~" + t[:_PREFIX] for t in toks if len(t) > _PREFIX)
     out.update(a + " " + b for a, b in itertools.pairwise(toks))
+    if not structure:
+        return out
+    parts = sorted(cues(folded))
+    out.update("\u00a7" + c for c in parts)
+    out.update("\u00a7" + a + "+" + b for a, b in itertools.combinations(parts, 2))
     return out
 
 
@@ -65,11 +79,16 @@ class Model:
 
     def logit(self, folded: str) -> float:
         """The log-odds that ``folded`` (one window) is an attack."""
-        feats = features(folded)
         if len(_TOKEN.findall(folded, 0, 200)) < MIN_TOKENS:
             return -60.0
         get = self.weights.get
-        total = sum(get(f, 0.0) for f in feats)
+        words = features(folded, structure=False)
+        total = sum(get(f, 0.0) for f in words)
+        first = self.bias + total / math.sqrt(len(words))
+        if first < CUE_FLOOR:
+            return first
+        feats = features(folded)
+        total += sum(get(f, 0.0) for f in feats - words)
         return self.bias + total / math.sqrt(len(feats))
 
     def probability(self, folded: str) -> float:

@@ -16,6 +16,7 @@ from persona_mind.mind.trust._normalize import strip_marks
 from persona_mind.mind.trust._phrases_agent import AGENT_RULES
 from persona_mind.mind.trust._phrases_deception import DECEPTION, SQUASHED
 from persona_mind.mind.trust._phrases_frames import FAKE_BOUNDARY, NO_RULES_PERSONA, REVEAL_PROMPT
+from persona_mind.mind.trust._phrases_i18n import I18N_RULES
 
 __all__ = (
     "DECEPTION",
@@ -308,7 +309,7 @@ INJECTION = (
     ),
 )
 
-INJECTION = (*INJECTION, *AGENT_RULES)
+INJECTION = (*INJECTION, *AGENT_RULES, *I18N_RULES)
 
 VOCABULARY = frozenset(
     w for _, p in (*INJECTION, *DECEPTION) for w in re.findall(r"(?<!\\)[a-z]{2,}", p.pattern)

@@ -19,6 +19,7 @@ import binascii
 import codecs
 import re
 import time
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 from persona_mind.mind._errors import UnsafeContent
@@ -35,9 +36,21 @@ from persona_mind.mind.trust._phrases import (
     VOCABULARY,
     Rule,
 )
+from persona_mind.mind.trust._phrases_structural import structural_rule
 from persona_mind.mind.trust._secrets import LONG_WORD, secret_findings
 
-__all__ = ("MAX_DEPTH", "WINDOW_CHARS", "Finding", "assert_safe", "is_safe", "scan", "windows")
+__all__ = (
+    "MAX_DEPTH",
+    "WINDOW_CHARS",
+    "Finding",
+    "Steps",
+    "assert_safe",
+    "is_safe",
+    "iter_windows",
+    "scan",
+    "scan_steps",
+    "windows",
+)
 
 MAX_DEPTH = 3
 """Encoded layers (base64/rot13) decoded before giving up; deeper nesting is left alone."""
@@ -131,10 +144,18 @@ def _decoded_layers(long_words: list[str]) -> list[str]:
     return out
 
 
-def _phrase_hits(variant: str, found: dict[Finding, None]) -> None:
+Steps = Generator[None, None, None]
+"""A scan's work cut at its natural seams: each ``next()`` runs at most one pattern search
+(or one normalisation pass) over one window, so a caller on an event loop can yield
+between them (:func:`scan_steps`)."""
+
+
+def _phrase_steps(variant: str, found: dict[Finding, None]) -> Steps:
     """The first family that matches ``variant``; only families whose stems occur in it run
-    their full pattern."""
-    for category, name, pattern in candidate_rules(variant):
+    their full pattern, one per step."""
+    rules = candidate_rules(variant)
+    for category, name, pattern in rules:
+        yield
         if pattern.search(variant):
             found[_finding(category, name)] = None
             return
@@ -149,22 +170,24 @@ _SPLIT_KEYS = tuple(
 _SPLIT_RE = re.compile("|".join(key for key, _ in _SPLIT_KEYS))
 
 
-def _split_word_hits(folded: str, found: dict[Finding, None]) -> None:
+def _split_word_steps(folded: str, found: dict[Finding, None]) -> Steps:
     """Trigger words cut by spaces (``ig nore prev ious``): squashed matching, but only when
     a trigger word appears squashed and not as a word (so ordinary text is never squashed)."""
     squashed = folded.replace(" ", "")
     hit = _SPLIT_RE.search(squashed)
     if hit and any(key in squashed and word not in folded for key, word in _SPLIT_KEYS):
-        _squashed_hits(folded, found)
+        yield
+        yield from _squashed_steps(folded, found)
 
 
 _NOT_LETTERS = re.compile(r"[^a-z]+")
 
 
-def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
+def _squashed_steps(text: str, found: dict[Finding, None]) -> Steps:
     squashed = _NOT_LETTERS.sub("", text)
     rules: tuple[Rule, ...] = SQUASHED
     for name, pattern in rules:
+        yield
         if pattern.search(squashed):
             category = (
                 "deception" if name in ("hide-from-user", "exfiltrate") else ("prompt-injection")
@@ -172,52 +195,83 @@ def _squashed_hits(text: str, found: dict[Finding, None]) -> None:
             found[_finding(category, name)] = None
 
 
-def _scan_layer(text: str, depth: int, found: dict[Finding, None]) -> None:
+def _structure(folded: str, found: dict[Finding, None]) -> None:
+    """The structural cues' refusing combinations (:mod:`._phrases_structural`)."""
+    structure = structural_rule(folded)
+    if structure is not None:
+        category = "deception" if structure == "exfiltrate-structure" else "prompt-injection"
+        found[_finding(category, structure)] = None
+
+
+def _secret_steps(
+    kept: str, folded: str, long_words: list[str], found: dict[Finding, None]
+) -> Steps:
+    """The secret rules, then (non-ASCII text only) again on lookalike letters undone, so
+    ``pаssword=`` with a Cyrillic ``а`` is still a password assignment."""
+    for rule in secret_findings(kept, folded, long_words):
+        found[_finding("secret", rule)] = None
+    if not found and not kept.isascii():
+        yield
+        kept_look = skeleton(kept)
+        if kept_look != kept:
+            yield
+            for rule in secret_findings(kept_look, kept_look.casefold(), long_words):
+                found[_finding("secret", rule)] = None
+
+
+def _layer_steps(text: str, depth: int, found: dict[Finding, None]) -> Steps:
     """Secrets and phrases on the folded form; only when that finds nothing, the costlier
-    variants (lookalikes, leetspeak, separated letters) and the decoded layers."""
+    variants (lookalikes, leetspeak, separated letters) and the decoded layers.  A step
+    boundary (``yield``) between every two passes; the order and the early exits are those
+    of a whole scan, so stepping changes no finding."""
     kept = plain(text)
     folded = kept.casefold()
     long_words = LONG_WORD.findall(kept)
-    for rule in secret_findings(kept, folded, long_words):
-        found[_finding("secret", rule)] = None
-    if not found and not kept.isascii():  # lookalike letters in a secret's name (``pаssword=``)
-        kept_look = skeleton(kept)
-        if kept_look != kept:
-            for rule in secret_findings(kept_look, kept_look.casefold(), long_words):
-                found[_finding("secret", rule)] = None
+    yield
+    yield from _secret_steps(kept, folded, long_words, found)
+    yield
     if not found and ":" in kept and _SHOUTED_ROLE.search(kept):
         found[_finding("prompt-injection", "chat-template")] = None
     if not found and ("END" in text or "BEGIN" in text) and _SHOUTED_BOUNDARY.search(text):
         found[_finding("prompt-injection", "fake-boundary")] = None
     if not found:
-        _phrase_hits(folded, found)
+        yield from _phrase_steps(folded, found)
+    if not found:
+        yield
+        _structure(folded, found)
     if found:
         return
+    yield
     look = folded if folded.isascii() else skeleton(folded)
     if look != folded:
-        _phrase_hits(look, found)
+        yield from _phrase_steps(look, found)
+    yield
     leet = deleet(look, VOCABULARY)
     if leet != look and not found:
-        _phrase_hits(leet, found)
+        yield from _phrase_steps(leet, found)
+    yield
     words = leet.split()
     if not found and _SEPARATED_HINT.search(leet) and _looks_separated(words):
         joined = join_separated(leet)
         if joined != leet:
-            _phrase_hits(joined, found)
-            _squashed_hits(joined, found)
+            yield from _phrase_steps(joined, found)
+            yield from _squashed_steps(joined, found)
     if not found and ("-" in leet or "*" in leet) and _INNER_HINT.search(leet):  # ign-ore
-        _phrase_hits(_INNER_SEP.sub("", leet), found)
+        yield
+        yield from _phrase_steps(_INNER_SEP.sub("", leet), found)
     if not found and leet.count("_") >= 2:  # snake_case_sentences
-        _phrase_hits(leet.replace("_", " "), found)
+        yield from _phrase_steps(leet.replace("_", " "), found)
     if not found:
-        _split_word_hits(leet, found)
+        yield from _split_word_steps(leet, found)
     if found or depth >= MAX_DEPTH:
         return
     rot13_words = len(_ROT13_WORDS.intersection(words))
     if rot13_words >= 2 or (rot13_words and len(words) < 4):
-        _scan_layer(codecs.encode(look, "rot13"), depth + 1, found)
+        yield
+        yield from _layer_steps(codecs.encode(look, "rot13"), depth + 1, found)
+    yield
     for layer in _decoded_layers(long_words):
-        _scan_layer(layer, depth + 1, found)
+        yield from _layer_steps(layer, depth + 1, found)
 
 
 _FINDINGS: dict[tuple[str, str], Finding] = {}
@@ -232,9 +286,17 @@ def _finding(category: str, rule: str) -> Finding:
 
 def windows(text: str, size: int = WINDOW_CHARS, overlap: int = _OVERLAP) -> list[str]:
     """``text`` cut into windows of ``size`` characters plus ``overlap``, in order."""
+    return list(iter_windows(text, size, overlap))
+
+
+def iter_windows(text: str, size: int = WINDOW_CHARS, overlap: int = _OVERLAP) -> Iterator[str]:
+    """:func:`windows` one at a time: a stepped scan copies one window per step, not the
+    whole text up front (4 MB of slices is milliseconds of copying in one piece)."""
     if len(text) <= size + overlap:
-        return [text]
-    return [text[i : i + size + overlap] for i in range(0, len(text) - overlap, size)]
+        yield text
+        return
+    for i in range(0, len(text) - overlap, size):
+        yield text[i : i + size + overlap]
 
 
 def scan(text: str) -> tuple[Finding, ...]:
@@ -258,12 +320,26 @@ def scan(text: str) -> tuple[Finding, ...]:
     return _scan_one(text)
 
 
+def scan_steps(text: str) -> Generator[None, None, tuple[Finding, ...]]:
+    """:func:`scan` of one window (``text`` up to about :data:`WINDOW_CHARS`) cut into
+    steps: each ``next()`` runs one pass or one pattern search; the return value
+    (``StopIteration.value``) is exactly what :func:`scan` returns for ``text``."""
+    found: dict[Finding, None] = {}
+    if hidden_characters(text):
+        found[_finding("invisible-unicode", "format-or-control-character")] = None
+        return tuple(found)
+    yield
+    yield from _layer_steps(text, 0, found)
+    return tuple(found)
+
+
 def _scan_one(text: str) -> tuple[Finding, ...]:
     found: dict[Finding, None] = {}
     if hidden_characters(text):
         found[_finding("invisible-unicode", "format-or-control-character")] = None
         return tuple(found)
-    _scan_layer(text, 0, found)
+    for _ in _layer_steps(text, 0, found):
+        pass
     return tuple(found)
 
 

@@ -20,6 +20,7 @@ from persona_mind.mind.trust._random_tokens import (
     random_token,
 )
 from persona_mind.mind.trust._secret_formats import BY_PREFIX
+from persona_mind.mind.trust._secret_prose import prose_credential
 
 __all__ = ("LONG_WORD", "secret_findings")
 
@@ -314,25 +315,31 @@ def secret_findings(plain_text: str, folded: str, long_words: list[str]) -> list
             seen.add(name)
     if not seen and _pem_lines(long_words):
         seen.add("private-key-body")
-    if seen or not _GENERIC_GATE.search(folded):
+    if seen:
         return sorted(seen)
+    generic = _generic(plain_text, folded) if _GENERIC_GATE.search(folded) else None
+    generic = generic or prose_credential(plain_text, folded)
+    return [generic] if generic else []
+
+
+def _generic(plain_text: str, folded: str) -> str | None:
     if _assignment(plain_text):
-        return ["credential-assignment"]
+        return "credential-assignment"
     if _prose_secret(plain_text, folded):
-        return ["credential-in-prose"]
+        return "credential-in-prose"
     if "://" in plain_text and _url_credentials(plain_text):
-        return ["url-credentials"]
+        return "url-credentials"
     xml = _XML_SECRET.search(plain_text) if "<" in plain_text else None
     if xml and _looks_secret(xml["value"], quoted=True, strict=False):
-        return ["credential-assignment"]
+        return "credential-assignment"
     if not _CLI_ANY.search(folded):
-        return []
+        return None
     for literals, pattern in _CLI_SECRETS:
         if any(lit in folded for lit in literals):
             hit = pattern.search(plain_text)
             if hit and _looks_secret(hit["v"], quoted=True, strict=literals[0] == "cred"):
-                return ["cli-credentials"]
-    return []
+                return "cli-credentials"
+    return None
 
 
 _PEM_LINE = re.compile(r"[A-Za-z0-9+/]{60,76}={0,2}")

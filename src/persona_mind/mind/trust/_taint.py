@@ -22,9 +22,12 @@ characters — so a session's record is at most ``len(sources) x MAX_SHINGLES x 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
+import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 
 from persona_mind.messages.memory import Origin
@@ -38,6 +41,7 @@ __all__ = (
     "Taint",
     "TaintLedger",
     "containment",
+    "shingle_steps",
     "shingles",
 )
 
@@ -51,7 +55,17 @@ MAX_TEXT_CHARS = 256 * 1024
 """Characters of one observed text that are recorded (its head); the rest is ignored."""
 
 _WORD = re.compile(r"[^\W_]+")
+_NOT_WORD = re.compile(r"[\W_]")
+_WORDS_CHUNK = 8 * 1024
+_HASH_CHUNK = 512
+_ADD_CHUNK = 4096
+STEPPED_CHARS = 16 * 1024
+"""A user message longer than this is recorded in steps (:meth:`TaintLedger.observe_user_async`)."""
 UNTRUSTED: tuple[Origin, ...] = ("tool-output", "peer", "report")
+
+
+async def _next_turn() -> None:
+    await asyncio.sleep(0)
 
 
 def _hash(words: tuple[str, ...]) -> int:
@@ -61,12 +75,41 @@ def _hash(words: tuple[str, ...]) -> int:
 
 def shingles(text: str, *, limit: int = MAX_TEXT_CHARS) -> list[int]:
     """The hashed word shingles of ``text`` after normalisation (short text: one shingle)."""
-    words = tuple(_WORD.findall(skeleton(fold(text[:limit]))))
+    steps = shingle_steps(text, limit=limit)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            result: list[int] = done.value
+            return result
+
+
+def shingle_steps(text: str, *, limit: int = MAX_TEXT_CHARS) -> Generator[None, None, list[int]]:
+    """:func:`shingles` in bounded steps: each ``next()`` splits about :data:`_WORDS_CHUNK`
+    characters into words or hashes :data:`_HASH_CHUNK` shingles (under a millisecond each;
+    a 256 KiB head is about 50 ms of CPU); the return value is the shingles."""
+    form = skeleton(fold(text[:limit]))
+    found: list[str] = []
+    at = 0
+    while at < len(form):  # cut only where no word runs on, so no word is split
+        cut = _NOT_WORD.search(form, min(len(form), at + _WORDS_CHUNK))
+        end = cut.start() if cut is not None else len(form)
+        found.extend(_WORD.findall(form, at, end))
+        at = end
+        yield
+    words = tuple(found)
     if not words:
         return []
     if len(words) < SHINGLE:
         return [_hash(words)]
-    return [_hash(words[i : i + SHINGLE]) for i in range(len(words) - SHINGLE + 1)]
+    total = len(words) - SHINGLE + 1
+    out: list[int] = []
+    for start in range(0, total, _HASH_CHUNK):
+        out.extend(
+            _hash(words[i : i + SHINGLE]) for i in range(start, min(total, start + _HASH_CHUNK))
+        )
+        yield
+    return out
 
 
 def containment(candidate: list[int], record: set[int] | OrderedDict[int, None]) -> float:
@@ -134,6 +177,39 @@ class TaintLedger:
         """Record a message the user typed: reproducing it is never taint."""
         if text:
             self._user.add(shingles(text))
+
+    async def observe_user_async(
+        self,
+        text: str,
+        *,
+        pause: Callable[[], Awaitable[None]] = _next_turn,
+        budget: float = 0.0005,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        """:meth:`observe_user` for a caller on an event loop: a message longer than
+        :data:`STEPPED_CHARS` (a pasted log) is hashed in steps, awaiting ``pause`` whenever
+        the steps since the last one have used ``budget`` seconds of ``timer``.  A call
+        cancelled while hashing records nothing; one cancelled while recording keeps the
+        hashes already added (less of the user's own text: never a write wrongly trusted)."""
+        if len(text) <= STEPPED_CHARS:
+            self.observe_user(text)
+            return
+        steps = shingle_steps(text)
+        start = timer()
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                hashes: list[int] = done.value
+                break
+            if timer() - start >= budget:
+                await pause()
+                start = timer()
+        for at in range(0, len(hashes), _ADD_CHUNK):  # 50,000 hashes are a few ms to add
+            self._user.add(hashes[at : at + _ADD_CHUNK])
+            if timer() - start >= budget:
+                await pause()
+                start = timer()
 
     def size(self) -> int:
         """Hashes held in all records (for the bound's tests and status)."""

@@ -34,11 +34,12 @@ from typing import Literal
 
 from persona_mind.mind.trust._learned import load_model
 from persona_mind.mind.trust._normalize import fold, skeleton
-from persona_mind.mind.trust._scanner import Finding, scan, windows
+from persona_mind.mind.trust._scanner import Finding, iter_windows, scan, scan_steps
 
 __all__ = (
     "CACHE_MAX_CHARS",
     "OFFLOAD_CHARS",
+    "STEP_BUDGET",
     "STEP_CHARS",
     "Level",
     "Verdict",
@@ -57,12 +58,19 @@ OFFLOAD_CHARS = 64 * 1024
 the rules and the learned layer together cost about 1 ms per 2 KiB on a shared core."""
 STEP_CHARS = 1024
 """Characters per step of a long text; consecutive steps overlap by :data:`STEP_OVERLAP`.
-Small, because one step runs on the event loop between its other tasks
-(:func:`verdict_async`) and must stay well under the 10 ms ping budget: the rules cost
-about 3 ms per KiB of ordinary text on a loaded shared core."""
+Small, because the rules' work on one window is cut into steps of one pass or one pattern
+search each (:func:`~persona_mind.mind.trust._scanner.scan_steps`), and a step runs on the
+event loop between its other tasks (:func:`verdict_async`): on 1.5 KiB of ordinary text a
+step costs well under a millisecond (about 0.7 ms at worst on a loaded shared core), while
+the window as one piece costs 1-4 ms."""
 STEP_OVERLAP = 512
 """Longer than any phrase rule's match (their filler runs are bounded to a few words) and
 any token format's; a PEM body is longer, but its header alone is a finding."""
+STEP_BUDGET = 0.0005
+"""Seconds of steps :func:`verdict_async` runs between two passes of the event loop: a
+pass per step would spend more time in the loop than in the scan (a 4 MB text is about
+70,000 steps); a budget keeps every stretch on the loop within about a millisecond of CPU
+(the budget plus one step)."""
 CACHE_MAX_CHARS = 16 * 1024
 """Texts up to this size are cache keys themselves; longer ones are keyed by digest."""
 _CACHE_SIZE = 16_384
@@ -137,30 +145,45 @@ def _key_steps(text: str) -> Generator[None, None, bytes]:
     return h.digest()
 
 
+def _confirmed(text: str, i: int) -> Generator[None, None, tuple[Finding, ...]]:
+    """The findings of window ``i``'s neighbourhood (the windows before and after it, as one
+    piece of at most four steps' characters), in steps.  A window cuts text: the secret it
+    sees may be a longer token's head, the token it sees may have lost the words before it
+    that call it an id.  Rescanning the attack with its context around it gives the finding
+    (and the rule name) a scan of the whole text gives, and drops a finding that only the
+    cut made; empty: scan on."""
+    start = max(0, (i - 1) * STEP_CHARS)
+    region = text[start : (i + 2) * STEP_CHARS + STEP_OVERLAP]
+    found = yield from scan_steps(region)
+    return found
+
+
 def verdict_steps(text: str) -> Generator[None, None, Verdict]:
-    """The verdict of ``text`` computed one window at a time: each ``next()`` does at most
-    one window's work (about :data:`STEP_CHARS` characters); the generator's return value
-    (``StopIteration.value``) is the verdict.  Cached like :func:`verdict`."""
+    """The verdict of ``text`` computed in bounded steps: each ``next()`` does at most one
+    pass or one pattern search of the rules over one window of :data:`STEP_CHARS`
+    characters (plus overlap), one window of the learned layer, or one chunk of the cache
+    key's digest; the generator's return value (``StopIteration.value``) is the verdict.
+    Cached like :func:`verdict`; an abandoned generator caches nothing."""
     if len(text) <= CACHE_MAX_CHARS:
         return _small(text)
     key = yield from _key_steps(text)
     hit = _BIG.get(key)
     if hit is not None:
         return hit
-    findings: dict[Finding, None] = {}
-    parts = windows(text, STEP_CHARS, STEP_OVERLAP)
-    for part in parts:
-        found = scan(part)
+    findings: tuple[Finding, ...] = ()
+    for i, part in enumerate(iter_windows(text, STEP_CHARS, STEP_OVERLAP)):
+        found = yield from scan_steps(part)
         yield
         if found:
-            findings.update(dict.fromkeys(found))
-            break
+            findings = yield from _confirmed(text, i)
+            if findings:
+                break
     if findings:
-        result = _from_findings(tuple(findings))
+        result = _from_findings(findings)
     else:
         model = load_model()
         best = 0.0
-        for part in parts:
+        for part in iter_windows(text, STEP_CHARS, STEP_OVERLAP):
             best = max(best, model.probability(model_form(part)))
             yield
         level: Level = "suspicious" if best >= model.threshold else "clean"
@@ -196,26 +219,37 @@ async def _next_turn() -> None:
     await asyncio.sleep(0)
 
 
-async def verdict_async(text: str, *, pause: Callable[[], Awaitable[None]] = _next_turn) -> Verdict:
-    """The verdict of ``text`` for a caller on an event loop, never blocking it for longer
-    than one step.  A text up to :data:`OFFLOAD_CHARS` is one step (computed inline, like
-    :func:`verdict`); a longer one is driven through :func:`verdict_steps`, awaiting
-    ``pause`` (by default one pass of the loop) after each window, so the loop's other tasks
-    — the extension's pings, a turn's 750 ms fail-open deadline — run between windows and a
-    cancelled caller stops the scan at the next window.  Why on the loop and not a worker
-    thread: a worker holds the interpreter until the switch interval (5 ms) forces it out,
-    and on a loaded machine the loop thread then waits for the scheduler as well; one
-    window's work is a bound the caller controls."""
+async def verdict_async(
+    text: str,
+    *,
+    pause: Callable[[], Awaitable[None]] = _next_turn,
+    budget: float = STEP_BUDGET,
+    timer: Callable[[], float] = time.perf_counter,
+) -> Verdict:
+    """The verdict of ``text`` for a caller on an event loop, never holding it for much
+    longer than ``budget`` seconds.  A text up to :data:`OFFLOAD_CHARS` is one step
+    (computed inline, like :func:`verdict`); a longer one is driven through
+    :func:`verdict_steps`, and once the steps since the last pause have used ``budget`` of
+    ``timer`` it awaits ``pause`` (by default one pass of the loop), so the loop's other
+    tasks — the extension's pings, a turn's 750 ms fail-open deadline — run at least every
+    ``budget`` plus one step, and a cancelled caller stops the scan there.  ``budget=0``
+    pauses after every step.  Why on the loop and not a worker thread: a worker holds the
+    interpreter until the switch interval (5 ms) forces it out, and on a loaded machine the
+    loop thread then waits for the scheduler as well; a step is a bound the caller
+    controls."""
     if not needs_offload(text):
         return verdict(text)
     steps = verdict_steps(text)
+    start = timer()
     while True:
         try:
             next(steps)
         except StopIteration as done:
             result: Verdict = done.value
             return result
-        await pause()
+        if timer() - start >= budget:
+            await pause()
+            start = timer()
 
 
 def warm() -> None:

@@ -1,0 +1,176 @@
+"""The relevance floor (issue 23 item 1) and the plan's explanation (item 3).
+
+Failed on main: an unrelated prompt got every tier filled with "recent" facts, and no face
+showed why a fact was (or was not) injected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from persona_mind.cli import build_parser
+from persona_mind.mind import (
+    Fact,
+    FactIndex,
+    InjectionInput,
+    MemoryService,
+    explain_plan,
+    plan_injection,
+)
+from persona_mind.mind._commands import MindCommandContext, handle_mind_command
+from persona_mind.mind._settings import MindSettings
+from persona_mind.mind.recall._floor import COVER_FLOOR, PromptWeights
+
+
+def fact(fid: str, text: str, kind: str = "note", seen: float = 1.0) -> Fact:
+    return Fact(id=fid, kind=kind, text=text, recordedAt=seen, lastSeenAt=seen)  # type: ignore[arg-type]
+
+
+STORE = [
+    fact("m_0000000000000001", "Deploys go through the staging gate on port 5433.", seen=3),
+    fact("m_0000000000000002", "Integration tests need Docker running.", seen=2),
+    fact("m_0000000000000003", "Never force-push to main.", "invariant", seen=1),
+]
+
+
+def _plan(prompt: str, facts: list[Fact] = STORE) -> object:
+    return plan_injection(
+        InjectionInput(prompt=prompt, now=10.0, indexes={"project": FactIndex.build(facts)})
+    )
+
+
+def test_unrelated_prompt_injects_nothing_but_pinned_lines() -> None:
+    plan = plan_injection(
+        InjectionInput(
+            prompt="quantum chromodynamics on a lattice",
+            now=10.0,
+            indexes={"project": FactIndex.build(STORE)},
+        )
+    )
+    assert [it.id for it in plan.items] == ["m_0000000000000003"]  # the invariant keeps its slot
+    assert "Deploys" not in plan.text
+    assert "Docker" not in plan.text
+    floor_lines = [d for d in plan.disclosures if "relevance floor" in d]
+    assert floor_lines == ["nothing above the relevance floor: only pinned lines shown"]
+
+
+def test_unrelated_prompt_without_pinned_facts_omits_the_block() -> None:
+    plan = plan_injection(
+        InjectionInput(
+            prompt="quantum chromodynamics on a lattice",
+            now=10.0,
+            indexes={"project": FactIndex.build(STORE[:2]), "persona": FactIndex.build(STORE[1:2])},
+        )
+    )
+    assert plan.items == ()
+    assert plan.text == ""
+    assert plan.tokens == 0
+    assert "nothing above the relevance floor: memory block omitted" in plan.disclosures
+
+
+def test_a_related_prompt_still_gets_its_fact_in_a_tiny_store() -> None:
+    """One unknown word ("work") must not outweigh the matching one in a one-fact store."""
+    plan = plan_injection(
+        InjectionInput(
+            prompt="how do deploys work",
+            now=10.0,
+            indexes={"project": FactIndex.build(STORE[:1])},
+        )
+    )
+    assert [it.id for it in plan.items] == ["m_0000000000000001"]
+    assert not [d for d in plan.disclosures if "relevance floor" in d]
+
+
+def test_covered_information_weighs_rare_and_unknown_terms() -> None:
+    index = FactIndex.build(STORE)
+    weights = PromptWeights(index, ["deploy", "docker", "zeppelin"])
+    assert 0 < weights.cover(0) < 0.5  # one of three terms
+    assert weights.cover(0) == pytest.approx(weights.cover(1))  # both terms are in one fact
+    assert weights.floor == COVER_FLOOR  # a short prompt gets the whole floor
+    long = PromptWeights(index, [f"t{i}" for i in range(16)])
+    assert long.floor == pytest.approx(COVER_FLOOR / 4)  # (8 / 16)²
+
+
+def test_explanation_lists_admitted_and_excluded_with_parts() -> None:
+    facts = [*STORE, fact("m_0000000000000004", "The staging gate needs a ticket.", seen=4)]
+    plan = plan_injection(
+        InjectionInput(
+            prompt="staging deploys",
+            now=10.0,
+            indexes={"project": FactIndex.build(facts)},
+            caps={"ltm": 8, "project": 2, "stm": 5, "backlog": 6},
+        )
+    )
+    ex = explain_plan(plan)
+    rules = {c.id: (c.admitted, c.rule) for c in ex.candidates}
+    assert rules["m_0000000000000003"] == (True, "admitted: pinned invariant (priority slot)")
+    assert rules["m_0000000000000001"][0] is True
+    assert rules["m_0000000000000004"] == (False, "excluded: the project LTM cap of 2 was reached")
+    assert rules["m_0000000000000002"] == (False, "excluded: below the relevance floor")
+    first = next(c for c in ex.candidates if c.id == "m_0000000000000001")
+    assert first.bm25 > 0
+    assert first.lexical == first.score
+    assert first.semantic is None
+    assert first.cover is not None
+    assert ex.cover_floor is not None
+    assert first.cover >= ex.cover_floor
+    assert first.scanner == "safe"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "work" / "app"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def test_cli_inject_explain_json_lists_candidates_with_score_parts(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    repo: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PERSONA_MIND_RANKER", "lexical")  # the same parts on every machine
+    base = ["memory", "--agent-dir", str(tmp_path / "agent"), "--cwd", str(repo)]
+    for text in ("Deploys go through the staging gate", "Integration tests need Docker running"):
+        args = build_parser().parse_args([*base, "remember", "convention", text])
+        assert args.func(args) == 0
+    capsys.readouterr()
+    args = build_parser().parse_args([*base, "--json", "inject", "staging deploys", "--explain"])
+    assert args.func(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    ex = doc["explanation"]
+    assert ex["prompt"] == "staging deploys"
+    assert ex["coverFloor"] == COVER_FLOOR
+    by_text = {c["excerpt"]: c for c in ex["candidates"]}
+    kept = by_text["Deploys go through the staging gate"]
+    left = by_text["Integration tests need Docker running"]
+    assert kept["admitted"] is True
+    assert kept["id"] in doc["ids"]
+    assert left["admitted"] is False
+    assert left["rule"] == "excluded: below the relevance floor"
+    for c in (kept, left):
+        assert {"bm25", "lexical", "semantic", "cosine", "score", "cover", "scanner"} <= c.keys()
+    assert kept["bm25"] > 0
+    assert left["bm25"] == 0
+    args = build_parser().parse_args([*base, "inject", "staging deploys", "--explain"])
+    assert args.func(args) == 0
+    text = capsys.readouterr().out
+    assert "excluded: below the relevance floor" in text
+    assert "floor: cover ≥" in text
+
+
+@pytest.mark.asyncio
+async def test_mind_why_explains_the_last_prompt(svc: MemoryService) -> None:
+    ctx = MindCommandContext(svc, MindSettings())
+    before = await handle_mind_command("why", ctx)
+    assert before.text == "No prompt has been planned yet in this session."
+    await svc.remember("convention", "Deploys go through the staging gate", tier="project")
+    await svc.remember("convention", "Integration tests need Docker running", tier="project")
+    await svc.injection("staging deploys")
+    why = await handle_mind_command("why", ctx)
+    assert "prompt: 'staging deploys'" in why.text
+    assert "admitted: above the floor" in why.text
+    assert "excluded: below the relevance floor: Integration tests need Docker running" in why.text
