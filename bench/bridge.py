@@ -59,7 +59,9 @@ HOOK = {
         "event": {
             "type": "BeforeAgentStart",
             # words of the seeded store's vocabulary (bench/_bigstore.py), so ranking finds hits
-            "prompt": "fix the failing parser12 test: retry3 and cache7 in tests/test_parser.py",
+            # above the relevance floor: the store's facts are bags of those words, so a prompt
+            # mostly of other words covers too little of any one of them to be injected
+            "prompt": "the parser12 retry3 and cache7 failures",
             "system_prompt": "You are a coding agent. " * 40,
         }
     },
