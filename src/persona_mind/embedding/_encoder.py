@@ -99,12 +99,21 @@ class WordLlamaEncoder:
     DIM = 128
 
     def __init__(
-        self, tokenize: Tokenize, table: Matrix, batch: TokenizeBatch | None = None
+        self,
+        tokenize: Tokenize,
+        table: npt.NDArray[np.float32 | np.float16],
+        batch: TokenizeBatch | None = None,
     ) -> None:
-        """``table``: one float32 row of :attr:`DIM` values per token id."""
+        """``table``: one row of at least :attr:`DIM` values per token id — float32, or
+        float16 (a table mapped from the weights file: kept as it is, each gathered row
+        cast to float32, which is exact, so the vectors are the same bit for bit)."""
         self._tokenize = tokenize
         self._batch = batch
-        self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
+        self._table: npt.NDArray[np.float32 | np.float16]
+        if table.dtype == np.float16:
+            self._table = table[:, : self.DIM]
+        else:
+            self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
         self.via = "persona-mind readers"
         """How it was loaded: ``persona-mind readers`` or ``wordllama`` (the fallback)."""
 
@@ -142,7 +151,7 @@ class WordLlamaEncoder:
                 raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}")
             root = Path(next(iter(spec.submodule_search_locations)))
         from persona_mind.embedding._bpe import LlamaBPE  # noqa: PLC0415 - loader thread
-        from persona_mind.embedding._weights import read_f16_table  # noqa: PLC0415
+        from persona_mind.embedding._weights import map_f16_table, read_f16_table  # noqa: PLC0415
 
         wait()
         try:
@@ -151,13 +160,14 @@ class WordLlamaEncoder:
                 path = root.joinpath(*TOKENIZER_FILE)
                 bpe = LlamaBPE.from_file(path, pause, stepwise=stepwise)
                 wait()
-                table = read_f16_table(
-                    root.joinpath(*WEIGHTS_FILE),
-                    "embedding.weight",
-                    cls.DIM,
-                    rows=len(bpe.vocab),
-                    pause=pause,
-                )
+                weights, rows = root.joinpath(*WEIGHTS_FILE), len(bpe.vocab)
+                table: npt.NDArray[np.float32 | np.float16]
+                if stepwise:
+                    table = read_f16_table(
+                        weights, "embedding.weight", cls.DIM, rows=rows, pause=pause
+                    )
+                else:  # nothing waits on the loop: map the file, read only the rows used
+                    table = map_f16_table(weights, "embedding.weight", cls.DIM, rows=rows)
             freeze_survivors()  # the tables live as long as the process
         except UnsupportedModelFile as exc:
             log.info("loading WordLlama through its own loader: %s", exc)
@@ -235,7 +245,10 @@ class WordLlamaEncoder:
             if not ids:
                 continue
             row = out[i]
-            np.add.reduce(table.take(ids, axis=0, mode="clip"), axis=0, out=row)
+            rows = table.take(ids, axis=0, mode="clip")
+            if rows.dtype != np.float32:  # a mapped float16 table: the exact cast
+                rows = rows.astype(np.float32)
+            np.add.reduce(rows, axis=0, out=row)
             row /= np.float32(len(ids))
             norm = np.sqrt(np.add.reduce(row * row))
             if norm:
