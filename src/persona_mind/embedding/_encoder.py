@@ -25,9 +25,9 @@ import numpy.typing as npt
 
 from persona_mind._quietgc import freeze_survivors, no_full_collections
 from persona_mind.embedding._errors import (
-    INSTALL_HINT,
     EmbeddingUnavailable,
     UnsupportedModelFile,
+    install_semantic_hint,
 )
 from persona_mind.embedding._gate import yield_gil as _yield_gil
 
@@ -148,7 +148,7 @@ class WordLlamaEncoder:
         if root is None:
             spec = importlib.util.find_spec("wordllama")  # locates it without importing it
             if spec is None or not spec.submodule_search_locations:
-                raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}")
+                raise EmbeddingUnavailable(f"wordllama is not installed; {install_semantic_hint()}")
             root = Path(next(iter(spec.submodule_search_locations)))
         from persona_mind.embedding._bpe import LlamaBPE  # noqa: PLC0415 - loader thread
         from persona_mind.embedding._weights import map_f16_table, read_f16_table  # noqa: PLC0415
@@ -174,7 +174,8 @@ class WordLlamaEncoder:
             return cls._load_with_wordllama(wait)
         except (OSError, ValueError) as exc:
             raise EmbeddingUnavailable(
-                f"wordllama's bundled files could not be read ({exc}); reinstall it: {INSTALL_HINT}"
+                f"wordllama's bundled files could not be read ({exc}); "
+                f"reinstall it: {install_semantic_hint()}"
             ) from exc
         return cls(bpe.encode, table)
 
@@ -185,7 +186,8 @@ class WordLlamaEncoder:
         try:
             import wordllama  # noqa: PLC0415 - optional, heavy: only off the event loop
         except ImportError as exc:
-            raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}") from exc
+            hint = install_semantic_hint()
+            raise EmbeddingUnavailable(f"wordllama is not installed; {hint}") from exc
         # encode_batch tokenizes with the GIL released; without this it would also fan out
         # to a thread per core, competing with the event loop for this 2-core budget
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -198,7 +200,7 @@ class WordLlamaEncoder:
         except Exception as exc:  # any loader failure means: rank lexically, say why
             raise EmbeddingUnavailable(
                 f"wordllama could not load its bundled weights ({exc}); reinstall it: "
-                f"{INSTALL_HINT}"
+                f"{install_semantic_hint()}"
             ) from exc
         tokenizer = model.tokenizer
         if getattr(tokenizer, "padding", None) is not None:
