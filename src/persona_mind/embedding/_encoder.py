@@ -105,13 +105,14 @@ class WordLlamaEncoder:
         batch: TokenizeBatch | None = None,
     ) -> None:
         """``table``: one row of at least :attr:`DIM` values per token id — float32, or
-        float16 (a table mapped from the weights file: kept as it is, each gathered row
-        cast to float32, which is exact, so the vectors are the same bit for bit)."""
+        float16 (a table mapped from the weights file: kept whole, the gathered rows cut to
+        :attr:`DIM` columns and cast to float32, which is exact, so the vectors are the
+        same bit for bit)."""
         self._tokenize = tokenize
         self._batch = batch
         self._table: npt.NDArray[np.float32 | np.float16]
         if table.dtype == np.float16:
-            self._table = table[:, : self.DIM]
+            self._table = table  # contiguous: a gather from a column slice copies the table
         else:
             self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
         self.via = "persona-mind readers"
@@ -248,8 +249,8 @@ class WordLlamaEncoder:
                 continue
             row = out[i]
             rows = table.take(ids, axis=0, mode="clip")
-            if rows.dtype != np.float32:  # a mapped float16 table: the exact cast
-                rows = rows.astype(np.float32)
+            if rows.dtype != np.float32:  # a mapped float16 table: its columns, exact cast
+                rows = rows[:, : self.DIM].astype(np.float32)
             np.add.reduce(rows, axis=0, out=row)
             row /= np.float32(len(ids))
             norm = np.sqrt(np.add.reduce(row * row))

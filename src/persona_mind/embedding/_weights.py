@@ -63,19 +63,22 @@ def _tensor(f: BinaryIO, path: Path, key: str, dim: int, rows: int | None) -> tu
 
 
 def map_f16_table(path: Path, key: str, dim: int, *, rows: int | None = None) -> F16Table:
-    """The first ``dim`` columns of the float16 matrix ``key``, mapped from the file.
+    """The float16 matrix ``key`` (all its columns, at least ``dim``), mapped from the file.
 
     For a load that is waited for (a one-shot command): nothing is read or cast up front —
     the pages a lookup touches are read then — so the load costs the header's parse, not
-    16 MB read and 8 M values cast.  The encoder casts the rows it gathers to float32
-    (exact), so its vectors are those of :func:`read_f16_table`'s table bit for bit.
+    16 MB read and 8 M values cast.  The whole rows are kept, contiguous: a gather from a
+    column slice would copy the table first.  The encoder takes the rows it needs, then
+    their first ``dim`` columns, cast to float32 (exact), so its vectors are those of
+    :func:`read_f16_table`'s table bit for bit.  A plain array over the map (not
+    ``np.memmap``, whose per-call wrapping costs more than a gather).
     """
     with path.open("rb") as f:
         n, columns, offset = _tensor(f, path, key, dim, rows)
         if f.seek(0, 2) < offset + n * columns * 2:
             raise UnsupportedModelFile(f"{path} ends inside tensor {key!r}")
     table = np.memmap(path, dtype="<f2", mode="r", offset=offset, shape=(n, columns))
-    return table[:, :dim]
+    return table.view(np.ndarray)
 
 
 def read_f16_table(
