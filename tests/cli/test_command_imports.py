@@ -58,3 +58,28 @@ def test_mcp_help_still_names_the_install_command(capsys: pytest.CaptureFixture[
         build_parser().parse_args(["mcp", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert f"Needs the optional mcp extra: {' '.join(install_hint('mcp').split())}" in text
+
+
+def test_memory_commands_ask_openblas_for_one_thread_unless_the_user_chose() -> None:
+    from persona_mind.cli._memory import one_blas_thread  # noqa: PLC0415
+
+    env: dict[str, str] = {}
+    one_blas_thread(env)
+    assert env == {"OPENBLAS_NUM_THREADS": "1"}
+    chosen = {"OPENBLAS_NUM_THREADS": "4"}
+    one_blas_thread(chosen)
+    assert chosen == {"OPENBLAS_NUM_THREADS": "4"}
+
+
+def test_recall_loads_numpy_with_one_openblas_thread(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    code = (
+        "import os\n"
+        "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+        "from persona_mind.cli import main\n"
+        f"assert main(['memory', '--agent-dir', {str(tmp_path / 'agent')!r}, "
+        "'recall', 'deploy']) == 0\n"
+        "assert os.environ['OPENBLAS_NUM_THREADS'] == '1'"
+    )
+    _loaded_after(code, repo, {"PERSONA_MIND_RANKER": "hybrid"})
