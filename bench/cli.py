@@ -108,23 +108,45 @@ ROWS = {
 }
 
 
+def _seed_old(src: Path, agent: Path, repo: Path, n: int) -> None:
+    """:func:`_seed` run by the older code, so its store has only fields that code reads
+    (a store written by newer code may carry fields the older schema refuses)."""
+    root = str(Path(__file__).resolve().parents[1])
+    code = (
+        "import asyncio, sys; from pathlib import Path; from bench.cli import _seed; "
+        f"asyncio.run(_seed(Path({str(agent)!r}), Path({str(repo)!r}), {n}))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(src.resolve()), root])}
+    subprocess.run([sys.executable, "-c", code], env=env, cwd=root, check=True)
+
+
 def _times(args: argparse.Namespace, agent: Path, repo: Path) -> dict[tuple[str, str], list[float]]:
-    """Wall times per (code, row); code is ``ours`` and, with ``--against``, ``old``."""
+    """Wall times per (code, row); code is ``ours`` and, with ``--against``, ``old`` (on an
+    agent dir of its own, seeded the same way by the older code)."""
     samples = args.samples or (3 if args.quick else 15)
     env = {k: v for k, v in os.environ.items() if k != "PERSONA_MIND_TRACE"}
-    env["PI_CODING_AGENT_DIR"] = str(agent)
-    codes = {"ours": env}
+    agents = {"ours": agent}
+    codes = {"ours": {**env, "PI_CODING_AGENT_DIR": str(agent)}}
     if args.against is not None:  # both through PYTHONPATH, so both pay the same path search
         here = Path(__file__).resolve().parents[1] / "src"
+        agents["old"] = agent.with_name("agent-old")
+        _seed_old(args.against, agents["old"], repo, args.facts)
         codes = {
-            "ours": {**env, "PYTHONPATH": str(here)},
-            "old": {**env, "PYTHONPATH": str(args.against.resolve())},
+            "ours": {**codes["ours"], "PYTHONPATH": str(here)},
+            "old": {
+                **env,
+                "PYTHONPATH": str(args.against.resolve()),
+                "PI_CODING_AGENT_DIR": str(agents["old"]),
+            },
         }
-    memory = [sys.executable, "-m", "persona_mind.cli", "memory", "--agent-dir", str(agent)]
     counter = iter(range(1_000_000))
     times: dict[tuple[str, str], list[float]] = {}
     for sample in range(samples + 1):  # the first round warms the page cache
         for code, code_env in codes.items():
+            memory = [
+                *(sys.executable, "-m", "persona_mind.cli", "memory"),
+                *("--agent-dir", str(agents[code])),
+            ]
             lexical = {**code_env, "PERSONA_MIND_RANKER": "lexical"}
             runs: dict[str, tuple[list[str], dict[str, str]]] = {
                 "floor": ([sys.executable, "-c", "import persona_mind"], code_env),

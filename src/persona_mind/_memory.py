@@ -76,6 +76,11 @@ class MemoryOptions:
     """A persona identity (``<source>/<pack>/<persona>``), or ``None`` for none."""
     clock: Clock | None = None
     """The clock (``None``: a :class:`~persona_mind.MonotonicClock`)."""
+    one_shot: bool = False
+    """The process opens this memory once and exits (the ``persona-mind memory`` commands):
+    the Store keeps no inotify watch vouching for unchanged stores — it would never serve a
+    second read, and closing it waits a kernel grace period (10–15 ms) at exit.  Reads and
+    writes are the same either way."""
 
     @classmethod
     def merged(
@@ -94,6 +99,7 @@ class MemoryOptions:
             cwd=base.cwd if cwd is None else cwd,
             persona=base.persona if persona is None else persona,
             clock=base.clock if clock is None else clock,
+            one_shot=base.one_shot,
         )
 
     def agent_path(self) -> Path:
@@ -136,7 +142,9 @@ class Memory:
         """The project's repository identity, its approved link and the link offers."""
 
     async def __aenter__(self) -> Memory:
-        system, store = await start_store(self.agent_dir, self.clock)
+        system, store = await start_store(
+            self.agent_dir, self.clock, fresh_reads=not self.options.one_shot
+        )
         try:
             scope = MindScope(self.agent_dir, self.persona, find_project(self.cwd))
             # the path stays the identity; an approved link picks the files (M-SCOPE-13)

@@ -113,11 +113,15 @@ async def load_model(
         await run_blocking(edge.load_now)
 
 
-async def start_store(agent_dir: Path, clock: Clock) -> tuple[ActorSystem, StoreClient]:
+async def start_store(
+    agent_dir: Path, clock: Clock, *, fresh_reads: bool = True
+) -> tuple[ActorSystem, StoreClient]:
     """A started actor system with the Store actor on ``agent_dir``.
 
     Nothing is created until something is written (a read of a missing agent dir finds no
     stores).  The caller stops the system (``await system.stop()``, or its ``__aexit__``).
+    ``fresh_reads=False`` for a one-shot process (see :func:`~persona_mind.actors.store.
+    spawn_store`).
     """
     from persona_mind.actors import ActorSystem  # noqa: PLC0415 - light top-level import
     from persona_mind.actors.store import spawn_store  # noqa: PLC0415
@@ -125,7 +129,7 @@ async def start_store(agent_dir: Path, clock: Clock) -> tuple[ActorSystem, Store
     system = ActorSystem(clock=clock)
     await system.__aenter__()
     try:
-        store = spawn_store(system, agent_dir)
+        store = spawn_store(system, agent_dir, fresh_reads=fresh_reads)
     except BaseException:
         await system.stop()
         raise

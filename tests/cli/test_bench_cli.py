@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from bench import cli as bench_cli
@@ -24,3 +25,17 @@ def test_cli_bench_reports_each_command_against_the_floor_and_its_baseline(
         limit = bench_cli.TARGET * bench_cli.BASELINE[key]
         assert row["target"].startswith(f"<= {limit:.2f}x")
         assert row["ok"] == (row["ratio"] <= limit)
+
+
+def test_cli_bench_against_older_code_reports_each_row_against_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A smoke run of ``--against`` (the older code seeded on an agent dir of its own): here
+    the "older" code is this tree, so the run shows the rows' shape, not a comparison."""
+    src = str(Path(bench_cli.__file__).resolve().parents[1] / "src")
+    assert bench_cli.main(["--json", "--samples", "1", "--facts", "5", "--against", src]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["results"]}
+    for label in bench_cli.ROWS.values():
+        row = rows[f"{label} (5 facts) vs the older code"]
+        assert row["ratio"] == pytest.approx(row["value"] / row["floor"])
+        assert row["target"] == "<= 1.2x"

@@ -16,9 +16,24 @@ import shlex
 import shutil
 from pathlib import Path
 
-from persona_mind.install import install_hint
-
 __all__ = ("add_parser", "run_mcp")
+
+_DESCRIPTION = "A stdio MCP server over the same runtime and store as a Pi session."
+
+
+def _hint_in_help(parser: argparse.ArgumentParser) -> None:
+    """``mcp --help`` names the install command for the mcp extra, worked out when the help
+    is printed: it reads the distribution's metadata (``importlib.metadata``, ~10 ms of
+    imports), which every ``persona-mind`` command would otherwise pay building its parser."""
+    plain = parser.format_help
+
+    def format_help() -> str:
+        from persona_mind.install import install_hint  # noqa: PLC0415 - only for the help
+
+        parser.description = f"{_DESCRIPTION} Needs the optional mcp extra: {install_hint('mcp')}"
+        return plain()
+
+    parser.format_help = format_help  # type: ignore[method-assign]
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -26,9 +41,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p = subparsers.add_parser(
         "mcp",
         help="run the stdio MCP server (memory, backlog, personas, consult)",
-        description="A stdio MCP server over the same runtime and store as a Pi session. "
-        f"Needs the optional mcp extra: {install_hint('mcp')}",
+        description=_DESCRIPTION,
     )
+    _hint_in_help(p)
     p.add_argument("--agent-dir", type=Path, default=None, help="Pi agent dir (default: Pi's rule)")
     p.add_argument(
         "--cwd", type=Path, default=None, help="project directory (default: the working dir)"

@@ -15,7 +15,7 @@ from typing import cast
 
 import msgspec
 
-from persona_mind import Memory
+from persona_mind import Memory, MemoryOptions
 from persona_mind.cli import _schema as out
 from persona_mind.cli._exchange import run_memory_exchange, wants_exchange
 from persona_mind.cli._link import run_link
@@ -283,7 +283,10 @@ _ACTIONS = {
 
 async def run_action(args: argparse.Namespace, exit_ok: int) -> int:
     """Open the scope's ``Memory`` and run one action; a refusal propagates (typed)."""
-    async with Memory(agent_dir=args.agent_dir, cwd=args.cwd, persona=args.persona) as memory:
+    options = MemoryOptions(
+        agent_dir=args.agent_dir, cwd=args.cwd, persona=args.persona, one_shot=True
+    )
+    async with Memory(options) as memory:
         action = _ACTIONS.get(args.memory_cmd)
         if action is not None:
             await action(args, memory)

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from persona_mind._quietgc import no_full_collections
-from persona_mind.embedding._errors import INSTALL_HINT, EmbeddingUnavailable
+from persona_mind.embedding._errors import EmbeddingUnavailable, install_semantic_hint
 from persona_mind.embedding._gate import TurnGate, yield_gil
 from persona_mind.embedding._similarity import IndexVectors as _IndexVectors
 from persona_mind.embedding._similarity import PromptSimilarity, shared_prefix
@@ -98,7 +98,7 @@ def _default_loader(
     try:
         from persona_mind.embedding._encoder import WordLlamaEncoder  # noqa: PLC0415
     except ImportError as exc:  # numpy missing: the semantic extra is not installed
-        raise EmbeddingUnavailable(f"numpy is not installed; {INSTALL_HINT}") from exc
+        raise EmbeddingUnavailable(f"numpy is not installed; {install_semantic_hint()}") from exc
     return WordLlamaEncoder.load(between_steps=wait, stepwise=stepwise)
 
 
@@ -215,7 +215,7 @@ class SemanticEdge:
         except Exception as exc:  # a broken install must not take the runtime down
             log.exception("semantic model failed to load")
             self._state = "unavailable"
-            self._reason = f"semantic model failed to load ({exc!r}); {INSTALL_HINT}"
+            self._reason = f"semantic model failed to load ({exc!r}); {install_semantic_hint()}"
         else:
             self._encoder, self._reason = encoder, ""
             self._state = "ready"  # last: readers see a ready state only with its encoder

@@ -25,9 +25,9 @@ import numpy.typing as npt
 
 from persona_mind._quietgc import freeze_survivors, no_full_collections
 from persona_mind.embedding._errors import (
-    INSTALL_HINT,
     EmbeddingUnavailable,
     UnsupportedModelFile,
+    install_semantic_hint,
 )
 from persona_mind.embedding._gate import yield_gil as _yield_gil
 
@@ -99,12 +99,22 @@ class WordLlamaEncoder:
     DIM = 128
 
     def __init__(
-        self, tokenize: Tokenize, table: Matrix, batch: TokenizeBatch | None = None
+        self,
+        tokenize: Tokenize,
+        table: npt.NDArray[np.float32 | np.float16],
+        batch: TokenizeBatch | None = None,
     ) -> None:
-        """``table``: one float32 row of :attr:`DIM` values per token id."""
+        """``table``: one row of at least :attr:`DIM` values per token id — float32, or
+        float16 (a table mapped from the weights file: kept whole, the gathered rows cut to
+        :attr:`DIM` columns and cast to float32, which is exact, so the vectors are the
+        same bit for bit)."""
         self._tokenize = tokenize
         self._batch = batch
-        self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
+        self._table: npt.NDArray[np.float32 | np.float16]
+        if table.dtype == np.float16:
+            self._table = table  # contiguous: a gather from a column slice copies the table
+        else:
+            self._table = np.ascontiguousarray(table[:, : self.DIM], dtype=np.float32)
         self.via = "persona-mind readers"
         """How it was loaded: ``persona-mind readers`` or ``wordllama`` (the fallback)."""
 
@@ -139,10 +149,10 @@ class WordLlamaEncoder:
         if root is None:
             spec = importlib.util.find_spec("wordllama")  # locates it without importing it
             if spec is None or not spec.submodule_search_locations:
-                raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}")
+                raise EmbeddingUnavailable(f"wordllama is not installed; {install_semantic_hint()}")
             root = Path(next(iter(spec.submodule_search_locations)))
         from persona_mind.embedding._bpe import LlamaBPE  # noqa: PLC0415 - loader thread
-        from persona_mind.embedding._weights import read_f16_table  # noqa: PLC0415
+        from persona_mind.embedding._weights import map_f16_table, read_f16_table  # noqa: PLC0415
 
         wait()
         try:
@@ -151,20 +161,22 @@ class WordLlamaEncoder:
                 path = root.joinpath(*TOKENIZER_FILE)
                 bpe = LlamaBPE.from_file(path, pause, stepwise=stepwise)
                 wait()
-                table = read_f16_table(
-                    root.joinpath(*WEIGHTS_FILE),
-                    "embedding.weight",
-                    cls.DIM,
-                    rows=len(bpe.vocab),
-                    pause=pause,
-                )
+                weights, rows = root.joinpath(*WEIGHTS_FILE), len(bpe.vocab)
+                table: npt.NDArray[np.float32 | np.float16]
+                if stepwise:
+                    table = read_f16_table(
+                        weights, "embedding.weight", cls.DIM, rows=rows, pause=pause
+                    )
+                else:  # nothing waits on the loop: map the file, read only the rows used
+                    table = map_f16_table(weights, "embedding.weight", cls.DIM, rows=rows)
             freeze_survivors()  # the tables live as long as the process
         except UnsupportedModelFile as exc:
             log.info("loading WordLlama through its own loader: %s", exc)
             return cls._load_with_wordllama(wait)
         except (OSError, ValueError) as exc:
             raise EmbeddingUnavailable(
-                f"wordllama's bundled files could not be read ({exc}); reinstall it: {INSTALL_HINT}"
+                f"wordllama's bundled files could not be read ({exc}); "
+                f"reinstall it: {install_semantic_hint()}"
             ) from exc
         return cls(bpe.encode, table)
 
@@ -175,7 +187,8 @@ class WordLlamaEncoder:
         try:
             import wordllama  # noqa: PLC0415 - optional, heavy: only off the event loop
         except ImportError as exc:
-            raise EmbeddingUnavailable(f"wordllama is not installed; {INSTALL_HINT}") from exc
+            hint = install_semantic_hint()
+            raise EmbeddingUnavailable(f"wordllama is not installed; {hint}") from exc
         # encode_batch tokenizes with the GIL released; without this it would also fan out
         # to a thread per core, competing with the event loop for this 2-core budget
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -188,7 +201,7 @@ class WordLlamaEncoder:
         except Exception as exc:  # any loader failure means: rank lexically, say why
             raise EmbeddingUnavailable(
                 f"wordllama could not load its bundled weights ({exc}); reinstall it: "
-                f"{INSTALL_HINT}"
+                f"{install_semantic_hint()}"
             ) from exc
         tokenizer = model.tokenizer
         if getattr(tokenizer, "padding", None) is not None:
@@ -235,7 +248,10 @@ class WordLlamaEncoder:
             if not ids:
                 continue
             row = out[i]
-            np.add.reduce(table.take(ids, axis=0, mode="clip"), axis=0, out=row)
+            rows = table.take(ids, axis=0, mode="clip")
+            if rows.dtype != np.float32:  # a mapped float16 table: its columns, exact cast
+                rows = rows[:, : self.DIM].astype(np.float32)
+            np.add.reduce(rows, axis=0, out=row)
             row /= np.float32(len(ids))
             norm = np.sqrt(np.add.reduce(row * row))
             if norm:

@@ -6,12 +6,21 @@ Never raised into a turn: the edge catches it, ranks lexically and says why
 
 from __future__ import annotations
 
+import functools
+
 from persona_mind.errors import MindError
-from persona_mind.install import install_hint
 
-__all__ = ("EmbeddingUnavailable", "UnsupportedModelFile")
+__all__ = ("EmbeddingUnavailable", "UnsupportedModelFile", "install_semantic_hint")
 
-INSTALL_HINT = f"install the semantic extra: {install_hint('semantic')}"
+
+@functools.cache
+def install_semantic_hint() -> str:
+    """What to run to install the semantic extra, worked out when a message needs it: the
+    answer reads the distribution's metadata (``importlib.metadata``, ~10 ms of imports),
+    which every command that builds a memory service would otherwise pay at import."""
+    from persona_mind.install import install_hint  # noqa: PLC0415 - only for a message
+
+    return f"install the semantic extra: {install_hint('semantic')}"
 
 
 class EmbeddingUnavailable(MindError):

@@ -63,12 +63,17 @@ _MASK = (
 def _load_libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
         return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+    try:  # the process's own symbols first: find_library runs `ldconfig -p` in a child
+        libc = ctypes.CDLL(None, use_errno=True)
         init = libc.inotify_init1
         add = libc.inotify_add_watch
     except (OSError, AttributeError):
-        return None
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+            init = libc.inotify_init1
+            add = libc.inotify_add_watch
+        except (OSError, AttributeError):
+            return None
     init.argtypes = [ctypes.c_int]
     init.restype = ctypes.c_int
     add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]

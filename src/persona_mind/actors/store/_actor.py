@@ -76,9 +76,11 @@ class StoreActor(Actor[StoreMsg]):
         *,
         fs: FileSystem | None = None,
         lock_timeout: float = 30.0,
+        fresh_reads: bool = True,
     ) -> None:
         self._layout = layout
         self._fs = fs
+        self._fresh_reads = fresh_reads
         self._lock_timeout = lock_timeout
         self._engine: FileStore | None = None
         self.bridge: IOThread | None = None
@@ -100,7 +102,7 @@ class StoreActor(Actor[StoreMsg]):
             )
             engine.wall = self.clock.wall
             self._engine = engine
-            if self._fs is None:  # the kernel's events describe only the real file system
+            if self._fs is None and self._fresh_reads:  # the kernel's events: real files only
                 from persona_mind.storage._engine_watch import FreshReads  # noqa: PLC0415
 
                 self._fresh = FreshReads(layout.agent_dir if layout is not None else None)
@@ -226,13 +228,18 @@ def spawn_store(
     fs: FileSystem | None = None,
     lock_timeout: float = 30.0,
     restart: RestartPolicy | None = None,
+    fresh_reads: bool = True,
 ) -> StoreClient:
     """Spawn the Store actor and return its StorePort client.
 
     ``layout`` may be the agent directory (a ``Path``): its Layout is built at first IO.
+    ``fresh_reads=False``: no inotify watch vouches for unchanged stores, every read takes
+    the hop to the IO thread — for a process that reads each store once and exits (a CLI
+    command), where the watch never serves a read and closing it waits a kernel grace
+    period (10–15 ms).
     """
     ref: ActorRef[StoreMsg] = system.spawn(
-        lambda: StoreActor(layout, fs=fs, lock_timeout=lock_timeout),
+        lambda: StoreActor(layout, fs=fs, lock_timeout=lock_timeout, fresh_reads=fresh_reads),
         name=name,
         restart=restart or RestartPolicy(max_restarts=3, within=5.0),
     )
