@@ -345,28 +345,36 @@ def structural_rule(folded: str) -> str | None:
     declared void joined to its replacement or a removed rule stand alone;
     every other combination needs a directive or a moving verb.  Parts are looked for only
     when a combination still needs them (each search is gated by cheap substrings)."""
-    if _has("code", folded) and _has("payload", folded):
+    seen: dict[str, bool] = {}
+
+    def has(name: str) -> bool:
+        hit = seen.get(name)
+        if hit is None:
+            hit = seen[name] = _has(name, folded)
+        return hit
+
+    if has("code") and has("payload"):
         return "code-payload"
-    if _has("role", folded) and _has("unbound", folded):
+    if has("role") and has("unbound"):
         return "role-without-rules"
-    if _has("grant", folded) and _has("authority", folded):
+    if has("grant") and has("authority"):
         return "authority-claim"
-    if _has("askself", folded) and (_has("standing", folded) or _has("authority", folded)):
+    if has("askself") and (has("standing") or has("authority")):
         return "authority-claim"
-    if _has("dismiss", folded) and (_has("replace", folded) or _has("unbound", folded)):
+    if has("dismiss") and (has("replace") or has("unbound")):
         return "dismiss-prior"
-    if not (_has("directive", folded) or _has("move", folded)):
+    if not (has("directive") or has("move")):
         return None
-    if _EXFIL.search(folded):
+    if has("move") and has("sensitive") and has("destination") and _EXFIL.search(folded):
         return "exfiltrate-structure"
-    harm = _has("sensitive", folded) or _has("covert", folded) or _has("weaken", folded)
-    if harm and (_has("persist", folded) or _has("later", folded)):
+    harm = has("sensitive") or has("covert") or has("weaken")
+    if harm and (has("persist") or has("later")):
         return "persist-or-later-harm"
-    if _has("addressed", folded):
+    if has("addressed"):
         return "addressed-to-model"
-    unbound = _has("unbound", folded)
-    if (harm or unbound) and _has("authority", folded):
+    unbound = has("unbound")
+    if (harm or unbound) and has("authority"):
         return "authority-claim"
-    if _has("frame", folded) and (harm or unbound or _has("authority", folded)):
+    if has("frame") and (harm or unbound or has("authority")):
         return "forged-frame"
     return None
