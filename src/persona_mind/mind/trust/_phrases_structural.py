@@ -291,7 +291,7 @@ _GATES: dict[str, tuple[str, ...]] = {
                   "credential", "passw", "passphrase", "env", "secret", "cookie", "card num"),
     "code": ("code", "snippet", "script", "command", "block", "payload", "function", "program"),
     "payload": ("subprocess", "os.", "eval(", "exec(", "/dev/", "dd if", "mkfs", ":(){",
-                "base64", "sh", "nc -e", "smtplib", "keylog", "pynput", "ctypes", "winreg",
+                "base64", "|", "bash -i", "/bin/sh", "nc -e", "smtplib", "keylog", "pynput", "ctypes", "winreg",
                 "socket", "rmtree", "requests.", "urllib", "http.client", "ftplib", "paramiko",
                 "crontab", "chmod", "rm -rf", "fernet", "getpass", "pyautogui", "screenshot",
                 "webbrowser", "psutil"),
@@ -306,6 +306,10 @@ _GATES: dict[str, tuple[str, ...]] = {
     "replace": ("the real", "genuine", "actual", "only valid", "only real", "true", "the new",
                 "attention only", "only on", "exclusively on", "solely on"),
     "frame": ("<", "```", "##", "[", ":", '"role"'),
+    "role": ("you are", "you're", "let's play", "from now on", "act as", "pretend", "imagine",
+             "role", "play the", "assume the", "take on the", "become", "be my", "your new",
+             "stay in", "simulate", "hypothetical", "write dialogue", "in a world", "fictional",
+             "imaginary", "alternate", "virtual", "playing"),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
 many texts that cannot match (``code`` and ``destination`` cost several times the rest)."""
