@@ -321,9 +321,16 @@ _EXFIL = re.compile(
 """A secret moved to a destination within one sentence: verb, secret, place (either order)."""
 
 
+_GATE_RE: dict[str, re.Pattern[str]] = {
+    name: re.compile("|".join(re.escape(g) for g in gate)) for name, gate in _GATES.items()
+}
+"""Each gate as one alternation of its literals: the same answer as testing each with
+``in``, about a third cheaper (the engine skips to the literals' first characters)."""
+
+
 def _has(name: str, folded: str) -> bool:
-    gate = _GATES.get(name)
-    if gate is not None and not any(g in folded for g in gate):
+    gate = _GATE_RE.get(name)
+    if gate is not None and gate.search(folded) is None:
         return False
     return CUES[name].search(folded) is not None
 
