@@ -329,11 +329,14 @@ _GATE_RE: dict[str, re.Pattern[str]] = {
 ``in``, about a third cheaper (the engine skips to the literals' first characters)."""
 
 
+_CHECKS = {name: (_GATE_RE.get(name), cue) for name, cue in CUES.items()}
+
+
 def _has(name: str, folded: str) -> bool:
-    gate = _GATE_RE.get(name)
+    gate, cue = _CHECKS[name]
     if gate is not None and gate.search(folded) is None:
         return False
-    return CUES[name].search(folded) is not None
+    return cue.search(folded) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -362,7 +365,11 @@ def structural_rule(folded: str) -> str | None:
     def has(name: str) -> bool:
         hit = seen.get(name)
         if hit is None:
-            hit = seen[name] = _has(name, folded)
+            gate, cue = _CHECKS[name]
+            hit = (gate is None or gate.search(folded) is not None) and (
+                cue.search(folded) is not None
+            )
+            seen[name] = hit
         return hit
 
     if has("code") and has("payload"):
