@@ -161,7 +161,16 @@ def _index() -> tuple[dict[str, frozenset[str]], tuple[tuple[str, frozenset[str]
 
 _WORDS, _SYMBOL_FAMILIES = _index()
 _WORD_KEYS = frozenset(_WORDS)
-_SYMBOL_START = frozenset(sym[0] for sym, _ in _SYMBOL_FAMILIES if sym.isascii())
+
+
+def _signature(symbol: str) -> str:
+    """A character every occurrence of ``symbol`` brings: its first one that is not a letter,
+    space or apostrophe (an ASCII stem made only of those is looked up as a word)."""
+    return next((ch for ch in symbol if not ch.isalpha() and ch not in " '"), symbol[0])
+
+
+_SYMBOL_START = frozenset(_signature(sym) for sym, _ in _SYMBOL_FAMILIES if sym.isascii())
+"""ASCII text without any of these characters holds no symbol stem (skips the gate)."""
 _SYMBOL_GATE = re.compile("|".join(re.escape(sym) for sym, _ in _SYMBOL_FAMILIES))
 _WORD_START = re.compile(rf"\b[^\W\d_]{{1,{_KEY}}}")
 _ALL_RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
@@ -172,20 +181,26 @@ _ASCII_RULES = tuple((c, n, re.compile(p.pattern, re.ASCII)) for c, n, p in _ALL
 """The same rules compiled for ASCII-only text (\\b and \\w without Unicode tables: faster)."""
 
 
+_WORD_RULES = {key: frozenset(_ORDER[f] for f in fams) for key, fams in _WORDS.items()}
+_SYMBOL_RULES = tuple((sym, frozenset(_ORDER[f] for f in fams)) for sym, fams in _SYMBOL_FAMILIES)
+_WORD_START_ASCII = re.compile(_WORD_START.pattern, re.ASCII)
+"""Each stem key's rules by position, so a text's candidates are one union of small sets;
+ASCII text is cut into word starts by the ASCII-compiled pattern (the same starts, cheaper)."""
+
+
 def candidate_rules(folded: str) -> list[tuple[str, str, re.Pattern[str]]]:
     """The families whose stems occur in ``folded`` (word prefixes, a few symbols), in rule
     order; families that need non-ASCII letters are included only for such text."""
-    families: set[str] = set()
-    words = _WORDS
-    for start in _WORD_KEYS.intersection(_WORD_START.findall(folded)):
-        families |= words[start]
-    if (not folded.isascii() or not _SYMBOL_START.isdisjoint(folded)) and _SYMBOL_GATE.search(
-        folded
-    ):
-        for sym, fams in _SYMBOL_FAMILIES:
+    ascii_only = folded.isascii()
+    starts = (_WORD_START_ASCII if ascii_only else _WORD_START).findall(folded)
+    picked: set[int] = set()
+    for key in _WORD_KEYS.intersection(starts):
+        picked |= _WORD_RULES[key]
+    if (not ascii_only or not _SYMBOL_START.isdisjoint(folded)) and _SYMBOL_GATE.search(folded):
+        for sym, ids in _SYMBOL_RULES:
             if sym in folded:
-                families |= fams
-    if not families:
+                picked |= ids
+    if not picked:
         return []
-    rules = _ASCII_RULES if folded.isascii() else _ALL_RULES
-    return [rules[i] for i in sorted(_ORDER[f] for f in families)]
+    rules = _ASCII_RULES if ascii_only else _ALL_RULES
+    return [rules[i] for i in sorted(picked)]

@@ -200,19 +200,19 @@ def deleet(folded: str, vocabulary: frozenset[str]) -> str:
     if _LEET_SET.isdisjoint(folded) or not _LEET_ADJACENT.search(folded):
         return folded
     changed = False
-    out: list[str] = []
-    for word in folded.split(" "):
+    words = folded.split(" ")
+    for i, word in enumerate(words):
+        if _LEET_SET.isdisjoint(word):
+            continue  # most words: nothing to undo, not even stripped
         core = word.strip(".,;:?()[]\"'")
-        new = word
         if 2 <= len(core) <= 16 and not core.isalpha() and not _LEET_SET.isdisjoint(core):
             for table in (_LEET, _LEET_L):
                 plain_word = core.translate(table)
                 if plain_word in vocabulary:
-                    new = word.replace(core, plain_word)
+                    words[i] = word.replace(core, plain_word)
                     changed = True
                     break
-        out.append(new)
-    return " ".join(out) if changed else folded
+    return " ".join(words) if changed else folded
 
 
 def join_separated(folded: str) -> str:

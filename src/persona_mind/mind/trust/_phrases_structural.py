@@ -291,7 +291,8 @@ _GATES: dict[str, tuple[str, ...]] = {
                   "credential", "passw", "passphrase", "env", "secret", "cookie", "card num"),
     "code": ("code", "snippet", "script", "command", "block", "payload", "function", "program"),
     "payload": ("subprocess", "os.", "eval(", "exec(", "/dev/", "dd if", "mkfs", ":(){",
-                "base64", "sh", "nc -e", "smtplib", "keylog", "pynput", "ctypes", "winreg",
+                "base64", "|", "bash -i", "/bin/sh", "nc -e", "smtplib", "keylog", "pynput",
+                "ctypes", "winreg",
                 "socket", "rmtree", "requests.", "urllib", "http.client", "ftplib", "paramiko",
                 "crontab", "chmod", "rm -rf", "fernet", "getpass", "pyautogui", "screenshot",
                 "webbrowser", "psutil"),
@@ -306,6 +307,10 @@ _GATES: dict[str, tuple[str, ...]] = {
     "replace": ("the real", "genuine", "actual", "only valid", "only real", "true", "the new",
                 "attention only", "only on", "exclusively on", "solely on"),
     "frame": ("<", "```", "##", "[", ":", '"role"'),
+    "role": ("you are", "you're", "let's play", "from now on", "act as", "pretend", "imagine",
+             "role", "play the", "assume the", "take on the", "become", "be my", "your new",
+             "stay in", "simulate", "hypothetical", "write dialogue", "in a world", "fictional",
+             "imaginary", "alternate", "virtual", "playing"),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
 many texts that cannot match (``code`` and ``destination`` cost several times the rest)."""
@@ -317,11 +322,21 @@ _EXFIL = re.compile(
 """A secret moved to a destination within one sentence: verb, secret, place (either order)."""
 
 
+_GATE_RE: dict[str, re.Pattern[str]] = {
+    name: re.compile("|".join(re.escape(g) for g in gate)) for name, gate in _GATES.items()
+}
+"""Each gate as one alternation of its literals: the same answer as testing each with
+``in``, about a third cheaper (the engine skips to the literals' first characters)."""
+
+
+_CHECKS = {name: (_GATE_RE.get(name), cue) for name, cue in CUES.items()}
+
+
 def _has(name: str, folded: str) -> bool:
-    gate = _GATES.get(name)
-    if gate is not None and not any(g in folded for g in gate):
+    gate, cue = _CHECKS[name]
+    if gate is not None and gate.search(folded) is None:
         return False
-    return CUES[name].search(folded) is not None
+    return cue.search(folded) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -345,28 +360,40 @@ def structural_rule(folded: str) -> str | None:
     declared void joined to its replacement or a removed rule stand alone;
     every other combination needs a directive or a moving verb.  Parts are looked for only
     when a combination still needs them (each search is gated by cheap substrings)."""
-    if _has("code", folded) and _has("payload", folded):
+    seen: dict[str, bool] = {}
+
+    def has(name: str) -> bool:
+        hit = seen.get(name)
+        if hit is None:
+            gate, cue = _CHECKS[name]
+            hit = (gate is None or gate.search(folded) is not None) and (
+                cue.search(folded) is not None
+            )
+            seen[name] = hit
+        return hit
+
+    if has("code") and has("payload"):
         return "code-payload"
-    if _has("role", folded) and _has("unbound", folded):
+    if has("role") and has("unbound"):
         return "role-without-rules"
-    if _has("grant", folded) and _has("authority", folded):
+    if has("grant") and has("authority"):
         return "authority-claim"
-    if _has("askself", folded) and (_has("standing", folded) or _has("authority", folded)):
+    if has("askself") and (has("standing") or has("authority")):
         return "authority-claim"
-    if _has("dismiss", folded) and (_has("replace", folded) or _has("unbound", folded)):
+    if has("dismiss") and (has("replace") or has("unbound")):
         return "dismiss-prior"
-    if not (_has("directive", folded) or _has("move", folded)):
+    if not (has("directive") or has("move")):
         return None
-    if _EXFIL.search(folded):
+    if has("move") and has("sensitive") and has("destination") and _EXFIL.search(folded):
         return "exfiltrate-structure"
-    harm = _has("sensitive", folded) or _has("covert", folded) or _has("weaken", folded)
-    if harm and (_has("persist", folded) or _has("later", folded)):
+    harm = has("sensitive") or has("covert") or has("weaken")
+    if harm and (has("persist") or has("later")):
         return "persist-or-later-harm"
-    if _has("addressed", folded):
+    if has("addressed"):
         return "addressed-to-model"
-    unbound = _has("unbound", folded)
-    if (harm or unbound) and _has("authority", folded):
+    unbound = has("unbound")
+    if (harm or unbound) and has("authority"):
         return "authority-claim"
-    if _has("frame", folded) and (harm or unbound or _has("authority", folded)):
+    if has("frame") and (harm or unbound or has("authority")):
         return "forged-frame"
     return None
