@@ -24,12 +24,22 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 
 from persona_mind.mind.trust._phrases_structural import cues
 
-__all__ = ("CUE_FLOOR", "MIN_TOKENS", "WINDOW", "Model", "features", "load_model", "score")
+__all__ = (
+    "CUE_FLOOR",
+    "MIN_TOKENS",
+    "WINDOW",
+    "Model",
+    "cue_features",
+    "features",
+    "load_model",
+    "score",
+)
 
 _TOKEN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\u3040-\u30ff\uf900-\ufaff]|[^\W\d_]+|\d+|[^\w\s]")
 """Ideographs and kana one character each (no spaces between their words), otherwise runs
@@ -59,10 +69,16 @@ def features(folded: str, *, structure: bool = True) -> set[str]:
     out = set(toks)
     out.update("~" + t[:_PREFIX] for t in toks if len(t) > _PREFIX)
     out.update(a + " " + b for a, b in itertools.pairwise(toks))
-    if not structure:
-        return out
+    if structure:
+        out.update(cue_features(folded))
+    return out
+
+
+def cue_features(folded: str) -> set[str]:
+    """The structural-cue features alone (``§cue`` and ``§a+b``); never a word feature, whose
+    punctuation tokens are single characters."""
     parts = sorted(cues(folded))
-    out.update("\u00a7" + c for c in parts)
+    out = {"\u00a7" + c for c in parts}
     out.update("\u00a7" + a + "+" + b for a, b in itertools.combinations(parts, 2))
     return out
 
@@ -87,19 +103,27 @@ class Model:
         first = self.bias + total / math.sqrt(len(words))
         if first < CUE_FLOOR:
             return first
-        feats = features(folded)
-        total += sum(get(f, 0.0) for f in feats - words)
-        return self.bias + total / math.sqrt(len(feats))
+        extra = cue_features(folded)  # the words are not featurised a second time
+        total += sum(get(f, 0.0) for f in extra)
+        return self.bias + total / math.sqrt(len(words) + len(extra))
+
+    def window_logits(self, folded: str) -> Iterator[float]:
+        """The log-odds of each scored window of ``folded``, one at a time (a caller on an
+        event loop yields between them: one window is about a millisecond of CPU)."""
+        if len(folded) <= WINDOW + 256:
+            yield self.logit(folded)
+            return
+        for i in range(0, len(folded) - 256, _STEP):
+            yield self.logit(folded[i : i + WINDOW])
+
+    @staticmethod
+    def to_probability(logit: float) -> float:
+        """The probability of a (clamped) log-odds."""
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, logit))))
 
     def probability(self, folded: str) -> float:
         """Highest attack probability over the windows of ``folded``."""
-        if len(folded) <= WINDOW + 256:
-            best = self.logit(folded)
-        else:
-            best = max(
-                self.logit(folded[i : i + WINDOW]) for i in range(0, len(folded) - 256, _STEP)
-            )
-        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, best))))
+        return self.to_probability(max(self.window_logits(folded)))
 
 
 @cache

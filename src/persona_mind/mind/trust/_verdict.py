@@ -182,10 +182,14 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
         result = _from_findings(findings)
     else:
         model = load_model()
-        best = 0.0
+        top = -60.0
         for part in iter_windows(text, STEP_CHARS, STEP_OVERLAP):
-            best = max(best, model.probability(model_form(part)))
+            form = model_form(part)
             yield
+            for logit in model.window_logits(form):  # one scored window a step
+                top = max(top, logit)
+                yield
+        best = model.to_probability(top)
         level: Level = "suspicious" if best >= model.threshold else "clean"
         reasons = (LEARNED_REASON,) if level == "suspicious" else ()
         result = Verdict(level, reasons, round(best, 4))
