@@ -286,7 +286,8 @@ CUES: dict[str, re.Pattern[str]] = {
 
 _GATES: dict[str, tuple[str, ...]] = {
     "weaken": ("disable", "turn off", "switch off", "skip", "bypass", "remov", "delet", "erase",
-               "drop", "wipe", "verify", "force", "rm -rf", "chmod", "never ask", "approve"),
+               "drop", "wipe", "verify", "force", "rm -rf", "chmod", "never ask", "approve",
+               "without"),
     "sensitive": (".env", "ssh", "id_", "npmrc", "netrc", ".aws", "gitconfig", "key", "token",
                   "credential", "passw", "passphrase", "env", "secret", "cookie", "card num"),
     "code": ("code", "snippet", "script", "command", "block", "payload", "function", "program"),
