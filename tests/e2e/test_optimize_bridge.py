@@ -46,6 +46,10 @@ def _project_rows(real: PiEnv) -> list[dict[str, Any]]:
 
 def _seed(real: PiEnv, rpc: RpcPi) -> list[str]:
     use_architect(rpc)
+    # The automatic review would start its own worker 2 s after the seeding turn settles
+    # (its first attempt needs no token gate) and race the `/mind optimize` these tests send:
+    # off, so the only review is the one each test asks for.
+    rpc.call({"type": "prompt", "message": "/mind optimize auto off"})
     real.fake.push(_remember(TEXTS[0]), _remember(TEXTS[1]), {"text": "SAVED"})
     rpc.prompt("remember how we lint")
     ids = [r["id"] for t in TEXTS for r in _project_rows(real) if r["text"] == t]
