@@ -144,15 +144,18 @@ class MemoryService(BacklogOps):
         with a ``supersede`` offer; nothing is superseded here (the user or model decides).
 
         Only each tier's best lexical matches are compared, so this stays cheap at 10,000
-        facts; never raises for a tier that cannot be read (an offer is not worth a failure).
+        facts; the tiers are read in one request to the Store, as for an injection; never
+        raises (an offer is not worth a failure: a store that cannot be read offers nothing).
         """
         now = self.now()
+        tiers = list(self.scope.tiers())
         out: list[FoundFact] = []
-        for tier in self.scope.tiers():
-            try:
-                index = await self.index(tier, now)
-            except PersonaMindError:
-                continue
+        try:
+            snaps = await read_all(self.store, [self.scope.fact_target(t) for t in tiers])
+            indexes = [(t, await self.index(t, now, snaps[i])) for i, t in enumerate(tiers)]
+        except PersonaMindError:
+            return []
+        for tier, index in indexes:
             scored = index.scores(found.fact.text)
             top = heapq.nlargest(UPDATE_CANDIDATES, scored, key=scored.__getitem__)
             rows = [index.facts[d] for d in top]

@@ -24,14 +24,13 @@ WINDOW = 12
 room for an update ranked a few places below what it updates)."""
 
 
-def _terms(cand: Cand) -> tuple[Mapping[str, int], int]:
-    """A candidate's index terms with counts, from its index (no re-tokenising), and their total."""
+def _terms(cand: Cand) -> Mapping[str, int]:
+    """A candidate's index terms with counts, from its index (no re-tokenising)."""
     _, ranked, index = cand
     slot = index.slot_of.get(ranked.fact.id)
     if slot is None:  # a pseudo-fact built for one plan (session notes): tokenise it
-        terms = terms_of(ranked.fact.text)
-        return terms, terms.total()
-    return dict(index.tokens[slot]), index.lengths[slot]
+        return terms_of(ranked.fact.text)
+    return dict(index.tokens[slot])
 
 
 def newer_first(cands: Sequence[Cand]) -> tuple[list[Cand], dict[str, str]]:
@@ -50,7 +49,7 @@ def newer_first(cands: Sequence[Cand]) -> tuple[list[Cand], dict[str, str]]:
     def terms_at(k: int) -> tuple[Mapping[str, int], frozenset[str]]:
         got = terms.get(k)
         if got is None:
-            counts = _terms(head[k])[0]
+            counts = _terms(head[k])
             got = terms[k] = (counts, frozenset(counts))
         return got
 
