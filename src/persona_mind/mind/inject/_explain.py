@@ -19,7 +19,7 @@ from __future__ import annotations
 import msgspec
 
 from persona_mind.mind.inject._plan import LABEL, InjectionPlan
-from persona_mind.mind.recall._floor import SIM_FLOOR, PromptWeights
+from persona_mind.mind.recall._floor import SIM_FLOOR, SIM_LEAD, SIM_LOW, PromptWeights
 from persona_mind.mind.recall._fusion import LEX_WEIGHT
 from persona_mind.mind.recall._retrieval import PRIORITY_KINDS, Ranked, query_terms
 
@@ -137,7 +137,10 @@ def render(ex: Explanation) -> str:
     """The explanation as text: one line per candidate, the floors and disclosures first."""
     floor = "none (no prompt terms)" if ex.cover_floor is None else f"cover ≥ {ex.cover_floor:.3f}"
     if ex.similarity_floor is not None:
-        floor += f" or cosine ≥ {ex.similarity_floor:.2f}"
+        floor += (
+            f" or cosine ≥ {ex.similarity_floor:.2f}"
+            f" ({SIM_LOW:.2f} for a best match leading the next by {SIM_LEAD:.2f})"
+        )
     head = [f"prompt: {ex.prompt!r}", f"ranker: {ex.ranker}", f"floor: {floor}"]
     head.append(f"block: {ex.tokens} planning tokens; " + ("; ".join(ex.disclosures) or "-"))
     lines = []

@@ -68,7 +68,7 @@ def ordered(
         ranked = index.rank(prompt, want + PRIORITY_SLOTS, scored)
         explain(mp, index, sims)
         explain(ranked, index, sims)
-        weights = PromptWeights(index, qterms)
+        weights = PromptWeights(index, qterms, sims)
         slot_of = index.slot_of
         for r in mp:
             r.cover = weights.cover(slot_of[r.fact.id])
