@@ -18,8 +18,20 @@
 3. Sidecar start-to-ready: spawn → ``hello`` → ``ready`` with the real Runtime. Floor:
    ``python -c "import anyio, asyncio, msgspec"`` spawn-to-exit (the sidecar cannot do
    without asyncio). Target ≤ 1.2× (ARCHITECTURE, issue 10). For information, the older
-   floor without ``asyncio`` (issue 7's ≤ 1.5×), and spawn → the first ``SessionStart``
-   answered: what a Pi session actually waits for before it reads input.
+   floor without ``asyncio`` (issue 7's ≤ 1.5×), the floor plus what anyio loads at its
+   first use under asyncio (``asyncio.run(anyio.sleep(0))``: since anyio 4.16 ``import
+   anyio`` is a lazy stub, and its asyncio backend — which every task group needs — is
+   loaded at the first call), and spawn → the first ``SessionStart`` answered: what a Pi
+   session actually waits for before it reads input.
+
+Bytecode: every child runs with ``PYTHONPYCACHEPREFIX`` pointed at a temporary directory
+(removed at the end; nothing is written into the checkout) and without
+``PYTHONDONTWRITEBYTECODE``, and each measured spawn is preceded by a warm-up that fills it,
+so the floors and the sidecar all run from cached bytecode — as an installed wheel does (pip
+compiles at install). Where the environment sets ``PYTHONDONTWRITEBYTECODE`` (this machine
+and CI do), an editable checkout's own modules would otherwise be compiled from source at
+every start while site-packages run from pip's ``.pyc``; that figure is shown as an info
+row ("the checkout compiled at every start").
 
     python bench/bridge.py [--json] [--quick]
     python -m bench._bridge_limits [--json] [--quick]     (only the limits rows)
@@ -114,7 +126,11 @@ class Pipe:
 _PYCACHE = tempfile.mkdtemp(prefix="persona-mind-bench-pyc-")
 
 
-def _env(runtime: str | None, ranker: str | None = None) -> dict[str, str]:
+def _env(
+    runtime: str | None, ranker: str | None = None, *, compiled: bool = True
+) -> dict[str, str]:
+    """The children's environment; ``compiled=False`` is the checkout as it is run with
+    ``PYTHONDONTWRITEBYTECODE=1`` and no cache prefix (module doc, "Bytecode")."""
     env = dict(os.environ)
     env.pop("PERSONA_MIND_RANKER", None)
     if ranker:
@@ -123,6 +139,9 @@ def _env(runtime: str | None, ranker: str | None = None) -> dict[str, str]:
     # environment sets PYTHONDONTWRITEBYTECODE (then every start would recompile everything).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = _PYCACHE
+    if not compiled:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        del env["PYTHONPYCACHEPREFIX"]
     env["PYTHONPATH"] = str(REPO / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PERSONA_MIND_SIDECAR_RUNTIME", None)
     if runtime:
@@ -130,8 +149,11 @@ def _env(runtime: str | None, ranker: str | None = None) -> dict[str, str]:
     return env
 
 
-def _sidecar(runtime: str | None, agent_dir: Path, ranker: str | None = None) -> Pipe:
-    pipe = Pipe([sys.executable, "-m", "persona_mind.bridge.sidecar"], _env(runtime, ranker))
+def _sidecar(
+    runtime: str | None, agent_dir: Path, ranker: str | None = None, *, compiled: bool = True
+) -> Pipe:
+    env = _env(runtime, ranker, compiled=compiled)
+    pipe = Pipe([sys.executable, "-m", "persona_mind.bridge.sidecar"], env)
     # As the extension does: with the command of a Pi for children (not run here).
     hello = {"type": "hello", "protocol": 1, "agent_dir": str(agent_dir), "pi_command": ["pi"]}
     pipe.send(hello)
@@ -248,10 +270,11 @@ def _session_start(pipe: Pipe, cwd: Path, ident: int = 10**9) -> None:
     assert frame["error"] is None, frame
 
 
-def _startup_once(agent_dir: Path, *, session: bool = False) -> float:
-    """Spawn → ``ready``; with ``session``, on to the first ``SessionStart`` answered."""
+def _startup_once(agent_dir: Path, *, session: bool = False, compiled: bool = True) -> float:
+    """Spawn → ``ready``; with ``session``, on to the first ``SessionStart`` answered;
+    ``compiled=False`` without the bytecode cache for the checkout (module doc)."""
     start = time.perf_counter()
-    pipe = _sidecar(None, agent_dir)
+    pipe = _sidecar(None, agent_dir, compiled=compiled)
     if session:
         _session_start(pipe, agent_dir)
     elapsed = time.perf_counter() - start
@@ -263,6 +286,15 @@ def _import_once(code: str = "import anyio, msgspec") -> float:
     start = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, env=_env(None))
     return time.perf_counter() - start
+
+
+#: The floor plus what anyio loads at its first use under asyncio (module doc, item 3).
+WITH_BACKEND = "import anyio, asyncio, msgspec; asyncio.run(anyio.sleep(0))"
+
+
+def _checkout_cached() -> bool:
+    """Whether the checkout holds bytecode of its own (then the uncompiled row uses it)."""
+    return any((REPO / "src" / "persona_mind").rglob("__pycache__/*.pyc"))
 
 
 def main() -> None:
@@ -322,7 +354,9 @@ def main() -> None:
                 )
         results += cpu_rows
         _startup_once(agent_dir)  # warm the page cache and .pyc files
+        _startup_once(agent_dir, compiled=False)
         _import_once()
+        _import_once(WITH_BACKEND)
         # Interleaved so a noisy neighbour hits floor and value alike.
         samples = [
             (
@@ -331,6 +365,8 @@ def main() -> None:
                 _import_once("import persona_mind.runtime"),
                 _startup_once(agent_dir, session=True),
                 _import_once("import anyio, asyncio, msgspec"),
+                _import_once(WITH_BACKEND),
+                _startup_once(agent_dir, compiled=False),
             )
             for _ in range(starts)
         ]
@@ -339,6 +375,8 @@ def main() -> None:
         runtime_import = statistics.median(s[2] for s in samples)
         session = statistics.median(s[3] for s in samples)
         with_asyncio = statistics.median(s[4] for s in samples)
+        with_backend = statistics.median(s[5] for s in samples)
+        uncompiled = statistics.median(s[6] for s in samples)
         ratio = ready / with_asyncio
         results.append(
             Result(
@@ -359,6 +397,35 @@ def main() -> None:
                 "ms",
                 imports * 1e3,
                 ready / imports,
+                None,
+                None,
+            )
+        )
+        # Info: against the floor with anyio's asyncio backend loaded, which the sidecar's
+        # first task group needs and `import anyio` (lazy since anyio 4.16) no longer loads.
+        results.append(
+            Result(
+                "sidecar start-to-ready vs the floor + anyio's asyncio backend "
+                "(asyncio.run(anyio.sleep(0))) (info)",
+                ready * 1e3,
+                "ms",
+                with_backend * 1e3,
+                ready / with_backend,
+                None,
+                None,
+            )
+        )
+        # Info: the checkout compiled from source at every start (PYTHONDONTWRITEBYTECODE=1,
+        # no cache prefix), as an editable install runs where that variable is set.
+        where = "src has its own __pycache__" if _checkout_cached() else "src has no .pyc"
+        results.append(
+            Result(
+                "sidecar start-to-ready, the checkout compiled at every start "
+                f"(PYTHONDONTWRITEBYTECODE=1, {where}) vs import anyio, asyncio, msgspec (info)",
+                uncompiled * 1e3,
+                "ms",
+                with_asyncio * 1e3,
+                uncompiled / with_asyncio,
                 None,
                 None,
             )

@@ -23,6 +23,8 @@ import pytest
 from persona_mind import children as child
 from persona_mind.features import _child_specs
 from persona_mind.features._mind import UNBOUND_COMMANDS
+from persona_mind.messages import owner as owner_messages
+from persona_mind.messages._base import Ask, Msg
 from persona_mind.mind._commands import command_specs
 
 #: Imported only once a session, a pack or a child needs them.
@@ -154,3 +156,16 @@ def test_offered_specs_are_the_implementations_specs() -> None:
     assert child.CONSULT_TOOL is _child_specs.CONSULT_TOOL
     assert child.ROUNDTABLE_COMMAND is _child_specs.ROUNDTABLE_COMMAND
     assert command_specs() == UNBOUND_COMMANDS
+
+
+def test_ask_classes_are_built_without_typing_generics() -> None:
+    """``Ask[R]`` names the answer for the type checker only: at run time it is ``Ask``, so
+    the ~60 ask classes defined before ``ready`` skip ``typing``'s generic alias and
+    parameter collection (issue 24), and an ask is still a tagged, frozen message."""
+    assert Ask[int] is Ask
+    ask = owner_messages.GetOwner
+    assert ask.__mro__[1:3] == (Ask, Msg)
+    assert all(base.__module__ != "typing" for base in ask.__mro__)
+    assert not hasattr(ask, "__orig_bases__")
+    assert ask.__struct_config__.tag == "GetOwner"
+    assert ask.__struct_config__.frozen

@@ -7,7 +7,7 @@ silently shifts positional arguments.
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -21,13 +21,31 @@ class Msg(msgspec.Struct, frozen=True, kw_only=True, tag=True, forbid_unknown_fi
 R_co = TypeVar("R_co", covariant=True)
 
 
-class Ask(Msg, Generic[R_co], frozen=True, kw_only=True):
-    """A message that is asked, not told: ``R_co`` is the type of its answer.
+if TYPE_CHECKING:
 
-    ``await ref.ask(msg)`` is typed ``R`` for an ``Ask[R]``, so a caller never casts a
-    reply; the handler's ``match`` arm returns an ``R``. Covariant (messages are frozen),
-    so an ``Ask[tuple[X, ...]]`` is accepted where an ``Ask[Sized]`` is expected.
-    """
+    class Ask(Msg, Generic[R_co], frozen=True, kw_only=True):
+        """A message that is asked, not told: ``R_co`` is the type of its answer.
+
+        ``await ref.ask(msg)`` is typed ``R`` for an ``Ask[R]``, so a caller never casts a
+        reply; the handler's ``match`` arm returns an ``R``. Covariant (messages are
+        frozen), so an ``Ask[tuple[X, ...]]`` is accepted where an ``Ask[Sized]`` is
+        expected.
+        """
+
+else:
+
+    class Ask(Msg, frozen=True, kw_only=True):
+        """A message that is asked, not told; ``Ask[R]`` names the type of its answer.
+
+        The answer type is for the type checker only (the branch above): nothing reads it
+        at run time, and a ``Generic`` base made each of the ~60 ask classes that the
+        sidecar defines before ``ready`` go through ``typing``'s generic-alias and
+        parameter collection (about twice a plain message's class creation; issue 24).
+        So at run time ``Ask[R]`` is ``Ask`` itself.
+        """
+
+        def __class_getitem__(cls, _answer: object) -> type[Ask]:
+            return cls
 
 
 class Recipient(Protocol):
