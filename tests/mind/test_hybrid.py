@@ -286,7 +286,7 @@ def test_cache_rebuilt_after_deleting_it(tmp_path: Path) -> None:
     edge = ready_edge(again)
     edge.bind(FactIndex.build(FACTS), store)
     assert again.calls == [len(FACTS)]  # re-embedded from the store of record
-    assert cache.read_bytes() == before  # the same derived data, sorted by key
+    assert cache.read_bytes() == before  # the same derived data, in the same order
     index = FactIndex.build(FACTS)
     semantic, _ = edge.for_prompt("which weekday can we ship")
     assert semantic is not None

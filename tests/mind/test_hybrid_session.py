@@ -47,6 +47,8 @@ async def test_runtime_ranks_hybrid_once_the_model_is_in(
         assert "ranking: hybrid" in doctor.text
         recall = await sim.call_tool("memory", {"action": "recall", "query": "ship weekday"})
         assert "semantic" in recall.text
+        for write in shared_edge().writes():  # a first cache file is written off the loop
+            await asyncio.wrap_future(write)
     vec = list((tmp_path / "agent" / "persona-mind" / "memory" / "project").glob("*.vec"))
     assert len(vec) == 1  # the derived cache sits beside the project store, not inside it
 

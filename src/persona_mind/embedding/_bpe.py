@@ -34,12 +34,13 @@ import codecs
 import heapq
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from persona_mind.embedding._bpe_merges import Merges
 from persona_mind.embedding._errors import UnsupportedModelFile
 
 __all__ = ("LlamaBPE", "decode_in_steps", "read_text_in_slices")
@@ -135,12 +136,12 @@ class LlamaBPE:
     def __init__(
         self,
         vocab: dict[str, int],
-        merges: Iterable[tuple[str, str]] | _Merges,
+        merges: Iterable[tuple[str, str]] | Merges,
         specials: dict[str, int],
         unk: str,
     ) -> None:
         self.vocab = vocab
-        self._merges = merges if isinstance(merges, _Merges) else _Merges.of_pairs(vocab, merges)
+        self._merges = merges if isinstance(merges, Merges) else Merges.of_pairs(vocab, merges)
         if unk not in vocab:
             raise UnsupportedModelFile(f"the unknown token {unk!r} is not in the vocabulary")
         self._unk = vocab[unk]
@@ -163,7 +164,7 @@ class LlamaBPE:
             config = decode_in_steps(read_text_in_slices(path, pause))
         else:  # msgspec decodes the bytes: no separate UTF-8 decode of the 1.8 MB text
             config = msgspec.json.decode(path.read_bytes())
-        vocab, merges, specials, unk = _check_config(config)
+        vocab, merges, specials, unk = _check_config(config, pause)
         pause()
         return cls(vocab, merges, specials, unk)
 
@@ -216,7 +217,7 @@ class LlamaBPE:
         return tuple(_merge_all(syms, self._merges))
 
 
-def _merge_all(syms: list[int], merges: _Merges) -> list[int]:
+def _merge_all(syms: list[int], merges: Merges) -> list[int]:
     """``Word::merge_all`` of ``tokenizers`` (no dropout), on a doubly linked list."""
     n = len(syms)
     if n < 2:
@@ -256,9 +257,10 @@ def _merge_all(syms: list[int], merges: _Merges) -> list[int]:
 
 
 def _check_config(
-    config: Any,
-) -> tuple[dict[str, int], _Merges, dict[str, int], str]:
-    """The vocabulary, merges, special tokens and unknown token of a supported file."""
+    config: Any, pause: Callable[[], object] = lambda: None
+) -> tuple[dict[str, int], Merges, dict[str, int], str]:
+    """The vocabulary, merges, special tokens and unknown token of a supported file
+    (``pause`` between the slices of the merge table's checks, see :class:`Merges`)."""
     if not isinstance(config, dict):
         raise UnsupportedModelFile("the tokenizer file is not a JSON object")
     model = config.get("model")
@@ -296,81 +298,4 @@ def _check_config(
         if not isinstance(content, str) or not content or vocab.get(content) != ident:
             raise UnsupportedModelFile(f"added token {content!r} is not the vocabulary's")
         specials[content] = vocab[content]
-    return vocab, _Merges.of_config(vocab, model.get("merges")), specials, unk
-
-
-class _Merges:
-    """The merge table, looked up by a pair of ids: ``(rank, merged id)`` or ``None``.
-
-    Why not one dict of id pairs built at load: building it (61,249 merges, three vocabulary
-    lookups each) was the largest part of the load a one-shot ``persona-mind memory recall``
-    waits for.  Here the load only checks the merges (in whole-list operations) and keys
-    their ranks by the file's own ``"a b"`` strings; a pair is resolved on first use and
-    kept, so a word's merges cost a few lookups once.  Same answers as the eager table: a
-    later duplicate merge wins, and a merge whose parts or result are not in the vocabulary
-    is refused at load (``UnsupportedModelFile``), not at use.
-    """
-
-    __slots__ = ("_rank", "_seen", "_tokens", "_vocab")
-
-    def __init__(self, vocab: dict[str, int], keys: list[str]) -> None:
-        parts = " ".join(keys).split(" ")
-        if len(parts) != 2 * len(keys) or not all(" " in k for k in keys):
-            bad = next(k for k in keys if k.count(" ") != 1)
-            raise UnsupportedModelFile(f"merge {bad!r} is not two tokens")
-        known = vocab.keys()
-        if not known >= set(parts) or not known >= {k.replace(" ", "") for k in keys}:
-            bad = next(k for k in keys if not _in_vocab(vocab, k))
-            a, b = bad.split(" ")
-            raise UnsupportedModelFile(f"merge {a!r} {b!r} is out of the vocabulary")
-        tokens = dict(zip(vocab.values(), vocab, strict=True))
-        if len(tokens) != len(vocab):
-            raise UnsupportedModelFile("two vocabulary tokens share an id")
-        self._rank = dict(zip(keys, range(len(keys)), strict=True))
-        self._vocab = vocab
-        self._tokens = tokens
-        self._seen: dict[tuple[int, int], tuple[int, int] | None] = {}
-
-    @classmethod
-    def of_config(cls, vocab: dict[str, int], merges: Any) -> _Merges:
-        """The file's ``merges``: ``"a b"`` strings or ``[a, b]`` pairs."""
-        if not isinstance(merges, list):
-            raise UnsupportedModelFile("the tokenizer has no merges list")
-        if all(type(m) is str for m in merges):
-            return cls(vocab, merges)
-        return cls.of_pairs(vocab, map(_pair, merges))
-
-    @classmethod
-    def of_pairs(cls, vocab: dict[str, int], pairs: Iterable[tuple[str, str]]) -> _Merges:
-        keys = []
-        for a, b in pairs:
-            if " " in a or " " in b:  # cannot be keyed "a b" (nor be a normalized token)
-                raise UnsupportedModelFile(f"merge {a!r} {b!r} has a space in a token")
-            keys.append(f"{a} {b}")
-        return cls(vocab, keys)
-
-    def get(self, pair: tuple[int, int]) -> tuple[int, int] | None:
-        """``(rank, merged id)`` of the merge joining ``pair``, or ``None``."""
-        try:
-            return self._seen[pair]
-        except KeyError:
-            pass
-        a, b = self._tokens[pair[0]], self._tokens[pair[1]]
-        rank = self._rank.get(f"{a} {b}")
-        hit = None if rank is None else (rank, self._vocab[a + b])
-        self._seen[pair] = hit
-        return hit
-
-
-def _in_vocab(vocab: dict[str, int], key: str) -> bool:
-    a, b = key.split(" ")
-    return a in vocab and b in vocab and a + b in vocab
-
-
-def _pair(m: Any) -> tuple[str, str]:
-    if isinstance(m, str) and m.count(" ") == 1:
-        a, b = m.split(" ")
-        return a, b
-    if isinstance(m, Sequence) and len(m) == 2 and all(isinstance(x, str) for x in m):
-        return m[0], m[1]
-    raise UnsupportedModelFile(f"merge {m!r} is not two tokens")
+    return vocab, Merges.of_config(vocab, model.get("merges"), pause), specials, unk

@@ -49,7 +49,7 @@ from persona_mind.mind.recall._retrieval import FactIndex
 
 if TYPE_CHECKING:
     from persona_mind.embedding._encoder import Encoder, Matrix
-    from persona_mind.embedding._vectors import VectorFile
+    from persona_mind.embedding._vectors import VectorFile, Writer
 
 __all__ = ("ENCODE_BATCH", "INLINE_CHARS", "INLINE_ROWS", "SemanticEdge")
 
@@ -266,8 +266,11 @@ class SemanticEdge:
             self._collect()
             return self.bind(index, store, wait=True)
         start = shared_prefix(sv.last, index)
-        if wait or self._small(sv, index, start, encoder):
+        if wait:
             self._bound[index] = self._compute(encoder, index, sv, start)
+            return True
+        if self._small(sv, index, start, encoder):  # in place, on the loop: no fsync here
+            self._bound[index] = self._compute(encoder, index, sv, start, self._worker.submit)
             return True
         sv.job = self._worker.submit(functools.partial(self._compute, encoder, index, sv, start))
         sv.job_index = weakref.ref(index)
@@ -277,6 +280,15 @@ class SemanticEdge:
     def pending(self) -> list[concurrent.futures.Future[_IndexVectors]]:
         """The binds running on the worker (tests and benchmarks wait on them)."""
         return [sv.job for sv in self._stores.values() if sv.job is not None]
+
+    def writes(self) -> list[concurrent.futures.Future[None]]:
+        """The cache-file writes binds in place handed to the worker, not yet done (a test
+        that looks at the file waits on them)."""
+        return [
+            sv.file.queued
+            for sv in self._stores.values()
+            if sv.job is None and sv.file is not None and sv.file.queued is not None
+        ]
 
     def _collect(self) -> None:
         """Take in the worker's finished binds (loop side)."""
@@ -314,9 +326,18 @@ class SemanticEdge:
         return size <= 2 * INLINE_ROWS * record + 4096
 
     def _compute(
-        self, encoder: Encoder, index: FactIndex, sv: _StoreVectors | None, start: int = 0
+        self,
+        encoder: Encoder,
+        index: FactIndex,
+        sv: _StoreVectors | None,
+        start: int = 0,
+        writer: Writer | None = None,
     ) -> _IndexVectors:
-        """The vectors of ``index`` (on the loop for small binds, else on the worker)."""
+        """The vectors of ``index`` (on the loop for small binds, else on the worker).
+
+        ``writer`` (a small bind on the event loop): the cache file's fsync'd rewrite runs
+        there (the worker), not here — a store's first bind wrote its new cache file on the
+        loop, 17-77 ms of blocking IO inside a turn."""
         import numpy as np  # noqa: PLC0415 - present whenever an encoder loaded
 
         from persona_mind.embedding._encoder import fact_text  # noqa: PLC0415
@@ -349,7 +370,7 @@ class SemanticEdge:
             if vf is not None:
                 if new or vf.rewrite:
                     live = [keys[s] for s in index.slot_of.values()] if start == 0 else None
-                    vf.add(new, live)
+                    vf.add(new, live, writer=writer)
             else:
                 self._memo.update(new)
             got = known  # the cache's (or the memo's) dict now holds every key
