@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from persona_mind.cli import main
@@ -85,6 +86,32 @@ def test_the_block_shows_the_newer_fact_first_and_marks_the_older() -> None:
     new_line = next(line for line in plan.text.splitlines() if "9090" in line)
     assert "(earlier)" in old_line
     assert "(earlier)" not in new_line
+
+
+def test_an_updated_index_compares_its_window_afresh() -> None:
+    """The update pairs of a window are memoised per index (issue 24 item 6): the same index
+    plans the same block again, and the index a write makes holds no stale pair."""
+    old = _fact("m_" + "a" * 16, "The staging API listens on port 8080 behind nginx.", 1.0)
+    new = _fact("m_" + "b" * 16, "The staging API listens on port 9090 behind nginx.", 2.0)
+    other = _fact("m_" + "c" * 16, "Staging deploys need the VPN.", 1.5)
+
+    def block(index: FactIndex) -> str:
+        data = InjectionInput(prompt="staging API port 8080", now=10.0, indexes={"project": index})
+        return plan_injection(data).text
+
+    index = FactIndex.build([old, new, other])
+    first = block(index)
+    assert "(earlier)" in first
+    assert block(index) == first
+    # the newer fact rewritten into a second fact about the API: no longer an update
+    changed = msgspec.structs.replace(new, text="The staging API is written in Go with chi.")
+    later = index.updated([old, changed, other])
+    assert later is not None
+    assert "(earlier)" not in block(later)
+    # and back: the index after that write pairs them again
+    again = later.updated([old, new, other])
+    assert again is not None
+    assert "(earlier)" in block(again)
 
 
 def test_no_mark_without_an_update() -> None:

@@ -94,7 +94,15 @@ class PromptWeights:
         if not self._total:
             return 0.0
         weight = self._weight
-        got = sum(weight[t] for t, _ in self._index.tokens[slot] if t in weight)
+        # the shared terms by one set intersection in C (a prompt has a few terms, a fact a
+        # few dozen); summed in the fact's own term order, as ever, so the sum is the same
+        shared = weight.keys() & self._index.term_set(slot)
+        if not shared:
+            return 0 / self._total
+        if len(shared) == 1:
+            got: float = 0 + weight[next(iter(shared))]
+        else:
+            got = sum(weight[t] for t, _ in self._index.tokens[slot] if t in shared)
         return got / self._total
 
     def admits(self, cover: float, similarity: float | None) -> bool:

@@ -155,6 +155,7 @@ class FactIndex:
     _idf: dict[str, float] = field(default_factory=dict)
     _safe: dict[str, bool] = field(default_factory=dict)
     _weighted: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
+    _sets: dict[int, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -283,6 +284,14 @@ class FactIndex:
             cached = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
             self._idf[token] = cached
         return cached
+
+    def term_set(self, slot: int) -> frozenset[str]:
+        """The distinct terms of the fact in ``slot``, memoised: a slot's fact never changes
+        within one index, and every turn's relevance floor asks it of the same top facts."""
+        got = self._sets.get(slot)
+        if got is None:
+            got = self._sets[slot] = frozenset(t for t, _ in self.tokens[slot])
+        return got
 
     def weighted(self, token: str) -> list[tuple[int, float]]:
         """``token``'s postings with each document's full BM25 contribution, memoised.
