@@ -27,6 +27,7 @@ Two uses:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from persona_mind.mind.trust._phrases_claims import ASK_SELF, DISMISS, REPLACE, STANDING
@@ -335,9 +336,7 @@ _CHECKS = {name: (_GATE_RE.get(name), cue) for name, cue in CUES.items()}
 
 def _has(name: str, folded: str) -> bool:
     gate, cue = _CHECKS[name]
-    if gate is not None and gate.search(folded) is None:
-        return False
-    return cue.search(folded) is not None
+    return (gate is None or gate.search(folded) is not None) and cue.search(folded) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -366,13 +365,14 @@ def structural_rule(folded: str) -> str | None:
     def has(name: str) -> bool:
         hit = seen.get(name)
         if hit is None:
-            gate, cue = _CHECKS[name]
-            hit = (gate is None or gate.search(folded) is not None) and (
-                cue.search(folded) is not None
-            )
-            seen[name] = hit
+            hit = seen[name] = _has(name, folded)
         return hit
 
+    return _combination(has, folded)
+
+
+def _combination(has: Callable[[str], bool], folded: str) -> str | None:
+    """The refusing combination :func:`structural_rule` names, its parts asked of ``has``."""
     if has("code") and has("payload"):
         return "code-payload"
     if has("role") and has("unbound"):
