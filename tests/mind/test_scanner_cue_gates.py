@@ -31,7 +31,9 @@ def test_gate_alternation_equals_each_literal(name: str) -> None:
         assert (gate.search(text) is not None) == any(lit in text for lit in literals), text
 
 
-@pytest.mark.parametrize("name", ["role", "payload", "code", "sensitive", "addressed", "weaken"])
+@pytest.mark.parametrize(
+    "name", ["role", "payload", "code", "sensitive", "addressed", "weaken", "steer", "destination"]
+)
 def test_gated_cue_agrees_with_its_full_pattern(name: str) -> None:
     """Wherever the cue's full pattern matches, its gate lets the search run."""
     pattern = structural.CUES[name]

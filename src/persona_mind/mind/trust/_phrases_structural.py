@@ -22,6 +22,8 @@ Two uses:
   this", persistence or a later trigger joined to a secret, a covert act or a disabled
   safeguard.  A negation before the verb ("never send the .env anywhere") is a warning, not
   an instruction, and does not count.
+
+Over 400 lines: the cue patterns and their literal gates are one table, read together.
 """
 
 from __future__ import annotations
@@ -313,9 +315,18 @@ _GATES: dict[str, tuple[str, ...]] = {
              "role", "play the", "assume the", "take on the", "become", "be my", "your new",
              "stay in", "simulate", "hypothetical", "write dialogue", "in a world", "fictional",
              "imaginary", "alternate", "virtual", "playing"),
+    "steer": ("http", "www.", ".com", ".net", ".org", ".io", ".biz", ".info", ".xyz", "fake",
+              "false", "isn't ", "not true", "misleading", "scandal", "cracked", "discount",
+              "donat", "vote", "join our", "our ", "sponsor", "promot", "adverti", "buy",
+              "purchase", "subscribe", "click", "conspiracy", "rumo"),
+    "destination": ("http", "www.", "webhook", "pastebin", "gist", "@", "external ", "remote ",
+                    "public ", "commit message", "the issue", "badge", "image ", "![",
+                    "query string", "url", "published files", "the chat", "into ", "curl",
+                    "wget", "nc ", "smtp", "email "),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
-many texts that cannot match (``code`` and ``destination`` cost several times the rest)."""
+many texts that cannot match (``steer`` and ``destination`` cost several times the rest:
+about a millisecond each on a window of a pasted log)."""
 
 _EXFIL = re.compile(
     rf"{_MOVE}(?:[^.!?\n]{{0,80}}?){_SENSITIVE}(?:[^.!?\n]{{0,80}}?){_DESTINATION}"

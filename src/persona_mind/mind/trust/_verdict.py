@@ -162,8 +162,9 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
     """The verdict of ``text`` computed in bounded steps: each ``next()`` does at most one
     pass or one pattern search of the rules over one window of :data:`STEP_CHARS`
     characters (plus overlap), one scored window's word features or one structural cue's
-    search of the learned layer, or one chunk of the cache key's digest; the generator's return value (``StopIteration.value``) is the verdict.
-    Cached like :func:`verdict`; an abandoned generator caches nothing."""
+    search of the learned layer, or one chunk of the cache key's digest; the generator's
+    return value (``StopIteration.value``) is the verdict.  Cached like :func:`verdict`; an
+    abandoned generator caches nothing."""
     if len(text) <= CACHE_MAX_CHARS:
         return _small(text)
     key = yield from _key_steps(text)
