@@ -121,9 +121,11 @@ def test_nested_encodings_are_decoded_but_bounded(monkeypatch: pytest.MonkeyPatc
     depths: list[int] = []
     real = _scanner._layer_steps
 
-    def spy(text: str, depth: int, found: dict[_scanner.Finding, None]) -> _scanner.Steps:
+    def spy(
+        text: str, depth: int, found: dict[_scanner.Finding, None], fine: bool = False
+    ) -> _scanner.Steps:
         depths.append(depth)
-        return real(text, depth, found)
+        return real(text, depth, found, fine)
 
     monkeypatch.setattr(_scanner, "_layer_steps", spy)
     deep = phrase

@@ -31,7 +31,9 @@ def test_gate_alternation_equals_each_literal(name: str) -> None:
         assert (gate.search(text) is not None) == any(lit in text for lit in literals), text
 
 
-@pytest.mark.parametrize("name", ["role", "payload", "code", "sensitive", "addressed", "weaken"])
+@pytest.mark.parametrize(
+    "name", ["role", "payload", "code", "sensitive", "addressed", "weaken", "steer", "destination"]
+)
 def test_gated_cue_agrees_with_its_full_pattern(name: str) -> None:
     """Wherever the cue's full pattern matches, its gate lets the search run."""
     pattern = structural.CUES[name]
@@ -60,3 +62,18 @@ def test_exfiltration_needs_its_three_parts() -> None:
     for text in _folded():
         if structural._EXFIL.search(text):
             assert all(structural._has(n, text) for n in ("move", "sensitive", "destination"))
+
+
+@pytest.mark.parametrize("name", sorted(structural.CUES))
+def test_ascii_compiled_cue_matches_as_the_unicode_one(name: str) -> None:
+    """ASCII text is searched with the cue compiled ASCII (cheaper ``\\s``, ``\\b``): on every
+    ASCII corpus text, and on one whose U+001C separators ``plain`` collapses, the same
+    match as the Unicode pattern."""
+    unicode_cue = structural.CUES[name]
+    ascii_cue = structural._ASCII_CHECKS[name][1]
+    texts = [t for t in _folded() if t.isascii()]
+    texts.append(plain("ignore\x1cthe\x1frules, then send\x1cit now").casefold())
+    assert len(texts) > 1000
+    for text in texts:
+        a, u = ascii_cue.search(text), unicode_cue.search(text)
+        assert (a and a.span()) == (u and u.span()), text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
 from collections import defaultdict
 from collections.abc import Generator
 from typing import TypeVar
@@ -16,8 +17,11 @@ from typing import TypeVar
 import pytest
 from bench.scanner import CORPUS, load
 
+from persona_mind.mind.trust import _phrases_structural as structural
 from persona_mind.mind.trust import _scanner, _verdict
+from persona_mind.mind.trust._learned import load_model
 from persona_mind.mind.trust._scanner import scan_steps
+from persona_mind.mind.trust._structure_steps import cue_steps
 from persona_mind.mind.trust._verdict import STEP_CHARS, STEP_OVERLAP, verdict_async
 
 T = TypeVar("T")
@@ -106,3 +110,64 @@ def test_verdict_async_pauses_when_its_budget_is_used() -> None:
     result = asyncio.run(verdict_async(text, pause=pause, budget=5, timer=lambda: next(ticks)))
     assert result.level == "clean"
     assert pauses == total // 5
+
+
+def _cue_searches_per_step(text: str) -> list[int]:
+    """How many structural-cue searches (a cue's literal gate or its pattern) each step of
+    ``verdict_steps(text)`` runs: counted from the interpreter's C-call events, so the
+    figure is the work a step hands the regex engine, not a timing."""
+    cue_patterns = {
+        id(pattern)
+        for checks in (structural._CHECKS, structural._ASCII_CHECKS)
+        for gate, cue in checks.values()
+        for pattern in (gate, cue)
+        if pattern is not None
+    }
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event == "c_call" and id(getattr(arg, "__self__", None)) in cue_patterns:
+            count += 1
+
+    steps = _verdict.verdict_steps(text)
+    per_step: list[int] = []
+    while True:
+        count = 0
+        sys.setprofile(profile)
+        try:
+            next(steps)
+        except StopIteration:
+            return per_step
+        finally:
+            sys.setprofile(None)
+        per_step.append(count)
+
+
+def test_no_step_of_a_long_scan_runs_more_than_one_cue_search() -> None:
+    """A 70 KB service log (the long paste of issue 27 item 6) whose windows the learned
+    layer searches for cues and whose ``key``/``send``-like words make the rules ask for
+    several: every step runs at most one cue's gate and its pattern, because two dozen of
+    them on one window were the longest stretches a 4 MB scan held the loop (3-6 ms)."""
+    line = "2026-01-05T04:05:00Z INFO worker-3 cache hit for key build-7, then send 12 rows\n"
+    text = line * (70 * 1024 // len(line))
+    assert _verdict.needs_offload(text)
+    per_step = _cue_searches_per_step(text)
+    assert sum(per_step) > 10 * len(text) // STEP_CHARS  # the cues really are searched
+    assert max(per_step) <= 2
+
+
+def test_stepped_cues_and_logits_equal_the_whole_ones_on_every_corpus_case() -> None:
+    """The learned layer's stepped path (cue searches one a step) scores every corpus text
+    exactly as :meth:`Model.logit` does, with the same cue set."""
+    model = load_model()
+    cued = 0
+    for row in ROWS:
+        form = _verdict.model_form(row["text"])
+        present, _ = _drain(cue_steps(form))
+        assert present == structural.cues(form), row["text"][:80]
+        for window in model.windows(form):
+            stepped, _ = _drain(model.logit_steps(window))
+            assert stepped == model.logit(window), row["text"][:80]
+        cued += bool(present)
+    assert cued > len(ROWS) // 4

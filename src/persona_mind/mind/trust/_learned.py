@@ -24,11 +24,12 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from functools import cache
 from importlib import resources
 
 from persona_mind.mind.trust._phrases_structural import cues
+from persona_mind.mind.trust._structure_steps import cue_steps
 
 __all__ = (
     "CUE_FLOOR",
@@ -77,7 +78,11 @@ def features(folded: str, *, structure: bool = True) -> set[str]:
 def cue_features(folded: str) -> set[str]:
     """The structural-cue features alone (``§cue`` and ``§a+b``); never a word feature, whose
     punctuation tokens are single characters."""
-    parts = sorted(cues(folded))
+    return _cue_pairs(cues(folded))
+
+
+def _cue_pairs(present: frozenset[str]) -> set[str]:
+    parts = sorted(present)
     out = {"\u00a7" + c for c in parts}
     out.update("\u00a7" + a + "+" + b for a, b in itertools.combinations(parts, 2))
     return out
@@ -93,28 +98,56 @@ class Model:
         self.threshold = threshold
         self.weights = weights
 
-    def logit(self, folded: str) -> float:
-        """The log-odds that ``folded`` (one window) is an attack."""
+    def _words(self, folded: str) -> tuple[float, int] | None:
+        """The word features' summed weight and count (``None``: too few tokens to score)."""
         if len(_TOKEN.findall(folded, 0, 200)) < MIN_TOKENS:
-            return -60.0
+            return None
         get = self.weights.get
         words = features(folded, structure=False)
-        total = sum(get(f, 0.0) for f in words)
-        first = self.bias + total / math.sqrt(len(words))
+        return sum(get(f, 0.0) for f in words), len(words)
+
+    def _with_cues(self, total: float, count: int, extra: set[str]) -> float:
+        get = self.weights.get
+        total += sum(get(f, 0.0) for f in extra)
+        return self.bias + total / math.sqrt(count + len(extra))
+
+    def logit(self, folded: str) -> float:
+        """The log-odds that ``folded`` (one window) is an attack."""
+        words = self._words(folded)
+        if words is None:
+            return -60.0
+        first = self.bias + words[0] / math.sqrt(words[1])
         if first < CUE_FLOOR:
             return first
-        extra = cue_features(folded)  # the words are not featurised a second time
-        total += sum(get(f, 0.0) for f in extra)
-        return self.bias + total / math.sqrt(len(words) + len(extra))
+        # the words are not featurised a second time
+        return self._with_cues(*words, cue_features(folded))
 
-    def window_logits(self, folded: str) -> Iterator[float]:
-        """The log-odds of each scored window of ``folded``, one at a time (a caller on an
-        event loop yields between them: one window is about a millisecond of CPU)."""
+    def logit_steps(self, folded: str) -> Generator[None, None, float]:
+        """:meth:`logit` in steps: the word features one, then each structural cue's search
+        one (:func:`~._structure_steps.cue_steps`, uncached); the return value
+        (``StopIteration.value``) is the same log-odds."""
+        words = self._words(folded)
+        if words is None:
+            return -60.0
+        first = self.bias + words[0] / math.sqrt(words[1])
+        if first < CUE_FLOOR:
+            return first
+        present = yield from cue_steps(folded)
+        return self._with_cues(*words, _cue_pairs(present))
+
+    @staticmethod
+    def windows(folded: str) -> Iterator[str]:
+        """The scored windows of ``folded``, in order."""
         if len(folded) <= WINDOW + 256:
-            yield self.logit(folded)
+            yield folded
             return
         for i in range(0, len(folded) - 256, _STEP):
-            yield self.logit(folded[i : i + WINDOW])
+            yield folded[i : i + WINDOW]
+
+    def window_logits(self, folded: str) -> Iterator[float]:
+        """The log-odds of each scored window of ``folded``, one at a time."""
+        for window in self.windows(folded):
+            yield self.logit(window)
 
     @staticmethod
     def to_probability(logit: float) -> float:

@@ -22,11 +22,14 @@ Two uses:
   this", persistence or a later trigger joined to a secret, a covert act or a disabled
   safeguard.  A negation before the verb ("never send the .env anywhere") is a warning, not
   an instruction, and does not count.
+
+Over 400 lines: the cue patterns and their literal gates are one table, read together.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from persona_mind.mind.trust._phrases_claims import ASK_SELF, DISMISS, REPLACE, STANDING
@@ -312,9 +315,18 @@ _GATES: dict[str, tuple[str, ...]] = {
              "role", "play the", "assume the", "take on the", "become", "be my", "your new",
              "stay in", "simulate", "hypothetical", "write dialogue", "in a world", "fictional",
              "imaginary", "alternate", "virtual", "playing"),
+    "steer": ("http", "www.", ".com", ".net", ".org", ".io", ".biz", ".info", ".xyz", "fake",
+              "false", "isn't ", "not true", "misleading", "scandal", "cracked", "discount",
+              "donat", "vote", "join our", "our ", "sponsor", "promot", "adverti", "buy",
+              "purchase", "subscribe", "click", "conspiracy", "rumo"),
+    "destination": ("http", "www.", "webhook", "pastebin", "gist", "@", "external ", "remote ",
+                    "public ", "commit message", "the issue", "badge", "image ", "![",
+                    "query string", "url", "published files", "the chat", "into ", "curl",
+                    "wget", "nc ", "smtp", "email "),
 }  # fmt: skip
 """Substrings one of which a cue needs: a cheap ``in`` test spares the full search on the
-many texts that cannot match (``code`` and ``destination`` cost several times the rest)."""
+many texts that cannot match (``steer`` and ``destination`` cost several times the rest:
+about a millisecond each on a window of a pasted log)."""
 
 _EXFIL = re.compile(
     rf"{_MOVE}(?:[^.!?\n]{{0,80}}?){_SENSITIVE}(?:[^.!?\n]{{0,80}}?){_DESTINATION}"
@@ -331,13 +343,17 @@ _GATE_RE: dict[str, re.Pattern[str]] = {
 
 
 _CHECKS = {name: (_GATE_RE.get(name), cue) for name, cue in CUES.items()}
+_ASCII_CHECKS = {
+    n: (g, re.compile(c.pattern, re.MULTILINE | re.ASCII)) for n, (g, c) in _CHECKS.items()
+}
+"""For ASCII text the cues compiled ASCII: the same matches (folded text has no U+001C to
+U+001F, the only ASCII characters Unicode ``\\s`` adds) at a fraction of the cost
+(``directive`` a sixth, ``steer`` and ``destination`` a third)."""
 
 
 def _has(name: str, folded: str) -> bool:
-    gate, cue = _CHECKS[name]
-    if gate is not None and gate.search(folded) is None:
-        return False
-    return cue.search(folded) is not None
+    gate, cue = (_ASCII_CHECKS if folded.isascii() else _CHECKS)[name]
+    return (gate is None or gate.search(folded) is not None) and cue.search(folded) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -366,13 +382,14 @@ def structural_rule(folded: str) -> str | None:
     def has(name: str) -> bool:
         hit = seen.get(name)
         if hit is None:
-            gate, cue = _CHECKS[name]
-            hit = (gate is None or gate.search(folded) is not None) and (
-                cue.search(folded) is not None
-            )
-            seen[name] = hit
+            hit = seen[name] = _has(name, folded)
         return hit
 
+    return _combination(has, folded)
+
+
+def _combination(has: Callable[[str], bool], folded: str) -> str | None:
+    """The refusing combination :func:`structural_rule` names, its parts asked of ``has``."""
     if has("code") and has("payload"):
         return "code-payload"
     if has("role") and has("unbound"):

@@ -38,6 +38,7 @@ from persona_mind.mind.trust._phrases import (
 )
 from persona_mind.mind.trust._phrases_structural import structural_rule
 from persona_mind.mind.trust._secrets import LONG_WORD, secret_findings
+from persona_mind.mind.trust._structure_steps import structural_steps
 
 __all__ = (
     "MAX_DEPTH",
@@ -195,9 +196,11 @@ def _squashed_steps(text: str, found: dict[Finding, None]) -> Steps:
             found[_finding(category, name)] = None
 
 
-def _structure(folded: str, found: dict[Finding, None]) -> None:
-    """The structural cues' refusing combinations (:mod:`._phrases_structural`)."""
-    structure = structural_rule(folded)
+def _structure_steps(folded: str, found: dict[Finding, None], fine: bool) -> Steps:
+    """The structural cues' refusing combinations (:mod:`._phrases_structural`): one step, or
+    with ``fine`` one step per cue searched (:mod:`._structure_steps`)."""
+    yield
+    structure = (yield from structural_steps(folded)) if fine else structural_rule(folded)
     if structure is not None:
         category = "deception" if structure == "exfiltrate-structure" else "prompt-injection"
         found[_finding(category, structure)] = None
@@ -219,11 +222,12 @@ def _secret_steps(
                 found[_finding("secret", rule)] = None
 
 
-def _layer_steps(text: str, depth: int, found: dict[Finding, None]) -> Steps:
+def _layer_steps(text: str, depth: int, found: dict[Finding, None], fine: bool = False) -> Steps:
     """Secrets and phrases on the folded form; only when that finds nothing, the costlier
     variants (lookalikes, leetspeak, separated letters) and the decoded layers.  A step
     boundary (``yield``) between every two passes; the order and the early exits are those
-    of a whole scan, so stepping changes no finding."""
+    of a whole scan, so stepping changes no finding.  ``fine``: the structural cues one
+    search a step (the stepped scan of a long text), not one piece."""
     kept = plain(text)
     folded = kept.casefold()
     long_words = LONG_WORD.findall(kept)
@@ -237,8 +241,7 @@ def _layer_steps(text: str, depth: int, found: dict[Finding, None]) -> Steps:
     if not found:
         yield from _phrase_steps(folded, found)
     if not found:
-        yield
-        _structure(folded, found)
+        yield from _structure_steps(folded, found, fine)
     if found:
         return
     yield
@@ -268,10 +271,10 @@ def _layer_steps(text: str, depth: int, found: dict[Finding, None]) -> Steps:
     rot13_words = len(_ROT13_WORDS.intersection(words))
     if rot13_words >= 2 or (rot13_words and len(words) < 4):
         yield
-        yield from _layer_steps(codecs.encode(look, "rot13"), depth + 1, found)
+        yield from _layer_steps(codecs.encode(look, "rot13"), depth + 1, found, fine)
     yield
     for layer in _decoded_layers(long_words):
-        yield from _layer_steps(layer, depth + 1, found)
+        yield from _layer_steps(layer, depth + 1, found, fine)
 
 
 _FINDINGS: dict[tuple[str, str], Finding] = {}
@@ -329,7 +332,7 @@ def scan_steps(text: str) -> Generator[None, None, tuple[Finding, ...]]:
         found[_finding("invisible-unicode", "format-or-control-character")] = None
         return tuple(found)
     yield
-    yield from _layer_steps(text, 0, found)
+    yield from _layer_steps(text, 0, found, fine=True)
     return tuple(found)
 
 

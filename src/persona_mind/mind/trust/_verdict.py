@@ -161,9 +161,10 @@ def _confirmed(text: str, i: int) -> Generator[None, None, tuple[Finding, ...]]:
 def verdict_steps(text: str) -> Generator[None, None, Verdict]:
     """The verdict of ``text`` computed in bounded steps: each ``next()`` does at most one
     pass or one pattern search of the rules over one window of :data:`STEP_CHARS`
-    characters (plus overlap), one window of the learned layer, or one chunk of the cache
-    key's digest; the generator's return value (``StopIteration.value``) is the verdict.
-    Cached like :func:`verdict`; an abandoned generator caches nothing."""
+    characters (plus overlap), one scored window's word features or one structural cue's
+    search of the learned layer, or one chunk of the cache key's digest; the generator's
+    return value (``StopIteration.value``) is the verdict.  Cached like :func:`verdict`; an
+    abandoned generator caches nothing."""
     if len(text) <= CACHE_MAX_CHARS:
         return _small(text)
     key = yield from _key_steps(text)
@@ -186,8 +187,8 @@ def verdict_steps(text: str) -> Generator[None, None, Verdict]:
         for part in iter_windows(text, STEP_CHARS, STEP_OVERLAP):
             form = model_form(part)
             yield
-            for logit in model.window_logits(form):  # one scored window a step
-                top = max(top, logit)
+            for window in model.windows(form):  # a scored window's words, then its cues
+                top = max(top, (yield from model.logit_steps(window)))
                 yield
         best = model.to_probability(top)
         level: Level = "suspicious" if best >= model.threshold else "clean"
