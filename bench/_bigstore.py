@@ -13,9 +13,10 @@ from pathlib import Path
 
 from persona_mind.mind import Fact, MindScope
 from persona_mind.mind._scope import find_project
-from persona_mind.storage import MAX_STORE_BYTES, FileStore, Layout
+from persona_mind.mind.recall._retrieval import FactIndex
+from persona_mind.storage import MAX_STORE_BYTES, FileStore, Layout, StoreTarget
 
-__all__ = ("write_big_store",)
+__all__ = ("big_target", "build_big_index", "write_big_store")
 
 _WORDS = [
     f"{stem}{i}" for stem in ("parser", "cache", "retry", "schema", "token") for i in range(800)
@@ -64,3 +65,18 @@ def write_big_store(
     store = FileStore(Layout(agent_dir))
     store.mutate(target, lambda _old: tuple(rows))
     return target.path.stat().st_size
+
+
+def big_target(agent: Path, repo: Path) -> StoreTarget[Fact]:
+    """The project LTM file :func:`write_big_store` wrote for ``repo`` under ``agent``."""
+    project = find_project(repo)
+    assert project is not None
+    return MindScope(agent, None, project).fact_target("project")
+
+
+def build_big_index(agent: Path, target: StoreTarget[Fact]) -> FactIndex:
+    """Decode ``target`` with a fresh engine (no cached decode) and build its index: the
+    load the Store's IO thread does for the first turn on that store."""
+    snapshot = FileStore(Layout(agent)).read(target)
+    assert snapshot is not None
+    return FactIndex.build(snapshot.entries, None, {})

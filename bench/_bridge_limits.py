@@ -56,14 +56,11 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python bench/_bridge_limits.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._bigstore import write_big_store
+from bench._bigstore import big_target, build_big_index, write_big_store
 from bench._report import Result, emit, parse_args
 from bench.bridge import STUB, Pipe, _env, _session_start
 from persona_mind.bridge.sidecar import SWITCH_INTERVAL
-from persona_mind.mind import MindScope
-from persona_mind.mind._scope import find_project
-from persona_mind.mind.recall._retrieval import FactIndex, retire
-from persona_mind.storage import FileStore, Layout
+from persona_mind.mind.recall._retrieval import retire
 
 __all__ = ("first_turn", "floods", "typed_first_turn")
 
@@ -324,16 +321,11 @@ def _pings_for(pipe: Pipe, seconds: float, every: float) -> list[float]:
 def _in_process_stall(agent: Path, repo: Path) -> tuple[float, float, float, float]:
     """The loop's worst 1 ms-tick overshoot while a thread loads the store, idle, while a
     thread frees the index piecewise (``retire``), and while one drops it in one step."""
-    project = find_project(repo)
-    assert project is not None
-    target = MindScope(agent, None, project).fact_target("project")
+    target = big_target(agent, repo)
     kept: list[Any] = []
 
     def load() -> None:
-        snapshot = FileStore(Layout(agent)).read(target)  # a fresh engine: no cached decode
-        assert snapshot is not None
-        kept.append(FactIndex.build(snapshot.entries, None, {}))
-        del snapshot
+        kept.append(build_big_index(agent, target))
 
     async def worst_tick(work: Callable[[], object]) -> tuple[float, float]:
         """Tick every 1 ms until ``work`` is done on a worker thread."""
@@ -371,12 +363,7 @@ def _vector_stall(agent: Path, repo: Path) -> list[Result]:
     edge = SemanticEdge()
     if not edge.load_now().hybrid:
         return []
-    project = find_project(repo)
-    assert project is not None
-    target = MindScope(agent, None, project).fact_target("project")
-    snapshot = FileStore(Layout(agent)).read(target)
-    assert snapshot is not None
-    index = FactIndex.build(snapshot.entries, None, {})
+    index = build_big_index(agent, big_target(agent, repo))
 
     async def ticks(work: Callable[[], object]) -> tuple[list[float], float]:
         loop = asyncio.get_running_loop()

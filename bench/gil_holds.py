@@ -36,12 +36,9 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python bench/gil_holds.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._bigstore import write_big_store
+from bench._bigstore import big_target, build_big_index, write_big_store
 from bench._report import Result, emit, parse_args
-from persona_mind.mind import MindScope
-from persona_mind.mind._scope import find_project
 from persona_mind.mind.recall._retrieval import FactIndex, retire
-from persona_mind.storage import FileStore, Layout
 
 __all__ = ("longest_hold",)
 
@@ -123,15 +120,11 @@ def main() -> None:
         agent, repo = Path(tmp) / "agent", Path(tmp) / "repo"
         repo.mkdir()
         write_big_store(agent, repo)
-        project = find_project(repo)
-        assert project is not None
-        target = MindScope(agent, None, project).fact_target("project")
+        target = big_target(agent, repo)
         built: list[FactIndex] = []
 
         def load() -> None:
-            snapshot = FileStore(Layout(agent)).read(target)  # a fresh engine: no cached decode
-            assert snapshot is not None
-            built.append(FactIndex.build(snapshot.entries, None, {}))
+            built.append(build_big_index(agent, target))
 
         results.append(_row("decode and index the 19,000-fact store", longest_hold(load), floor))
         from persona_mind.embedding import SemanticEdge  # noqa: PLC0415 - loads numpy

@@ -111,13 +111,19 @@ class Model:
         total += sum(get(f, 0.0) for f in extra)
         return self.bias + total / math.sqrt(count + len(extra))
 
-    def logit(self, folded: str) -> float:
-        """The log-odds that ``folded`` (one window) is an attack."""
+    def _opening(self, folded: str) -> tuple[float, tuple[float, int] | None]:
+        """The log-odds from the word features alone, and those features' sum and count
+        when the structural cues are still to be asked (``None`` when the words settle it)."""
         words = self._words(folded)
         if words is None:
-            return -60.0
+            return -60.0, None
         first = self.bias + words[0] / math.sqrt(words[1])
-        if first < CUE_FLOOR:
+        return first, (None if first < CUE_FLOOR else words)
+
+    def logit(self, folded: str) -> float:
+        """The log-odds that ``folded`` (one window) is an attack."""
+        first, words = self._opening(folded)
+        if words is None:
             return first
         # the words are not featurised a second time
         return self._with_cues(*words, cue_features(folded))
@@ -126,11 +132,8 @@ class Model:
         """:meth:`logit` in steps: the word features one, then each structural cue's search
         one (:func:`~._structure_steps.cue_steps`, uncached); the return value
         (``StopIteration.value``) is the same log-odds."""
-        words = self._words(folded)
+        first, words = self._opening(folded)
         if words is None:
-            return -60.0
-        first = self.bias + words[0] / math.sqrt(words[1])
-        if first < CUE_FLOOR:
             return first
         present = yield from cue_steps(folded)
         return self._with_cues(*words, _cue_pairs(present))
