@@ -38,17 +38,17 @@ a quarter at 0.235) but drops paraphrase evidence below issue 16's target on the
 paraphrase set (hybrid ≥ BM25 + 5 points within 2,400 tokens: 0.45 at 0.235, 0.40 at 0.24).
 
 *The tier's judgement* (per prompt, hybrid only): when no fact of the tier passes the
-similarity signal — its best cosine is below ``SIM_FLOOR`` and does not lead — the tier
-holds nothing the prompt is about, and covered information alone admits nothing either.
-Why: a coding question asked of MADial-Bench's store shares everyday words ("test", "time")
-with a few memories, enough cover to pass a long prompt's scaled floor, while no memory
-is near it in meaning; answerable prompts' best match sat at cosine 0.256 or above on every
-dev set and the bundled paraphrase set.  Per fact, no signal separated such leftovers
-from evidence; per prompt, the store's best cosine does (area under the ROC curve 0.99 for
-that foreign row on dev).  It costs one comparison: the best cosine is the one ``_best_and_lead``
-already finds.  It does not help a lexical plan, nor a same-domain prompt (another
-dialogue of the same children scores like evidence), nor a no-answer coding prompt (other
-projects' conventions are near it in meaning too).
+similarity signal (its best cosine is below ``SIM_FLOOR`` and does not lead), the tier holds
+nothing the prompt is about, and covered information alone admits nothing either.  Why: a
+coding question asked of MADial-Bench's store shares everyday words ("test", "time") with a
+few memories, enough cover to pass a long prompt's scaled floor, while no memory is near it
+in meaning.  Every answerable prompt that got evidence had a best match of cosine 0.24 or
+more on the dev sets (MADial-Bench 0.241, the bundled paraphrase set 0.256); per fact no
+signal separated such leftovers from evidence, per prompt the tier's best cosine does (area
+under the ROC curve 0.99 for that foreign row on dev).  It costs one comparison: the best
+cosine is the one :func:`_best_and_lead` already finds.  It does not help a lexical plan, a
+same-domain prompt (another dialogue of the same children scores like evidence) or a
+no-answer coding prompt (other projects' conventions are near it in meaning too).
 
 Pinned kinds (objective, invariant) are not floored: they keep their priority slots
 (M-INJECT-5/6).  The floors were chosen on the ``dev`` half of ``bench/recall.py``'s
@@ -100,7 +100,10 @@ class PromptWeights:
         n = len(self._weight)
         self.floor = COVER_FLOOR * min(1.0, COVER_TERMS / n) ** 2 if n else COVER_FLOOR
         """This prompt's covered-information floor."""
-        best, self._lead = _best_and_lead(similarities) if similarities else (None, None)
+        best: float | None = None
+        self._lead: float | None = None
+        if similarities:
+            best, self._lead = _best_and_lead(similarities)
         self.similar = best is None or best >= SIM_FLOOR or self._lead is not None
         """The tier's judgement: whether any fact passes the similarity signal (always
         true without similarities); when false, nothing is admitted on cover alone."""
