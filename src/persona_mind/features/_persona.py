@@ -24,6 +24,7 @@ import msgspec
 from persona_mind.errors import PersonaMindError
 from persona_mind.feature import PersonaStatus
 from persona_mind.features._persona_plans import HeldByOwner, OwnerPlanDesk
+from persona_mind.features._warm import warm_persona
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -92,6 +93,8 @@ class PersonaFeature:
         """The value the Owner holds for this session, as last read or sent."""
         self._held_from: tuple[object, ...] | None = None
         """What :attr:`_held` was last built from or found equal to (:meth:`_inputs`)."""
+        self._loaded = service is not None
+        """Whether the Persona package is imported (off the loop at the first session)."""
 
     @property
     def service(self) -> PersonaService:
@@ -249,6 +252,8 @@ class PersonaFeature:
     async def _on_event(self, event: HostEvent) -> PromptInjection | None:
         match event:
             case SessionStart():
+                if not self._loaded:  # its first import, on the IO thread (features/_warm.py)
+                    self._loaded = await self.ports.offload(warm_persona)
                 from persona_mind.persona import (  # noqa: PLC0415 - first session
                     SessionContext,
                     Workspace,
