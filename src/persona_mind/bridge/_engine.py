@@ -34,7 +34,7 @@ from persona_mind.bridge._runtime import (
     failure_watch,
     load_runtime_factory,
 )
-from persona_mind.bridge._work import MAX_ADMITTED_BYTES, Work
+from persona_mind.bridge._work import MAX_ADMITTED_BYTES, Mailbox, Work
 from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import HostEvent, SessionShutdown
@@ -80,7 +80,8 @@ class Sidecar(Work):
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
         self._inflight: dict[int, asyncio.Task[Any]] = {}
-        self._events: asyncio.Queue[tuple[int | None, HostEvent, int] | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        self._events: Mailbox[tuple[int | None, HostEvent, int] | None] = Mailbox(loop)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._start_task: asyncio.Task[Any] | None = None
         self._watch: asyncio.Task[Any] | None = None
@@ -93,7 +94,7 @@ class Sidecar(Work):
         self._cancel_asked = False
         self._idle: asyncio.Future[None] | None = None
         self._started_at = time.monotonic() if started_at is None else started_at
-        self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self.done: asyncio.Future[int] = loop.create_future()
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, frame: b.Frame) -> None:
@@ -101,7 +102,7 @@ class Sidecar(Work):
             self._send(b.encode_frame(frame))
 
     def _respond(self, ident: int, result: object = None) -> None:
-        line = b.encode_frame(b.Response(id=ident, result=b.raw(result)))
+        line = b.response_line(ident, result)
         if len(line) - 1 > self._splitter.max_bytes:  # the peer would skip it and wait forever
             size = len(line) - 1
             self._fail(
@@ -187,6 +188,9 @@ class Sidecar(Work):
         return task
 
     def _on_frame(self, frame: b.AnyFrame | b.BadFrame) -> None:
+        if type(frame) is b.Request:  # the usual frame: skip the class patterns' lookups
+            self._on_request(frame)
+            return
         match frame:
             case b.Hello():
                 self._on_hello(frame)

@@ -10,9 +10,10 @@ worker (Pi's order); tool and command requests run as tasks of their own. At mos
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
@@ -32,7 +33,9 @@ from persona_mind.messages.host import (
 if TYPE_CHECKING:
     from persona_mind.bridge._runtime import RuntimeLike
 
-__all__ = ("MAX_ADMITTED_BYTES", "Work")
+__all__ = ("MAX_ADMITTED_BYTES", "Mailbox", "Work")
+
+T = TypeVar("T")
 
 #: Params bytes of admitted work (queued events, running tools/commands) the sidecar holds
 #: at most; past it a request is answered ``busy`` and a notify gets a ``busy`` error frame.
@@ -61,6 +64,39 @@ def _cancel() -> msgspec.json.Decoder[b.CancelParams]:
     return msgspec.json.Decoder(b.CancelParams)
 
 
+class Mailbox(Generic[T]):
+    """The event worker's FIFO: a deque and the future of its one reader, when it waits.
+
+    What ``asyncio.Queue`` does for one reader and no bound, without its bookkeeping (the
+    unfinished-task count, its ``Event``, a loop look-up per wait): every event request
+    passes through it (issue 24, item 6). Touched only from the loop that made it.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._items: collections.deque[T] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: T) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def get(self) -> T:
+        """The oldest item, waiting for one (a cancelled wait takes nothing)."""
+        while not self._items:
+            waiter = self._waiter = self._loop.create_future()
+            try:
+                await waiter
+            finally:
+                if self._waiter is waiter:
+                    self._waiter = None
+        return self._items.popleft()
+
+
 class _EventCancelled(Exception):
     """The event request the worker ran was cancelled by Pi (or ``stop``), not the worker."""
 
@@ -73,7 +109,7 @@ class Work:
     max_admitted_bytes: int
     admitted_bytes: int
     _inflight: dict[int, asyncio.Task[Any]]
-    _events: asyncio.Queue[tuple[int | None, HostEvent, int] | None]
+    _events: Mailbox[tuple[int | None, HostEvent, int] | None]
     _cancelled: set[int]
     _waiting: set[int]
     _running: int | None
@@ -254,9 +290,10 @@ class Work:
             else:
                 self._fail(ident, "failed", msg)
             return
+        kind = type(event)  # decoded events are these exact classes (no class-pattern lookup)
         if ident is not None:
-            self._respond(ident, result if isinstance(event, BeforeAgentStart) else None)
-        if isinstance(event, SessionShutdown):
+            self._respond(ident, result if kind is BeforeAgentStart else None)
+        if kind is SessionShutdown:
             self._spawn(self.stop(0))
 
     async def _run_event(self, ident: int, event: HostEvent) -> PromptInjection | None:

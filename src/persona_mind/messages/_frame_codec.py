@@ -29,6 +29,7 @@ __all__ = (
     "encode_frame",
     "nesting_exceeds",
     "raw",
+    "response_line",
 )
 
 _ENCODER = msgspec.json.Encoder()
@@ -39,6 +40,15 @@ _KNOWN_TYPES = frozenset({"hello", "ready", "request", "response", "notify", "er
 def encode_frame(frame: Frame) -> bytes:
     """One frame as a line: compact JSON plus LF (JSON never contains a raw LF)."""
     return _ENCODER.encode(frame) + b"\n"
+
+
+def response_line(ident: int, result: object) -> bytes:
+    """``encode_frame(Response(id=ident, result=raw(result)))``, the same bytes, encoding
+    ``result`` once: every answered request is one (issue 24, item 6)."""
+    return b'{"type":"response","id":%d,"result":%b,"error":null}\n' % (
+        ident,
+        _ENCODER.encode(result),
+    )
 
 
 def raw(value: object) -> msgspec.Raw:

@@ -30,6 +30,7 @@ from persona_mind.messages._frame_codec import (
     encode_frame,
     nesting_exceeds,
     raw,
+    response_line,
 )
 from persona_mind.messages._frames import (
     MAX_FRAME_BYTES,
@@ -101,4 +102,5 @@ __all__ = (
     "encode_frame",
     "nesting_exceeds",
     "raw",
+    "response_line",
 )
