@@ -109,6 +109,8 @@ class Work:
     max_admitted_bytes: int
     admitted_bytes: int
     _inflight: dict[int, asyncio.Task[Any]]
+    _worker: asyncio.Task[Any] | None
+    """The event worker's task, the one that runs :meth:`_event_worker`."""
     _events: Mailbox[tuple[int | None, HostEvent, int] | None]
     _cancelled: set[int]
     _waiting: set[int]
@@ -307,7 +309,7 @@ class Work:
         anyone else (the loop shutting down) still ends it.
         """
         assert self.runtime is not None
-        worker = asyncio.current_task()
+        worker = self._worker  # this very task (no current_task() look-up: a getpid each)
         assert worker is not None
         self._inflight[ident] = worker
         self._running = ident
