@@ -113,3 +113,28 @@ def test_splitter_is_independent_of_chunking(lines: list[bytes], cuts: list[int]
         out += splitter.feed(stream[start:end])
     assert out == [line if len(line) <= cap else None for line in lines]
     assert splitter.pending == 0
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.integers(-b.MAX_ID, b.MAX_ID), _JSON)
+def test_response_line_is_the_encoded_response_frame(ident: int, result: object) -> None:
+    """The sidecar's one-encode answer is byte for byte the frame ``encode_frame`` writes."""
+    assert b.response_line(ident, result) == b.encode_frame(
+        b.Response(id=ident, result=b.raw(result))
+    )
+
+
+def test_response_line_encodes_structs_like_the_frame() -> None:
+    injection = PromptInjection(sections=('a "quoted"\nline', "é"))
+    line = b.response_line(7, injection)
+    assert line == b.encode_frame(b.Response(id=7, result=b.raw(injection)))
+    back = b.decode_frame(line[:-1])
+    assert isinstance(back, b.Response)
+    assert back.error is None
+    assert msgspec.json.decode(back.result, type=PromptInjection) == injection
