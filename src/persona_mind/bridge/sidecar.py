@@ -67,6 +67,7 @@ __all__ = (
     "HOST_TIMEOUT",
     "MAX_ADMITTED_BYTES",
     "OUTPUT_HIGH_WATER",
+    "READ_SIZE",
     "RUNTIME_ENV",
     "BridgeConfigError",
     "BridgeHost",
@@ -76,6 +77,7 @@ __all__ = (
     "LazyPiBackend",
     "RuntimeLike",
     "Sidecar",
+    "connect_stdin",
     "host_timeout_from_env",
     "load_runtime_factory",
     "main",
@@ -94,6 +96,13 @@ OUTPUT_HIGH_WATER = 4 * 1024 * 1024
 #: missed between turns (``docs/bridge.md``, "The last GIL holds"); a forced hand-over only
 #: happens when another thread waits, so a lone worker pays nothing (issue 15, item 9).
 SWITCH_INTERVAL = 0.0002
+#: The most one read of stdin takes: a default Linux pipe's whole capacity (16 pages), so no
+#: read returns less than is there. asyncio's pipe transport reads 256 KiB at a time, and a
+#: 256 KiB buffer per read — allocated, cut down to the frame, freed — is past glibc's
+#: 128 KiB trim threshold: depending on the heap it costs two page faults and ~10 µs of
+#: kernel time per frame, and on this machine it doubled the sidecar's CPU per hook round
+#: trip (18.8 against 38.2 µs, ``docs/performance.md``; issue 24, item 6).
+READ_SIZE = 64 * 1024
 
 
 class _StdinProtocol(asyncio.Protocol):
@@ -136,6 +145,15 @@ class _StdoutProtocol(asyncio.Protocol):
             self.reader.resume_reading()
 
 
+async def connect_stdin(sidecar: Sidecar, pipe: object) -> asyncio.ReadTransport:
+    """Feed ``sidecar`` from ``pipe`` (a pipe's file object), at most :data:`READ_SIZE` a read."""
+    loop = asyncio.get_running_loop()
+    reader, _ = await loop.connect_read_pipe(lambda: _StdinProtocol(sidecar), pipe)
+    if hasattr(reader, "max_size"):  # the selector loop's pipe transport: its read size
+        reader.max_size = READ_SIZE
+    return reader
+
+
 async def _serve(started_at: float) -> int:
     loop = asyncio.get_running_loop()
     proto_out = os.dup(1)
@@ -144,8 +162,7 @@ async def _serve(started_at: float) -> int:
     transport, writer = await loop.connect_write_pipe(_StdoutProtocol, out)
     transport.set_write_buffer_limits(high=OUTPUT_HIGH_WATER)
     sidecar = Sidecar(transport.write, started_at=started_at)
-    reader, _ = await loop.connect_read_pipe(lambda: _StdinProtocol(sidecar), sys.stdin.buffer)
-    writer.reader = reader
+    writer.reader = await connect_stdin(sidecar, sys.stdin.buffer)
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # Windows
             loop.add_signal_handler(sig, sidecar.terminate, sig.name)
