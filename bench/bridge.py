@@ -303,7 +303,7 @@ def main() -> None:
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
         agent_dir = Path(tmp) / "agent"
-        bridge, floor, _, _ = _hook(STUB, agent_dir, n, rounds)
+        bridge, floor, stub_cpu, stub_echo_cpu = _hook(STUB, agent_dir, n, rounds)
         ratio = bridge / floor
         results.append(
             Result(
@@ -316,6 +316,21 @@ def main() -> None:
                 ratio <= 2.0,
             )
         )
+        if stub_cpu is not None and stub_echo_cpu is not None:
+            # Info: the stub sidecar's CPU against the echo's CPU, both per round trip. The
+            # wall ratio above also holds how fast the machine wakes each process (module doc).
+            results.append(
+                Result(
+                    "before_agent_start sidecar CPU per round trip (stub runtime, info) "
+                    "vs the echo's CPU",
+                    stub_cpu * 1e6,
+                    "us",
+                    stub_echo_cpu * 1e6,
+                    stub_cpu / stub_echo_cpu,
+                    None,
+                    None,
+                )
+            )
         facts_agent, repo = Path(tmp) / "facts-agent", Path(tmp) / "facts-repo"
         repo.mkdir()
         write_big_store(facts_agent, repo, facts=1000, row_bytes=400)
