@@ -12,6 +12,11 @@
    information, on Linux, the sidecar's CPU per round trip (all its threads, from
    ``/proc/<pid>/task/*/schedstat``) against the same echo round trip: on a loaded machine
    the wall figures include waiting for a core, which grows with the work; CPU does not.
+   The stub row's CPU is shown against the echo's CPU, and the stub row is measured once
+   more with this process, the sidecar and the echo on one CPU: the kernel leaves each child
+   on the CPU it started on, and where the sidecar is on another CPU than this process and
+   the echo on the same one, the wall ratio compares a round trip between two CPUs (~3× the
+   cost on this machine, for the echo as much as the sidecar) with one on a CPU.
 2. At the limits (``bench/_bridge_limits.py``, issue 15): the first ``BeforeAgentStart`` on a
    16 MiB store within the 750 ms fail-open with pings answered meanwhile, and the
    sidecar's peak RSS under the event and output floods (< 150 MB).
@@ -211,11 +216,19 @@ def _hook(
     rounds: int,
     cwd: Path | None = None,
     ranker: str | None = None,
+    *,
+    one_cpu: bool = False,
 ) -> tuple[float, float, float | None, float | None]:
     """(round trip, echo's round trip, the sidecar's CPU and the echo's CPU per round trip),
-    medians over ``rounds``; the CPU figures are ``None`` where ``/proc`` is missing."""
+    medians over ``rounds``; the CPU figures are ``None`` where ``/proc`` is missing.
+
+    ``one_cpu``: this process, the sidecar and the echo all run on one CPU (Linux), so both
+    round trips are the same kind — the kernel otherwise leaves each child on whichever CPU
+    it started on, and a round trip between two CPUs costs this machine ~3× one on a CPU.
+    """
     side = _sidecar(runtime, agent_dir, ranker)
     echo = Pipe([sys.executable, "-c", ECHO], _env(None))
+    mask = _pin(side.proc.pid, echo.proc.pid) if one_cpu else None
     try:
         if runtime is None:  # the real runtime wants a session first
             _session_start(side, cwd or agent_dir)
@@ -237,7 +250,23 @@ def _hook(
     finally:
         side.close()
         echo.close()
+        if mask is not None:
+            os.sched_setaffinity(0, mask)
     return bridge, floor, side_cpu, echo_cpu
+
+
+def _pin(*pids: int) -> set[int] | None:
+    """Put this process and every thread of ``pids`` on this process's first CPU; the
+    affinity to restore afterwards (``None`` where the platform cannot pin)."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    mask = os.sched_getaffinity(0)
+    cpu = {min(mask)}
+    os.sched_setaffinity(0, cpu)
+    for pid in pids:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            os.sched_setaffinity(int(task), cpu)
+    return mask
 
 
 def _steady(side: Pipe, patience: float = 60.0) -> None:
@@ -316,6 +345,21 @@ def main() -> None:
                 ratio <= 2.0,
             )
         )
+        if hasattr(os, "sched_setaffinity"):  # Linux
+            pinned, pinned_floor, _, _ = _hook(STUB, agent_dir, n, rounds, one_cpu=True)
+            # Info: the same with the bench, the sidecar and the echo on one CPU, so the
+            # kernel's placement of each child does not decide the ratio (``_hook``).
+            results.append(
+                Result(
+                    "before_agent_start round trip (bridge, stub runtime), all on one CPU (info)",
+                    pinned * 1e6,
+                    "us",
+                    pinned_floor * 1e6,
+                    pinned / pinned_floor,
+                    None,
+                    None,
+                )
+            )
         if stub_cpu is not None and stub_echo_cpu is not None:
             # Info: the stub sidecar's CPU against the echo's CPU, both per round trip. The
             # wall ratio above also holds how fast the machine wakes each process (module doc).
