@@ -74,6 +74,14 @@ def fit(
 ) -> tuple[float, dict[str, float]]:
     """Bias and weights by feature."""
     feats = [features(model_form(r["text"])) for r in rows]
+    return fit_features(rows, feats, l2=l2, steps=steps, min_df=min_df)
+
+
+def fit_features(
+    rows: list[dict[str, str]], feats: list[set[str]], *, l2: float, steps: int, min_df: int
+) -> tuple[float, dict[str, float]]:
+    """Bias and weights by feature, from each row's feature set (``feats[i]`` of
+    ``rows[i]``; ``bench/scanner_cv.py`` featurises once for all its folds)."""
     df = Counter(f for fs in feats for f in fs)
     vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= min_df))}
     indptr = [0]
