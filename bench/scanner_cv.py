@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -108,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
         "attacks": sum(total.values()),
         "rules_alone": sum(
             ruled[i] for i, r in enumerate(rows) if r["label"] == "attack" and trainable(r)
-        ),  # fmt: skip
+        ),
         "macro": round(sum(hit[g] / total[g] for g in total) / len(total), 4),
         "benign_flagged": flagged,
         "benign": len(benign),
