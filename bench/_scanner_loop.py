@@ -20,12 +20,22 @@ there the worker holds the interpreter until the switch interval (5 ms) forces i
 on a loaded machine the loop thread then also waits for a core; their floor is the idle
 one.  The capture-cue row times ``decide_capture`` on the same 4 MB prompt (the Mind
 feature's own cue search, outside the trust domain), for information.
+
+The rows run with the heap the process had before them frozen (``gc.collect()`` then
+``gc.freeze()``, undone after): a stepped verdict of 4 MB triggers no collection of its own
+(it allocates no lasting containers), but the ticker and the bench's earlier rows do, and a
+full collection landing inside a row then walks the bench's whole heap (the corpus
+verdicts' cache, TR39's tables, the weights: 6-8 ms of CPU on this machine) with the loop
+held.  That pause is the process's heap size, not the scan, and where it lands depends on
+the collector's counters the earlier rows left (a row alone never saw it); the sidecar
+freezes its own long-lived heap the same way (``persona_mind._quietgc.freeze_survivors``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gc
 import json
 import random
 import time
@@ -183,8 +193,18 @@ def loop_rows(*, executor: bool = False) -> list[Result]:
     lateness beside :func:`busy_steps` for as long; the name adds the verdict, the scan's
     time, its longest stretch on the loop (CPU and wall), the ticker's 99th percentile and
     the idle floor (beside a sleeping thread).  ``executor``: also the two scans with
-    ``verdict`` on a worker thread."""
+    ``verdict`` on a worker thread.  The heap before the rows is frozen while they run (see
+    the module docstring)."""
     warm()
+    gc.collect()
+    gc.freeze()
+    try:
+        return _loop_rows(executor)
+    finally:
+        gc.unfreeze()
+
+
+def _loop_rows(executor: bool) -> list[Result]:
     big_input = _big_input()
     big_prompt = "Remember that the build cache lives in /var/cache/ci. " + big_input
     rows: list[Result] = []

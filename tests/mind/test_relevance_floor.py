@@ -9,6 +9,7 @@ import json
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from persona_mind.cli import build_parser
@@ -22,6 +23,7 @@ from persona_mind.mind import (
 )
 from persona_mind.mind._commands import MindCommandContext, handle_mind_command
 from persona_mind.mind._settings import MindSettings
+from persona_mind.mind.inject._explain import render as render_explanation
 from persona_mind.mind.recall._floor import (
     COVER_FLOOR,
     SIM_FLOOR,
@@ -231,3 +233,52 @@ def test_a_paraphrase_that_stands_out_is_admitted_below_the_floor() -> None:
     assert _hybrid("zeppelin lattice chromodynamics", close, PADDING) == []
     low = {PADDING[5].id: SIM_LOW - 0.01}  # a lead, but below the low floor
     assert _hybrid("zeppelin lattice chromodynamics", low, PADDING) == []
+
+
+WORDY = [*PADDING, fact("m_0000000000000200", "The zeppelin hangar opens at dawn.", seen=9)]
+"""A store where one fact shares a prompt's word but none is near it in meaning."""
+PACKED = {f.id: 0.22 - 0.01 * i for i, f in enumerate(WORDY)}
+"""Cosines of an unrelated prompt: below ``SIM_FLOOR``, packed, none stands out."""
+
+
+def test_a_tier_with_nothing_similar_admits_nothing_on_cover_alone() -> None:
+    """Issue 23: a coding question asked of MADial-Bench's store shares an everyday word
+    with a few memories, enough cover to pass the floor, while no memory is near it in
+    meaning; per prompt, the tier's best cosine says it holds nothing the prompt is about.
+    Failed on main: the shared word's cover admitted its fact."""
+    prompt = "zeppelin lattice chromodynamics"
+    weights = PromptWeights(FactIndex.build(WORDY), ("zeppelin", "lattic", "chromodynam"))
+    assert weights.cover(len(WORDY) - 1) >= weights.floor  # the cover alone passes
+    assert _hybrid(prompt, PACKED, WORDY) == []
+    lexical = plan_injection(
+        InjectionInput(prompt=prompt, now=10.0, indexes={"project": FactIndex.build(WORDY)})
+    )
+    assert [it.id for it in lexical.items] == [WORDY[-1].id]  # no similarities: no judgement
+    similar = {**PACKED, PADDING[3].id: SIM_FLOOR}  # one fact similar enough: cover admits
+    assert set(_hybrid(prompt, similar, WORDY)) == {PADDING[3].id, WORDY[-1].id}
+    lead = {PADDING[5].id: SIM_LOW + SIM_LEAD}  # a best match that stands out: cover admits
+    assert set(_hybrid(prompt, lead, WORDY)) == {PADDING[5].id, WORDY[-1].id}
+
+
+def test_explanation_names_the_tiers_judgement() -> None:
+    """The "why" face says what left out a candidate whose cover passed. Failed on main:
+    the explanation had no judgement and called it "below the relevance floor"."""
+    plan = plan_injection(
+        InjectionInput(
+            prompt="zeppelin lattice chromodynamics",
+            now=10.0,
+            indexes={"project": FactIndex.build(WORDY)},
+            semantic=FixedCosines(PACKED),
+        )
+    )
+    ex = explain_plan(plan)
+    rules = {c.id: c.rule for c in ex.candidates}
+    assert rules[WORDY[-1].id].startswith("excluded: nothing in this tier is similar")
+    assert rules[PADDING[0].id] == "excluded: below the relevance floor"  # no cover: the floor
+    assert ex.judgement == [
+        "project LTM: no fact similar enough to the prompt; 1 candidate(s) above the cover"
+        " floor left out"
+    ]
+    assert "judgement: project LTM: no fact similar enough" in render_explanation(ex)
+    doc = json.loads(msgspec.json.encode(ex))
+    assert doc["judgement"] == ex.judgement

@@ -24,6 +24,7 @@ import msgspec
 from persona_mind.errors import PersonaMindError
 from persona_mind.feature import PersonaStatus
 from persona_mind.features._persona_plans import HeldByOwner, OwnerPlanDesk
+from persona_mind.features._warm import warm_persona
 from persona_mind.messages.host import (
     AgentSettled,
     AgentStart,
@@ -90,6 +91,10 @@ class PersonaFeature:
         """Why this session's backend setting is invalid (P-CHILD-6/7); children refuse."""
         self._held: PersonaSession | None = None
         """The value the Owner holds for this session, as last read or sent."""
+        self._held_from: tuple[object, ...] | None = None
+        """What :attr:`_held` was last built from or found equal to (:meth:`_inputs`)."""
+        self._loaded = service is not None
+        """Whether the Persona package is imported (off the loop at the first session)."""
 
     @property
     def service(self) -> PersonaService:
@@ -175,7 +180,7 @@ class PersonaFeature:
             self.service.sessions[held.session_id] = held.state
         self.handoff, self.reload_pending = held.handoff, held.reload_pending
         self.disabled, self.backend_error = held.disabled, held.backend_error
-        self._held = held
+        self._held, self._held_from = held, None
 
     def _value(self) -> PersonaSession | None:
         if self.ctx is None:
@@ -191,13 +196,40 @@ class PersonaFeature:
             backend_error=self.backend_error,
         )
 
+    def _inputs(self) -> tuple[object, ...] | None:
+        """Everything :meth:`_value` is built from, field for field (``None``: no session).
+
+        Equal inputs build an equal value, so :meth:`_save` compares these first: one tuple
+        instead of a frozen dataclass built and compared after every event of every turn.
+        """
+        ctx = self.ctx
+        if ctx is None:
+            return None
+        return (
+            ctx.session_id,
+            str(ctx.cwd),
+            ctx.user_messages,
+            ctx.branch,
+            ctx.idle,
+            ctx.other_commands,
+            self.service.sessions.get(ctx.session_id),
+            self.handoff,
+            self.reload_pending,
+            self.disabled,
+            self.backend_error,
+        )
+
     async def _save(self) -> None:
         """Send the session's state to the Owner when it changed (before the host's answer,
         so a Companion that crashes after this call resumes from it)."""
+        inputs = self._inputs()
+        if inputs is not None and inputs == self._held_from:
+            return  # the value would equal the one the Owner holds
         value = self._value()
         if value != self._held:
             await self.ports.owner.ask(PutPersonaSession(session=value))
             self._held = value
+        self._held_from = inputs
 
     async def on_event(self, event: HostEvent, owner: OwnerState) -> PromptInjection | None:
         try:
@@ -220,6 +252,8 @@ class PersonaFeature:
     async def _on_event(self, event: HostEvent) -> PromptInjection | None:
         match event:
             case SessionStart():
+                if not self._loaded:  # its first import, on the IO thread (features/_warm.py)
+                    self._loaded = await self.ports.offload(warm_persona)
                 from persona_mind.persona import (  # noqa: PLC0415 - first session
                     SessionContext,
                     Workspace,

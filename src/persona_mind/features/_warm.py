@@ -1,20 +1,39 @@
-"""Load the Mind domain's heavy tables off the event loop, once per process.
+"""Load the Mind and Persona domains' heavy modules and tables off the event loop, once per
+process.
 
-Importing ``persona_mind.mind`` compiles the scanner's rule regexes, and the first verdict
-or memory line builds TR39's confusables tables and reads the learned layer's weights:
-about a second of CPU together on a small machine. Done lazily on the loop it stalled the
-sidecar's pings by 200 ms on the first turn that injected memory (``bench/_bridge_limits.py``,
-"ping during those turns"). The Mind feature runs :func:`warm_domain` on the Store's IO
-thread at ``SessionStart``, which Pi awaits before it reads input anyway, so no turn pays.
+Importing the scanner (``persona_mind.mind.trust``) compiles its rule regexes, and the first
+verdict or memory line builds TR39's confusables tables and reads the learned layer's
+weights: about half a second of CPU together on a small machine; the Mind session's own
+modules are another ~50 ms, and the Persona domain (:func:`warm_persona`) ~40 ms.  Done on
+the loop that stalls the sidecar's pings for as long.  The Mind feature runs
+:func:`warm_domain` on the Store's IO thread at ``SessionStart``, which Pi awaits before it
+reads input anyway, so no turn pays, and imports those modules on the loop only after it
+(cache hits then).  Nothing else on the loop may import them first: ``persona_mind.mind``'s
+facade is lazy, and the actors' handlers import only the light rule modules they name
+(docs/performance.md, "What is imported where").
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
 
-__all__ = ("warm_domain", "warmed")
+__all__ = ("SESSION_MODULES", "warm_domain", "warm_persona", "warmed")
 
 _DONE = threading.Event()
+_PERSONA = threading.Event()
+
+SESSION_MODULES = (
+    "persona_mind.mind._session",
+    "persona_mind.mind._companion",
+    "persona_mind.mind._settings",
+    "persona_mind.mind.backlog._reminder",
+    "persona_mind.mind.notes._sessionfile",
+    "persona_mind._memory_service",
+    "persona_mind.actors.optimizer",
+)
+"""What the Mind feature's first bind imports on the loop once this has run (a test keeps
+the list whole: the bind imports nothing else that was not loaded)."""
 
 
 def warm_domain() -> None:
@@ -24,7 +43,20 @@ def warm_domain() -> None:
     from persona_mind.mind.trust import warm  # noqa: PLC0415 - the point is to import here
 
     warm()
+    for name in SESSION_MODULES:
+        importlib.import_module(name)
     _DONE.set()
+
+
+def warm_persona() -> bool:
+    """Import the Persona domain (packs, YAML, the storage engine: ~40 ms), which the Persona
+    feature's first ``SessionStart`` needs; it runs this on the IO thread first.  Returns
+    whether it was already loaded."""
+    if _PERSONA.is_set():
+        return True
+    importlib.import_module("persona_mind.persona")
+    _PERSONA.set()
+    return False
 
 
 def warmed() -> bool:

@@ -22,6 +22,7 @@ import functools
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from persona_mind.errors import PersonaMindError
@@ -340,11 +341,14 @@ class MemoryService(BacklogOps):
         if with_backlog:
             targets.append(self._require_backlog())
         snaps = await read_all(self.store, targets)  # one hop to the Store's IO thread
-        indexes = {t: await self.index(t, now, snaps[i]) for i, t in enumerate(tiers)}
+        # each tier's target is looked up once a turn and reused for its index and its
+        # vectors: the scope's memo hashes the whole scope at every look-up
+        cache, paths = self._cache, [t.path for t in targets[: len(tiers)]]
+        indexes = {t: await cache.index(paths[i], snaps[i], now) for i, t in enumerate(tiers)}
         backlog: tuple[BacklogItem, ...] = ()
         if with_backlog and (rows := snaps[-1]) is not None:
             backlog = rows.entries
-        semantic, ranker = self._semantic(prompt, indexes)
+        semantic, ranker = self._ranker(prompt, indexes, paths)
         plan = functools.partial(
             plan_injection,
             InjectionInput(
@@ -372,7 +376,14 @@ class MemoryService(BacklogOps):
         self, prompt: str, indexes: Mapping[Tier, FactIndex]
     ) -> tuple[Semantic | None, RankerStatus]:
         """The hybrid ranker for ``prompt`` over this scope's stores, or lexical and why."""
-        stores = [(index, self.scope.fact_target(tier).path) for tier, index in indexes.items()]
+        return self._ranker(prompt, indexes, [self.scope.fact_target(t).path for t in indexes])
+
+    def _ranker(
+        self, prompt: str, indexes: Mapping[Tier, FactIndex], paths: Sequence[Path]
+    ) -> tuple[Semantic | None, RankerStatus]:
+        """:meth:`_semantic` with each tier's store path known (``paths``: in the order of
+        ``indexes``)."""
+        stores = list(zip(indexes.values(), paths, strict=True))
         # with an offload (the sidecar) nothing large is bound on the event loop: the turn
         # is lexical and says so until the vectors are in (issue 15 item 9)
         return ranker_for(self.semantic, prompt, stores, wait=self._offload is None)

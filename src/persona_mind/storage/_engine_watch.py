@@ -34,6 +34,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import select
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -152,8 +153,12 @@ class FreshReads:
     def __init__(self, root: Path | None) -> None:
         self._root = root if root is not None and root.is_absolute() else None
         self._fd = -1
+        self._poll: select.poll | None = None
         if _LIBC is not None:
             self._fd = _LIBC.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self._fd >= 0:
+            self._poll = select.poll()
+            self._poll.register(self._fd, select.POLLIN)
         self._dir_of: dict[int, tuple[Path, bool]] = {}  # wd -> (directory, is a leaf)
         self._names: dict[int, set[str]] = {}  # ancestor wd -> child names on the way
         self._events: dict[Path, int] = {}  # leaf directory -> events seen
@@ -233,8 +238,15 @@ class FreshReads:
                 self._fresh[target.path] = (target.entry_type, target.version, snap)
 
     def _drain(self) -> None:
-        """Apply every queued event (non-blocking read of the inotify descriptor)."""
+        """Apply every queued event (non-blocking read of the inotify descriptor).
+
+        A zero-timeout ``poll`` first: on a turn nothing is queued, and the kernel says so
+        without the read's ``EAGAIN`` becoming a raised and caught ``BlockingIOError``.
+        """
+        poll = self._poll
         while True:
+            if poll is not None and not poll.poll(0):
+                return  # nothing queued now: what a read would have said with EAGAIN
             try:
                 buf = os.read(self._fd, 64 * 1024)
             except BlockingIOError:

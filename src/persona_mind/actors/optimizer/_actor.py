@@ -100,15 +100,16 @@ class OptimizerActor(Actor[OptimizerMsg]):
         return await self.store.with_engine(lambda engine: step(self._with(engine)), "optimize")
 
     async def receive(self, message: OptimizerMsg) -> object:
-        from persona_mind.actors.optimizer._consolidator import parse_tier  # noqa: PLC0415
-
+        # Runs on the event loop: the consolidation rules (which import the scanner) are
+        # imported only by the cases that use them, never for OwnerChanged or DiscardPlans
+        # (docs/performance.md, "What is imported where").
         match message:
             case OptimizeInspect():
                 now, scope = self.clock.wall(), _scope(message.scope)
                 return await self._run(
                     lambda cons: cons.inspect(
                         scope,
-                        parse_tier(message.tier),
+                        _tier(message.tier),
                         now=now,
                         offset=message.offset,
                         limit=message.limit,
@@ -123,13 +124,13 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 generation = self.admitted
                 return await self._run(lambda cons: cons.apply(plan, scope, generation=generation))
             case OptimizeUndo():
-                generation, tier = self.admitted, parse_tier(message.tier)
+                generation, tier = self.admitted, _tier(message.tier)
                 scope = _scope(message.scope)
                 return await self._run(
                     lambda cons: cons.undo(scope, tier, message.receipt, generation=generation)
                 )
             case OptimizeHistoryList():
-                tier, scope = parse_tier(message.tier), _scope(message.scope)
+                tier, scope = _tier(message.tier), _scope(message.scope)
                 return await self._run(
                     lambda cons: cons.list_history(scope, tier, limit=message.limit)
                 )
@@ -139,7 +140,8 @@ class OptimizerActor(Actor[OptimizerMsg]):
                 self._admissible()
                 return None
             case DiscardPlans():
-                self.plans.discard_owner(message.owner)
+                if self._plans is not None:  # nothing staged before the registry exists
+                    self._plans.discard_owner(message.owner)
                 return None
             case OwnerChanged():
                 if self._plans is not None:  # none staged before the registry exists
@@ -191,9 +193,7 @@ class OptimizerActor(Actor[OptimizerMsg]):
         return runner
 
     async def _stage(self, message: OptimizeStage) -> Plan:
-        from persona_mind.actors.optimizer._consolidator import parse_tier  # noqa: PLC0415
-
-        tier, now, scope = parse_tier(message.tier), self.clock.wall(), _scope(message.scope)
+        tier, now, scope = _tier(message.tier), self.clock.wall(), _scope(message.scope)
         self.plans.check_room(message.owner, now)  # refuse before reading the store
         staged = await self._run(lambda cons: cons.stage(scope, tier, message.operations, now=now))
         return self.plans.add(
@@ -205,6 +205,13 @@ class OptimizerActor(Actor[OptimizerMsg]):
             replacements=staged.replacements,
             now=self.clock.wall(),
         )
+
+
+def _tier(value: object) -> Tier:
+    """A request's consolidation target, checked (imports the consolidation rules)."""
+    from persona_mind.actors.optimizer._consolidator import parse_tier  # noqa: PLC0415
+
+    return parse_tier(value)
 
 
 def _scope(value: object) -> MindScope:

@@ -10,8 +10,10 @@ its normalised half of the fused score; *semantic* is the prompt's cosine with t
 its half of the fused score (:mod:`persona_mind.mind.recall._fusion`); *cover* is the
 floor's lexical signal, the share of the prompt's idf mass the fact shares
 (:mod:`persona_mind.mind.recall._floor`).  A rule names what admitted or left out each
-candidate: a pinned priority slot, the relevance floor, the section's cap, the token
-budget, or the content scanner.
+candidate: a pinned priority slot, the relevance floor, the tier's judgement that nothing
+in it is similar to the prompt (a hybrid plan's candidate whose cover passes the floor is
+left out only by that judgement, so the rule and the plan's ``judgement`` lines name it),
+the section's cap, the token budget, or the content scanner.
 """
 
 from __future__ import annotations
@@ -56,6 +58,16 @@ class Explanation(msgspec.Struct, kw_only=True, rename="camel"):
     tokens: int
     candidates: list[Candidate]
     disclosures: list[str]
+    judgement: list[str] = msgspec.field(default_factory=list)
+    """Per section, the tier's judgement where it left out candidates whose cover passed:
+    no fact similar enough to the prompt, so nothing is admitted on cover alone."""
+
+
+JUDGED = (
+    f"excluded: nothing in this tier is similar to the prompt (no cosine ≥ {SIM_FLOOR:.3f},"
+    f" no best match leading by {SIM_LEAD:.2f}), so cover alone does not admit"
+)
+"""The rule of a candidate the tier's judgement left out (``PromptWeights.similar``)."""
 
 
 def _parts(r: Ranked, bm25: float, best: float, hybrid: bool) -> tuple[float, float | None]:
@@ -71,6 +83,7 @@ def explain_plan(plan: InjectionPlan) -> Explanation:
     admitted = {(i.section, i.id) for i in plan.items}
     rows: list[Candidate] = []
     floors: list[float] = []
+    judged: dict[str, int] = {}
     hybrid = plan.ranker.hybrid
     for key, cap, cands, below in plan.trace:
         taken = 0
@@ -82,6 +95,8 @@ def explain_plan(plan: InjectionPlan) -> Explanation:
             slot = index.slot_of.get(r.fact.id)
             raw = bm.get(slot, 0.0) if slot is not None else 0.0
             lexical, semantic = _parts(r, raw, max(bm.values(), default=0.0), hybrid)
+            if key != "notes" and plan.prompt and index is not None and not floors:
+                floors.append(PromptWeights(index, query_terms(plan.prompt)[0]).floor)
             safe = index.is_safe(r.fact)
             ok = (key, r.fact.id) in admitted
             pinned = r.fact.kind in PRIORITY_KINDS
@@ -96,14 +111,18 @@ def explain_plan(plan: InjectionPlan) -> Explanation:
                     rule = f"admitted: session note, within the cap of {cap} and the budget"
             elif n >= len(cands):
                 rule = "excluded: below the relevance floor"
+                # a candidate with a cosine was floored with similarities; if its cover
+                # passes, only the tier's judgement (``PromptWeights.similar``) left it out
+                judge = r.semantic is not None and r.score > 0 and r.cover is not None
+                if judge and floors and r.cover is not None and r.cover >= floors[0]:
+                    rule = JUDGED
+                    judged[key] = judged.get(key, 0) + 1
             elif not safe:
                 rule = "excluded: withheld by the content scanner"
             elif taken >= cap:
                 rule = f"excluded: the {LABEL[key]} cap of {cap} was reached"
             else:
                 rule = "excluded: did not fit the token budget"
-            if key != "notes" and plan.prompt and index is not None and not floors:
-                floors.append(PromptWeights(index, query_terms(plan.prompt)[0]).floor)
             text = r.fact.text
             rows.append(
                 Candidate(
@@ -130,6 +149,11 @@ def explain_plan(plan: InjectionPlan) -> Explanation:
         tokens=plan.tokens,
         candidates=rows,
         disclosures=list(plan.disclosures),
+        judgement=[
+            f"{LABEL[k]}: no fact similar enough to the prompt; {n} candidate(s) above the"
+            " cover floor left out"
+            for k, n in judged.items()
+        ],
     )
 
 
@@ -142,6 +166,7 @@ def render(ex: Explanation) -> str:
             f" ({SIM_LOW:.2f} for a best match leading the next by {SIM_LEAD:.2f})"
         )
     head = [f"prompt: {ex.prompt!r}", f"ranker: {ex.ranker}", f"floor: {floor}"]
+    head += [f"judgement: {j}" for j in ex.judgement]
     head.append(f"block: {ex.tokens} planning tokens; " + ("; ".join(ex.disclosures) or "-"))
     lines = []
     for c in ex.candidates:

@@ -37,6 +37,19 @@ floor cuts unrelated prompts further (0.26: a fifth of their tokens without a fl
 a quarter at 0.235) but drops paraphrase evidence below issue 16's target on the bundled
 paraphrase set (hybrid ≥ BM25 + 5 points within 2,400 tokens: 0.45 at 0.235, 0.40 at 0.24).
 
+*The tier's judgement* (per prompt, hybrid only): when no fact of the tier passes the
+similarity signal (its best cosine is below ``SIM_FLOOR`` and does not lead), the tier holds
+nothing the prompt is about, and covered information alone admits nothing either.  Why: a
+coding question asked of MADial-Bench's store shares everyday words ("test", "time") with a
+few memories, enough cover to pass a long prompt's scaled floor, while no memory is near it
+in meaning.  Every answerable prompt that got evidence had a best match of cosine 0.24 or
+more on the dev sets (MADial-Bench 0.241, the bundled paraphrase set 0.256); per fact no
+signal separated such leftovers from evidence, per prompt the tier's best cosine does (area
+under the ROC curve 0.99 for that foreign row on dev).  It costs one comparison: the best
+cosine is the one :func:`_best_and_lead` already finds.  It does not help a lexical plan, a
+same-domain prompt (another dialogue of the same children scores like evidence) or a
+no-answer coding prompt (other projects' conventions are near it in meaning too).
+
 Pinned kinds (objective, invariant) are not floored: they keep their priority slots
 (M-INJECT-5/6).  The floors were chosen on the ``dev`` half of ``bench/recall.py``'s
 public sets and reported on ``test`` (``docs/mind.md``, "Retrieval").  Pure and
@@ -71,7 +84,7 @@ _UNSEEN = "\x00"
 class PromptWeights:
     """One prompt's term weights over one index, and each fact's covered information."""
 
-    __slots__ = ("_index", "_lead", "_total", "_weight", "floor")
+    __slots__ = ("_index", "_lead", "_total", "_weight", "floor", "similar")
 
     def __init__(
         self,
@@ -87,7 +100,13 @@ class PromptWeights:
         n = len(self._weight)
         self.floor = COVER_FLOOR * min(1.0, COVER_TERMS / n) ** 2 if n else COVER_FLOOR
         """This prompt's covered-information floor."""
-        self._lead = _lead(similarities) if similarities else None
+        best: float | None = None
+        self._lead: float | None = None
+        if similarities:
+            best, self._lead = _best_and_lead(similarities)
+        self.similar = best is None or best >= SIM_FLOOR or self._lead is not None
+        """The tier's judgement: whether any fact passes the similarity signal (always
+        true without similarities); when false, nothing is admitted on cover alone."""
 
     def cover(self, slot: int) -> float:
         """The share of the prompt's weight that the fact in ``slot`` shares (0 to 1)."""
@@ -107,7 +126,10 @@ class PromptWeights:
 
     def admits(self, cover: float, similarity: float | None) -> bool:
         """Whether a fact is relevant enough to inject: either signal at or above its floor
-        (for the semantic signal: ``SIM_FLOOR``, or ``SIM_LOW`` for a leading best match)."""
+        (for the semantic signal: ``SIM_FLOOR``, or ``SIM_LOW`` for a leading best match),
+        and, with similarities, only in a tier that :attr:`similar` judges relevant."""
+        if not self.similar:
+            return False
         if cover >= self.floor:
             return True
         if similarity is None:
@@ -115,8 +137,9 @@ class PromptWeights:
         return similarity >= SIM_FLOOR or (similarity >= SIM_LOW and similarity == self._lead)
 
 
-def _lead(similarities: Mapping[int, float]) -> float | None:
-    """The best cosine if it leads the runner-up (0 without one) by ``SIM_LEAD``, else None.
+def _best_and_lead(similarities: Mapping[int, float]) -> tuple[float, float | None]:
+    """(the best cosine, the best cosine if it is at least ``SIM_LOW`` and leads the
+    runner-up (0 without one) by ``SIM_LEAD``, else None).
 
     ``similarities`` holds the tier's semantic top k (and the lexical candidates), so its two
     largest values are the tier's best and second-best match.
@@ -127,4 +150,4 @@ def _lead(similarities: Mapping[int, float]) -> float | None:
             best, second = s, best
         elif s > second:
             second = s
-    return best if best - second >= SIM_LEAD else None
+    return best, best if best - second >= SIM_LEAD and best >= SIM_LOW else None

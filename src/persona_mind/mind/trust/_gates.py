@@ -19,9 +19,9 @@ from persona_mind.mind.trust._phrases import (
     INJECTION,
 )
 from persona_mind.mind.trust._phrases_agent import AGENT_STEMS
-from persona_mind.mind.trust._phrases_i18n import I18N_STEMS
+from persona_mind.mind.trust._phrases_i18n import I18N_GATES, I18N_STEMS
 
-__all__ = ("candidate_rules",)
+__all__ = ("candidate_rules", "role_gates")
 
 # Literal stems, one of which must occur (in the folded variant) before a family's full
 # pattern runs: the scanner's cheap first pass (see ``docs/mind.md`` "Scanner cost").
@@ -204,3 +204,14 @@ def candidate_rules(folded: str) -> list[tuple[str, str, re.Pattern[str]]]:
         return []
     rules = _ASCII_RULES if ascii_only else _ALL_RULES
     return [rules[i] for i in sorted(picked)]
+
+
+_ROLE_GATES = I18N_GATES
+_ASCII_ROLE_GATES = {name: re.compile(p.pattern, re.ASCII) for name, p in I18N_GATES.items()}
+
+
+def role_gates(folded: str) -> dict[str, re.Pattern[str]]:
+    """Second looks for candidate rules (by name): a rule whose gate finds nothing in
+    ``folded`` cannot match it, so its full search is skipped.  ASCII text gets the gates
+    compiled ASCII, like its rules."""
+    return _ASCII_ROLE_GATES if folded.isascii() else _ROLE_GATES

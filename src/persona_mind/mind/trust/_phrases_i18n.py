@@ -25,7 +25,7 @@ from persona_mind.mind.trust._normalize import strip_marks
 from persona_mind.mind.trust._phrases_i18n_vocab import LEXICONS, Lexicon
 from persona_mind.mind.trust._phrases_i18n_vocab2 import LEXICONS2
 
-__all__ = ("I18N_RULES", "I18N_STEMS", "rule_for")
+__all__ = ("I18N_GATES", "I18N_RULES", "I18N_STEMS", "rule_for")
 
 Rule = tuple[str, re.Pattern[str]]
 
@@ -89,6 +89,15 @@ def _source(lex: Lexicon) -> str:
     return "|".join(templates)
 
 
+def _gate_source(lex: Lexicon) -> str:
+    """The roles one of which every template of :func:`_source` contains: the instructions
+    (also inside "your … instructions"), the user, "only", the system prompt, the loot.  An
+    empty role stays in (it matches anywhere, so the gate then always lets the rule run)."""
+    start = r"\b" if lex.spaced else ""
+    roles = (lex.orders, lex.user, lex.only, lex.sysprompt, lex.loot)
+    return "|".join(f"{start}(?:{role})" for role in roles)
+
+
 def _rule(lex: Lexicon) -> Rule:
     return (f"override-{lex.code}", re.compile(strip_marks(_source(lex))))
 
@@ -102,6 +111,14 @@ I18N_STEMS: dict[str, tuple[str, ...]] = {
     for lex in _ALL
 }
 """The cheap first pass's stems of each rule (folded like the text they are looked up in)."""
+
+
+I18N_GATES: dict[str, re.Pattern[str]] = {
+    f"override-{lex.code}": re.compile(strip_marks(_gate_source(lex))) for lex in _ALL
+}
+"""Each rule's second look (:func:`~persona_mind.mind.trust._gates.role_gate`): one search
+for a role the rule cannot match without, a fraction of the rule's cost on the ordinary
+text its stems let through (English "ignore" is a stem of most Latin-script rules)."""
 
 
 def rule_for(code: str) -> Rule:

@@ -23,7 +23,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 from persona_mind.mind._errors import UnsafeContent
-from persona_mind.mind.trust._gates import candidate_rules
+from persona_mind.mind.trust._gates import candidate_rules, role_gates
 from persona_mind.mind.trust._normalize import (
     deleet,
     hidden_characters,
@@ -153,11 +153,13 @@ between them (:func:`scan_steps`)."""
 
 def _phrase_steps(variant: str, found: dict[Finding, None]) -> Steps:
     """The first family that matches ``variant``; only families whose stems occur in it run
-    their full pattern, one per step."""
+    their full pattern, one per step (after the rule's role gate, where it has one)."""
     rules = candidate_rules(variant)
+    gates = role_gates(variant)
     for category, name, pattern in rules:
         yield
-        if pattern.search(variant):
+        gate = gates.get(name)
+        if (gate is None or gate.search(variant) is not None) and pattern.search(variant):
             found[_finding(category, name)] = None
             return
 
