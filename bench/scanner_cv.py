@@ -10,9 +10,13 @@ and each file of the own corpus is one; the groups are dealt, largest first, int
 then set on the pooled out-of-fold scores of every benign row (``--fp`` of them above it),
 and the report gives the attacks stopped by a rule or by the learned layer, overall, as
 the mean of the per-group shares (``macro``: every held-out source counts the same) and
-per group.  The test split is never read.  Deterministic (no sampling).  Run::
+per group.  ``--splits train`` cross-validates the train rows alone (the rows
+``bench/scanner_train.py`` fits on), so its threshold can be shipped (``--threshold``) with
+dev left unread; ``--grams N`` adds character N-grams to the features.  The test split is
+never read.  Deterministic (no sampling).  Run::
 
     python bench/scanner_cv.py /tmp/scanner_split --l2 1e-3
+    python bench/scanner_cv.py /tmp/scanner_split --splits train --l2 1e-2 --grams 4
 """
 
 from __future__ import annotations
@@ -71,11 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prune", type=float, default=0.02)
     parser.add_argument("--folds", type=int, default=8)
     parser.add_argument("--fp", type=float, default=0.008)
+    parser.add_argument("--grams", type=int, default=0, help="character n-grams (0: none)")
+    parser.add_argument(
+        "--splits", default="train,dev", help="splits to cross-validate over (never test)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    rows = [r for r in load(args.corpus) if r.get("split") in ("train", "dev")]
+    splits = set(args.splits.split(",")) - {"test"}
+    rows = [r for r in load(args.corpus) if r.get("split") in splits]
     forms = [model_form(r["text"]) for r in rows]
-    feats = [features(f) for f in forms]
+    feats = [features(f, grams=args.grams) for f in forms]
     ruled = [bool(scan(r["text"])) for r in rows]
     oof = [0.0] * len(rows)
     for held in folds_of(rows, args.folds):
@@ -86,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             l2=args.l2, steps=args.steps, min_df=args.min_df,
         )  # fmt: skip
         kept = {f: w for f, w in weights.items() if abs(w) >= args.prune}
-        model = Model(bias, 0.5, kept)
+        model = Model(bias, 0.5, kept, args.grams)
         for i in held:
             oof[i] = model.probability(forms[i])
     benign = sorted((oof[i] for i, r in enumerate(rows) if r["label"] == "benign"), reverse=True)
@@ -102,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     report = {
         "l2": args.l2,
+        "grams": args.grams,
+        "splits": sorted(splits),
         "threshold": round(threshold, 4),
         "detected": sum(hit.values()),
         "attacks": sum(total.values()),
@@ -119,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         for key, value in report.items():
             if key != "groups":
                 print(f"{key}: {value}")
-        for g, share in report["groups"].items():  # type: ignore[union-attr]
+        for g, share in report["groups"].items():
             print(f"  {g}: {share}")
     return 0
 
