@@ -55,3 +55,37 @@ async def test_a_new_scope_reads_its_own_stores(
     assert "three times" not in (await svc.injection(PROMPT)).text
     await svc.remember("note", "The other parser retries once on a cold cache", tier="project")
     assert "retries once" in (await svc.injection(PROMPT)).text
+
+
+@pytest.mark.asyncio
+async def test_a_superseded_fact_shows_its_new_words_in_the_next_block(svc: MemoryService) -> None:
+    """The entry lines are memoised per index: a supersede between two turns (an index
+    brought up to date incrementally) shows the new words, never the memoised line."""
+    found, _ = await svc.remember(
+        "note", "The parser retries three times on a cold cache", tier="project"
+    )
+    for _ in range(2):  # the line is memoised by the first turn and reused by the second
+        assert "three times" in (await svc.injection(PROMPT)).text
+    await svc.supersede(found.fact.id, "The parser retries five times on a cold cache")
+    text = (await svc.injection(PROMPT)).text
+    assert "five times" in text
+    assert "three times" not in text
+
+
+@pytest.mark.asyncio
+async def test_a_re_recorded_fact_shows_its_new_origin_in_the_next_block(
+    svc: MemoryService,
+) -> None:
+    """A re-record keeps the fact's id and may change its row (here the origin of words first
+    recorded as ``unknown``): the next block shows the row as it is now, not the line
+    memoised for that id."""
+    words = "The parser retries three times on a cold cache"
+    found, _ = await svc.remember("note", words, tier="project")
+    for _ in range(2):
+        assert "[from tool output" not in (await svc.injection(PROMPT)).text
+    again, created = await svc.remember(
+        "note", words, tier="project", origin="tool-output", confirmed=True
+    )
+    assert (again.fact.id, created) == (found.fact.id, False)
+    text = (await svc.injection(PROMPT)).text
+    assert "[from tool output, confirmed] The parser retries three times" in text

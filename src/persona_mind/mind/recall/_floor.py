@@ -118,21 +118,22 @@ class PromptWeights:
         total = self._total
         if not total:
             return [0.0 for _ in slots]
-        keys = self._weight.keys()
         weight = self._weight
-        index = self._index
-        term_set, tokens = index.term_set, index.tokens
+        keys = weight.keys()
+        term_order = self._index.term_order
         out: list[float] = []
         for slot in slots:
-            # the shared terms by one set intersection in C (a prompt has a few terms, a
-            # fact a few dozen); summed in the fact's own term order, so the sum is the same
-            shared = keys & term_set(slot)
+            # the shared terms by one set intersection in C over the prompt's few terms (a
+            # fact has a few dozen), summed in the fact's own term order, so the sum is the
+            # same whatever the prompt's order
+            order = term_order(slot)
+            shared = keys & order.keys()
             if not shared:
                 out.append(0 / total)
             elif len(shared) == 1:
                 out.append((0 + weight[next(iter(shared))]) / total)
             else:
-                out.append(sum(weight[t] for t, _ in tokens[slot] if t in shared) / total)
+                out.append(sum([weight[t] for t in sorted(shared, key=order.__getitem__)]) / total)
         return out
 
     def admits(self, cover: float, similarity: float | None) -> bool:
