@@ -68,12 +68,12 @@ class IndexCache:
         self._closed = False
 
     def cached(self, path: Path, snap: Snapshot[Fact] | None, now: float) -> FactIndex | None:
-        """The store's index when :meth:`index` would return it without a build (the
-        snapshot and expiry unchanged, nothing building), else ``None``.  Why: a turn asks
-        every tier's index and nearly always finds it; a plain call costs less than a
-        coroutine per tier."""
+        """What :meth:`index` returns at once — the cached index while its snapshot and
+        expiry hold — else ``None`` (then ``await index(...)``).  Why: a turn asks every
+        tier's index and nearly always finds it; a plain call costs less than a coroutine
+        per tier."""
         cached = self._indexes.get(path)
-        if cached is None or path in self._building:
+        if cached is None:
             return None
         key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
         return cached[2] if cached[0] == key and now < cached[1] else None
