@@ -16,7 +16,11 @@ real-format keys), and so are the attack classes of credentials, fence and
 invisible-character tricks (the rules' job).
 
 The threshold is the smallest score at which at most ``--dev-fp`` of the dev benign texts
-would be suspicious; the test split is never read here.  Run::
+would be suspicious (the figure it prints is the learned layer alone, not rules or learned),
+or ``--threshold`` as given — ``bench/scanner_cv.py --splits train``'s, set on the pooled
+out-of-fold scores of every train benign row, so that no dev row is read and dev stays a
+held-out check; the test split is never read here.  ``--grams N`` adds character N-grams
+(:func:`persona_mind.mind.trust._learned.features`; the weights file records it).  Run::
 
     python bench/scanner_train.py /tmp/scanner_split
     python bench/scanner.py --corpus /tmp/scanner_split --split test
@@ -70,10 +74,18 @@ def _weights(rows: list[dict[str, str]]) -> np.ndarray:
 
 
 def fit(
-    rows: list[dict[str, str]], *, l2: float, steps: int, min_df: int
+    rows: list[dict[str, str]], *, l2: float, steps: int, min_df: int, grams: int = 0
 ) -> tuple[float, dict[str, float]]:
     """Bias and weights by feature."""
-    feats = [features(model_form(r["text"])) for r in rows]
+    feats = [features(model_form(r["text"]), grams=grams) for r in rows]
+    return fit_features(rows, feats, l2=l2, steps=steps, min_df=min_df)
+
+
+def fit_features(
+    rows: list[dict[str, str]], feats: list[set[str]], *, l2: float, steps: int, min_df: int
+) -> tuple[float, dict[str, float]]:
+    """Bias and weights by feature, from each row's feature set (``feats[i]`` of
+    ``rows[i]``; ``bench/scanner_cv.py`` featurises once for all its folds)."""
     df = Counter(f for fs in feats for f in fs)
     vocab = {f: i for i, f in enumerate(sorted(f for f, n in df.items() if n >= min_df))}
     indptr = [0]
@@ -125,6 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-df", type=int, default=2)
     parser.add_argument("--prune", type=float, default=0.02, help="drop |weight| below")
     parser.add_argument("--dev-fp", type=float, default=0.008)
+    parser.add_argument("--grams", type=int, default=0, help="character n-grams (0: none)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        help="ship this threshold (e.g. bench/scanner_cv.py's on the train split) and read "
+        "no dev row",
+    )
     args = parser.parse_args(argv)
     rows = [
         r for r in load(args.corpus)
@@ -133,22 +152,32 @@ def main(argv: list[str] | None = None) -> int:
     ]  # fmt: skip
     train = [r for r in rows if r.get("split") == "train"]
     dev = [r for r in rows if r.get("split") == "dev"]
-    bias, weights = fit(train, l2=args.l2, steps=args.steps, min_df=args.min_df)
+    bias, weights = fit(train, l2=args.l2, steps=args.steps, min_df=args.min_df, grams=args.grams)
     kept = {f: round(w, 4) for f, w in sorted(weights.items()) if abs(w) >= args.prune}
-    model = Model(bias, 0.5, kept)
-    threshold = pick_threshold(model, [r["text"] for r in dev if r["label"] == "benign"],
-                               args.dev_fp)  # fmt: skip
-    attacks = [r for r in dev if r["label"] == "attack"]
-    hit = sum(model.probability(model_form(r["text"])) >= threshold for r in attacks)
+    model = Model(bias, 0.5, kept, args.grams)
+    if args.threshold is None:
+        threshold = pick_threshold(model, [r["text"] for r in dev if r["label"] == "benign"],
+                                   args.dev_fp)  # fmt: skip
+        attacks = [r for r in dev if r["label"] == "attack"]
+        hit = sum(model.probability(model_form(r["text"])) >= threshold for r in attacks)
+        on_dev = f"; dev attacks over the threshold (learned layer alone) {hit}/{len(attacks)}"
+    else:
+        threshold, on_dev = args.threshold, ""
+    shipped = {
+        "bias": round(bias, 4),
+        "threshold": round(threshold, 4),
+        "trained_on": sorted({r["source"].split()[0] for r in train}),
+        "weights": kept,
+    }
+    if args.grams:
+        shipped["grams"] = args.grams
     args.out.write_text(
-        json.dumps({"bias": round(bias, 4), "threshold": round(threshold, 4),
-                    "trained_on": sorted({r["source"].split()[0] for r in train}),
-                    "weights": kept}, ensure_ascii=False, sort_keys=True, indent=0) + "\n",
+        json.dumps(shipped, ensure_ascii=False, sort_keys=True, indent=0) + "\n",
         encoding="utf-8",
     )  # fmt: skip
     print(
         f"{len(train)} train rows, {len(weights)} features, {len(kept)} kept; "
-        f"threshold {threshold:.4f}; dev attacks {hit}/{len(attacks)} -> {args.out}"
+        f"threshold {threshold:.4f}{on_dev} -> {args.out}"
     )
     return 0
 

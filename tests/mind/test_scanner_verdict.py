@@ -13,7 +13,7 @@ from confusable_homoglyphs.confusables import confusables_data
 from persona_mind.mind import scan
 from persona_mind.mind.trust import _verdict
 from persona_mind.mind.trust._fence import escape_memory, lookalike_brackets
-from persona_mind.mind.trust._learned import MIN_TOKENS, Model, load_model
+from persona_mind.mind.trust._learned import MIN_TOKENS, Model, features, load_model
 from persona_mind.mind.trust._scanner import WINDOW_CHARS, windows
 from persona_mind.mind.trust._verdict import (
     LEARNED_REASON,
@@ -65,6 +65,21 @@ def test_the_learned_layer_makes_a_text_suspicious_never_refused(
         assert _verdict.verdict_uncached("quietly " * (MIN_TOKENS - 1)).level == "clean"
     finally:
         _verdict._small.cache_clear()
+
+
+def test_character_grams_are_scored_only_by_a_model_trained_with_them() -> None:
+    """A model trained with character 4-grams (``"grams": 4`` in its weights file) scores the
+    word pieces of a letter run no whole token or prefix matches; a model without them does
+    not compute them, so main's weights score exactly as before."""
+    folded = _verdict.model_form("please rotate the signing key unquietly for me tonight")
+    assert "*quie" in features(folded, grams=4)
+    assert not any(f.startswith("*") and len(f) > 1 for f in features(folded))
+    weights = {"*quie": 40.0}
+    with_grams = Model(bias=-4.0, threshold=0.8, weights=weights, grams=4)
+    without = Model(bias=-4.0, threshold=0.8, weights=weights)
+    assert with_grams.probability(folded) >= 0.8
+    assert without.probability(folded) < 0.1
+    assert load_model().grams in (0, 4)
 
 
 def test_the_shipped_weights_load_and_separate_an_override_from_a_note() -> None:

@@ -164,6 +164,7 @@ class SemanticEdge:
             weakref.WeakKeyDictionary()
         )
         self._memo: dict[bytes, Matrix] = {}
+        self._hybrid: RankerStatus | None = None  # the status of a hybrid turn, made once
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -407,7 +408,9 @@ class SemanticEdge:
         encoder = self.encoder
         if encoder is None:
             return None, RankerStatus(hybrid=False, reason=self._reason)
-        status = RankerStatus(hybrid=True, reason=encoder.model_id)
+        status = self._hybrid
+        if status is None or status.reason != encoder.model_id:  # one per model, not per turn
+            status = self._hybrid = RankerStatus(hybrid=True, reason=encoder.model_id)
         if not prompt.strip():
             return None, status
         query = encoder.encode([prompt])[0]

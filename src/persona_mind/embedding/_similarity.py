@@ -71,12 +71,13 @@ class PromptSimilarity:
             best = np.flatnonzero(iv.live).tolist()
         else:
             masked = sims if iv.all_live else np.where(iv.live, sims, -np.inf)
-            best = np.argpartition(masked, n - k)[n - k :].tolist()
+            best = masked.argpartition(n - k)[n - k :].tolist()
         # Python lists, not arrays, around the one vectorised step (gather, widen, round):
         # for the few dozen slots a turn asks about, array building and concatenation
         # cost more than the arithmetic (issue 10, before_agent_start)
         picked = best + list(slots)
         if not picked:
             return {}
-        values = np.round(sims.take(picked).astype(np.float64), SIM_DECIMALS)
+        # the array methods ``np.argpartition``/``np.round`` call, without their wrappers
+        values = sims.take(picked).astype(np.float64).round(SIM_DECIMALS)
         return dict(zip(picked, values.tolist(), strict=True))

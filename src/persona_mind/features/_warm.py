@@ -11,12 +11,21 @@ reads input anyway, so no turn pays, and imports those modules on the loop only 
 (cache hits then).  Nothing else on the loop may import them first: ``persona_mind.mind``'s
 facade is lazy, and the actors' handlers import only the light rule modules they name
 (docs/performance.md, "What is imported where").
+
+Both run with full collections held off and freeze what they loaded
+(:mod:`persona_mind._quietgc`).  Why: compiling the scanner allocates enough containers to
+trigger two full collections on the IO thread, each walking the whole heap for ~11 ms with
+the GIL held — the loop cannot answer a ping meanwhile.  What these imports build (modules,
+compiled patterns, tables) lives as long as the process, so no later full collection needs
+to walk it either.
 """
 
 from __future__ import annotations
 
 import importlib
 import threading
+
+from persona_mind._quietgc import freeze_survivors, no_full_collections
 
 __all__ = ("SESSION_MODULES", "warm_domain", "warm_persona", "warmed")
 
@@ -40,11 +49,13 @@ def warm_domain() -> None:
     """Import Mind and build its scanner tables (idempotent; cheap once done)."""
     if _DONE.is_set():
         return
-    from persona_mind.mind.trust import warm  # noqa: PLC0415 - the point is to import here
+    with no_full_collections():
+        from persona_mind.mind.trust import warm  # noqa: PLC0415 - the point is to import here
 
-    warm()
-    for name in SESSION_MODULES:
-        importlib.import_module(name)
+        warm()
+        for name in SESSION_MODULES:
+            importlib.import_module(name)
+    freeze_survivors()
     _DONE.set()
 
 
@@ -54,7 +65,9 @@ def warm_persona() -> bool:
     whether it was already loaded."""
     if _PERSONA.is_set():
         return True
-    importlib.import_module("persona_mind.persona")
+    with no_full_collections():
+        importlib.import_module("persona_mind.persona")
+    freeze_survivors()
     _PERSONA.set()
     return False
 

@@ -23,7 +23,6 @@ import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from persona_mind.errors import PersonaMindError
 from persona_mind.messages.memory import Origin
@@ -48,7 +47,7 @@ from persona_mind.mind.recall._index_cache import Offload
 from persona_mind.mind.recall._ranker import RankerStatus, Semantic, ranker_for
 from persona_mind.mind.recall._retrieval import FactIndex, Ranked
 from persona_mind.mind.trust._scanner import assert_safe, is_safe
-from persona_mind.storage.port import Snapshot, StoreTarget, read_all
+from persona_mind.storage.port import Snapshot, read_all
 
 __all__ = ("FoundFact", "MemoryService", "Offload", "Recalled")
 
@@ -334,17 +333,12 @@ class MemoryService(BacklogOps):
         longer than :data:`RANK_CHARS` is ranked on its head and tail (:func:`ranking_text`)."""
         prompt = ranking_text(prompt)
         now = self.now()
-        # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
-        tiers = [t for t in self.scope.tiers() if not lean or t in ("persona", "shared", "project")]
-        targets: list[StoreTarget[Any]] = [self.scope.fact_target(t) for t in tiers]
-        with_backlog = not lean and self.scope.project is not None
-        if with_backlog:
-            targets.append(self._require_backlog())
+        tiers, targets, paths, with_backlog = self._turn_targets(lean)
         snaps = await read_all(self.store, targets)  # one hop to the Store's IO thread
-        # each tier's target is looked up once a turn and reused for its index and its
-        # vectors: the scope's memo hashes the whole scope at every look-up
-        cache, paths = self._cache, [t.path for t in targets[: len(tiers)]]
-        indexes = {t: await cache.index(paths[i], snaps[i], now) for i, t in enumerate(tiers)}
+        cache, indexes = self._cache, dict[Tier, FactIndex]()
+        for i, t in enumerate(tiers):  # nearly always cached: a call, not a coroutine, each
+            got = cache.cached(paths[i], snaps[i], now)
+            indexes[t] = got if got is not None else await cache.index(paths[i], snaps[i], now)
         backlog: tuple[BacklogItem, ...] = ()
         if with_backlog and (rows := snaps[-1]) is not None:
             backlog = rows.entries

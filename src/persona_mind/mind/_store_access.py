@@ -11,7 +11,8 @@ lock with the service's generation (M-CAPTURE-5/6), the default tier, id resolut
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 from persona_mind.clock import Clock
 from persona_mind.mind._errors import InvalidArgument
@@ -25,6 +26,10 @@ from persona_mind.storage.port import StorePort, StoreTarget
 __all__ = ("StoreAccess",)
 
 E = TypeVar("E")
+
+TurnTargets = tuple[tuple[Tier, ...], tuple[StoreTarget[Any], ...], tuple[Path, ...], bool]
+"""(tiers, their targets then the backlog's, the tiers' store paths, whether the backlog is
+read): what an injection reads, by scope and ``lean`` alone."""
 
 
 class StoreAccess:
@@ -49,6 +54,7 @@ class StoreAccess:
         self._offload = offload
         self._cache = IndexCache(offload, store)  # builds as Store jobs when it takes them
         self.semantic: SemanticSource | None = None
+        self._targets_memo: tuple[MindScope, dict[bool, TurnTargets]] | None = None
         self.on_saved: Callable[[Tier], None] | None = None
         """Told the tier of every successful remember/promotion (the Scheduler's dirty
         tiers, M-OPTIMIZE-AUTO-9)."""
@@ -88,3 +94,23 @@ class StoreAccess:
 
     def _require_backlog(self) -> StoreTarget[BacklogItem]:
         return self.scope.backlog_target()
+
+    def _turn_targets(self, lean: bool) -> TurnTargets:
+        """What an injection reads (:data:`TurnTargets`), memoised per scope: it depends on
+        the scope alone, and each target look-up hashes the whole scope (every turn)."""
+        scope = self.scope
+        memo = self._targets_memo
+        if memo is None or memo[0] is not scope:
+            memo = self._targets_memo = (scope, {})
+        got = memo[1].get(lean)
+        if got is None:
+            # A leg reads persona and shared LTM plus the project's objectives (M-LEG-3).
+            keep = ("persona", "shared", "project")
+            tiers = tuple(t for t in scope.tiers() if not lean or t in keep)
+            targets: list[StoreTarget[Any]] = [scope.fact_target(t) for t in tiers]
+            with_backlog = not lean and scope.project is not None
+            if with_backlog:
+                targets.append(self._require_backlog())
+            paths = tuple(t.path for t in targets[: len(tiers)])
+            got = memo[1][lean] = (tiers, tuple(targets), paths, with_backlog)
+        return got

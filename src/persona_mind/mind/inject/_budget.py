@@ -7,10 +7,12 @@ are tested through the block they produce; ranking and line text are inputs here
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from persona_mind.mind._model import Fact
 from persona_mind.mind.inject._lines import Heading, entry_line, nbytes, omission_notice
 from persona_mind.mind.inject._newer import newer_first
 from persona_mind.mind.inject._plan import Cand, PlannedItem
@@ -57,6 +59,29 @@ class Section:
     items: list[PlannedItem] = field(default_factory=list)
 
 
+_Lines = dict[tuple[str, str, str, bool], tuple[Fact, str, bool, int]]
+_LINES: weakref.WeakKeyDictionary[FactIndex, _Lines] = weakref.WeakKeyDictionary()
+"""Each index's entry lines by (fact id, label, shown id, marked): (fact, line, clipped, bytes)."""
+
+
+def _line(
+    label: str, fact: Fact, ident: str, index: FactIndex, marked: bool
+) -> tuple[str, bool, int]:
+    """(:func:`entry_line`'s line and clip, the line's size in bytes), memoised per index:
+    a turn's entries are mostly the last turn's, and each was rebuilt and its UTF-8 size
+    counted on every turn.  The memo holds the fact it was made from and is used only for
+    that very row (an index never changes its rows; a write makes a new index)."""
+    memo = _LINES.get(index)
+    if memo is None:
+        memo = _LINES[index] = {}
+    key = (fact.id, label, ident, marked)
+    got = memo.get(key)
+    if got is None or got[0] is not fact:
+        line, clipped = entry_line(label, fact, ident, excerpts_of(index), earlier=marked)
+        got = memo[key] = (fact, line, clipped, nbytes(line))
+    return got[1], got[2], got[3]
+
+
 def _admit_next(budget: Budget, sec: Section) -> bool:
     """Admit this section's next candidate that is safe and fits whole; False if none."""
     while sec.pos < len(sec.cands) and len(sec.items) < sec.cap:
@@ -69,10 +94,10 @@ def _admit_next(budget: Budget, sec: Section) -> bool:
         ident = shown(fact.id, budget.prefixes)
         newer = sec.earlier.get(fact.id)
         marked = newer is not None and any(it.id == newer for it in sec.items)
-        line, clipped = entry_line(label, fact, ident, excerpts_of(index), earlier=marked)
+        line, clipped, size = _line(label, fact, ident, index, marked)
         heading = sec.heading(label, fact)
         group = sec.groups.get(heading)
-        cost = nbytes(line) + (nbytes(f"## {heading}\n") if group is None else 0)
+        cost = size + (nbytes(f"## {heading}\n") if group is None else 0)
         if budget.used + cost > budget.limit:
             continue
         if sec.byte_cap is not None and sec.used + cost > sec.byte_cap:
@@ -143,7 +168,7 @@ def fit(sections: Sequence[Section], room: int, indexes: Sequence[FactIndex]) ->
     pure, so the block stays deterministic; the common case pays no bytes for clauses it
     never prints (the old single pass always reserved them: ~50 bytes per plan).
     """
-    sections = [_newer_first(s) for s in sections]
+    sections = [_newer_first(s) if len(s.cands) > 1 else s for s in sections]
     totals = {s.key: s.total for s in sections}
     # an empty tier shares no prefix with anything: leave it out of every line's lookup
     prefixes = [prefix_counts(i) for i in indexes if len(i)]

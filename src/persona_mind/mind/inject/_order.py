@@ -44,46 +44,63 @@ def ordered(
     relevance floor are candidates; those left out are appended to ``floored`` when given
     (for the plan's explanation).  Every candidate gets its covered information.
     """
-    if not any(len(index) for _, index in indexes):
+    live = [(label, index) for label, index in indexes if len(index)]
+    if not live:
         return []  # empty tiers have no candidate (and cost no scoring)
     prio: list[Cand] = []
     rest: list[Cand] = []
+    keys: list[tuple[int, float, float, str]] = []  # each of ``rest``'s order key, inline
     qterms, qtokens = query_terms(prompt)
     floor = floor and bool(qterms)
-    for label, index in indexes:
-        if not len(index):  # an empty tier has no candidate (and costs no scoring)
-            continue
+    for label, index in live:
         scored, sims = task_scores(index, prompt, semantic, want + PRIORITY_SLOTS, fusion)
-        hits = scored.keys() & index.priority_set
-        facts = index.facts
-        best = heapq.nsmallest(
-            PRIORITY_SLOTS, hits, key=lambda d: (-scored[d], -facts[d].lastSeenAt, facts[d].id)
-        )
-        mp = [index.ranked(d, qtokens, scored) for d in best]
-        for d in index.priority:
-            if len(mp) >= PRIORITY_SLOTS:
-                break
-            if d not in scored:
-                mp.append(Ranked(index.facts[d], 0.0, ()))
-        ranked = index.rank(prompt, want + PRIORITY_SLOTS, scored)
-        explain(mp, index, sims)
-        explain(ranked, index, sims)
         weights = PromptWeights(index, qterms, sims)
         slot_of = index.slot_of
-        for r in mp:
-            r.cover = weights.cover(slot_of[r.fact.id])
-        prio += [(label, r, index) for r in mp]
-        for r in ranked:
-            r.cover = weights.cover(slot_of[r.fact.id])
-            if not floor or weights.admits(r.cover if r.score > 0 else 0.0, r.semantic):
+        if index.priority_set:  # a tier without objective/invariant facts pins nothing
+            hits = scored.keys() & index.priority_set
+            facts = index.facts
+            best = heapq.nsmallest(
+                PRIORITY_SLOTS,
+                hits,
+                key=lambda d: (-scored[d], -facts[d].lastSeenAt, facts[d].id),
+            )
+            mp = [index.ranked(d, qtokens, scored) for d in best]
+            for d in index.priority:
+                if len(mp) >= PRIORITY_SLOTS:
+                    break
+                if d not in scored:
+                    mp.append(Ranked(index.facts[d], 0.0, ()))
+            explain(mp, index, sims)
+            for r, c in zip(mp, weights.covers([slot_of[r.fact.id] for r in mp]), strict=True):
+                r.cover = c
+            prio += [(label, r, index) for r in mp]
+        ranked = index.rank(prompt, want + PRIORITY_SLOTS, scored)
+        explain(ranked, index, sims)
+        admits = weights.admits
+        covers = weights.covers([slot_of[r.fact.id] for r in ranked])
+        for r, c in zip(ranked, covers, strict=True):
+            r.cover = c
+            score = r.score
+            if not floor or admits(c if score > 0 else 0.0, r.semantic):
                 rest.append((label, r, index))
+                fact = r.fact
+                keys.append((0 if score > 0 else 1, -score, -fact.lastSeenAt, fact.id))
             elif floored is not None:
                 floored.append((label, r, index))
+    # ``rest`` in (matched first, score, recency, id) order; a stable sort of positions by
+    # their precomputed keys is the order ``sorted(rest, key=...)`` gave, without two
+    # Python calls per candidate
+    by_key = sorted(range(len(rest)), key=keys.__getitem__)
+    if not prio and len({label for label, _ in live}) == len(live):
+        # nothing pinned, and one index's ranking never repeats a fact: no duplicates to
+        # drop, and no floored candidate is among the chosen
+        return [rest[i] for i in by_key]
     prio.sort(key=lambda t: _key(t[1]))
     chosen = prio[:PRIORITY_SLOTS]
     seen = {(t[0], t[1].fact.id) for t in chosen}
     out = list(chosen)
-    for cand in sorted(rest, key=lambda t: (0 if t[1].score > 0 else 1, *_key(t[1]))):
+    for i in by_key:
+        cand = rest[i]
         ident = (cand[0], cand[1].fact.id)
         if ident not in seen:
             seen.add(ident)

@@ -78,6 +78,10 @@ __all__ = (
 )
 
 
+_WRAPPER_BYTES = nbytes(OPEN) + nbytes(CLOSE)
+"""The block's wrapper lines, in bytes (fixed: counted once, not every plan)."""
+
+
 def _lean_objectives(data: InjectionInput) -> FactIndex | None:
     """A leg's project section: the project's objectives only (M-LEG-3, M-INJECT-12).
 
@@ -174,7 +178,7 @@ def plan_injection(data: InjectionInput) -> InjectionPlan:
             sections.append(
                 Section("backlog", fixed("Backlog"), cands, caps["backlog"], len(items))
             )
-    room = data.total_tokens * 3 - nbytes(OPEN) - nbytes(CLOSE)
+    room = data.total_tokens * 3 - _WRAPPER_BYTES
     budget, notice = fit(sections, room, tuple(data.indexes.values()))
     trace = tuple((s.key, s.cap, tuple(s.cands), tuple(below.get(s.key, ()))) for s in sections)
     if not budget.items:  # nothing relevant (or nothing at all): no block, the plan says why

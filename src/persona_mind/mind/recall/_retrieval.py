@@ -155,7 +155,7 @@ class FactIndex:
     _idf: dict[str, float] = field(default_factory=dict)
     _safe: dict[str, bool] = field(default_factory=dict)
     _weighted: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
-    _sets: dict[int, frozenset[str]] = field(default_factory=dict)
+    _sets: dict[int, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -285,12 +285,14 @@ class FactIndex:
             self._idf[token] = cached
         return cached
 
-    def term_set(self, slot: int) -> frozenset[str]:
-        """The distinct terms of the fact in ``slot``, memoised: a slot's fact never changes
-        within one index, and every turn's relevance floor asks it of the same top facts."""
+    def term_order(self, slot: int) -> dict[str, int]:
+        """The distinct terms of the fact in ``slot``, each with its place in the fact's term
+        order, memoised: a slot's fact never changes within one index, and every turn's
+        relevance floor asks it of the same top facts (as a dict, so a prompt's few terms
+        are looked up in it, not its few dozen in the prompt's)."""
         got = self._sets.get(slot)
         if got is None:
-            got = self._sets[slot] = frozenset(t for t, _ in self.tokens[slot])
+            got = self._sets[slot] = {t: i for i, (t, _) in enumerate(self.tokens[slot])}
         return got
 
     def weighted(self, token: str) -> list[tuple[int, float]]:

@@ -15,7 +15,8 @@ rate and costs a dictionary lookup per feature — no numpy, no model load, the 
 with or without the ``semantic`` extra (``docs/mind.md``, "Learned layer").
 
 Weights ship in the package (``_learned_weights.json``): ``{"bias", "threshold",
-"weights": {feature: weight}}``; loaded once, on first use.
+"weights": {feature: weight}}`` and optionally ``"grams"`` (the character n-gram length of
+:func:`features`, 0 or absent for none); loaded once, on first use.
 """
 
 from __future__ import annotations
@@ -60,16 +61,25 @@ MIN_TOKENS = 4
 "Thank you"), and the 1/sqrt(feature count) scaling would let one word decide."""
 
 
-def features(folded: str, *, structure: bool = True) -> set[str]:
+def features(folded: str, *, structure: bool = True, grams: int = 0) -> set[str]:
     """The feature set of one folded text: tokens, their five-letter prefixes (word
     families across inflections and languages), adjacent token pairs, and the structural
     cues of :mod:`._phrases_structural` alone and in pairs (``§persist+sensitive``): the
     parts of an instruction, so weights learn combinations that no particular wording
-    carries."""
+    carries.  ``grams`` > 0 adds the character n-grams of each letter run longer than
+    ``grams`` (``*gram``): word pieces shared across compounds, inflections and languages
+    that neither a whole token nor its prefix matches."""
     toks = ["#" if t.isdigit() else t for t in _TOKEN.findall(folded)]
     out = set(toks)
     out.update("~" + t[:_PREFIX] for t in toks if len(t) > _PREFIX)
     out.update(a + " " + b for a, b in itertools.pairwise(toks))
+    if grams:
+        out.update(
+            "*" + t[i : i + grams]
+            for t in set(toks)
+            if len(t) > grams
+            for i in range(len(t) - grams + 1)
+        )
     if structure:
         out.update(cue_features(folded))
     return out
@@ -89,21 +99,25 @@ def _cue_pairs(present: frozenset[str]) -> set[str]:
 
 
 class Model:
-    """Weights by feature, the bias and the shipped *suspicious* threshold."""
+    """Weights by feature, the bias, the shipped *suspicious* threshold and the character
+    n-gram length the weights were trained with (0: none)."""
 
-    __slots__ = ("bias", "threshold", "weights")
+    __slots__ = ("bias", "grams", "threshold", "weights")
 
-    def __init__(self, bias: float, threshold: float, weights: dict[str, float]) -> None:
+    def __init__(
+        self, bias: float, threshold: float, weights: dict[str, float], grams: int = 0
+    ) -> None:
         self.bias = bias
         self.threshold = threshold
         self.weights = weights
+        self.grams = grams
 
     def _words(self, folded: str) -> tuple[float, int] | None:
         """The word features' summed weight and count (``None``: too few tokens to score)."""
         if len(_TOKEN.findall(folded, 0, 200)) < MIN_TOKENS:
             return None
         get = self.weights.get
-        words = features(folded, structure=False)
+        words = features(folded, structure=False, grams=self.grams)
         return sum(get(f, 0.0) for f in words), len(words)
 
     def _with_cues(self, total: float, count: int, extra: set[str]) -> float:
@@ -167,7 +181,12 @@ def load_model() -> Model:
     """The shipped model (read once)."""
     raw = resources.files(__package__).joinpath("_learned_weights.json").read_text("utf-8")
     data = json.loads(raw)
-    return Model(float(data["bias"]), float(data["threshold"]), dict(data["weights"]))
+    return Model(
+        float(data["bias"]),
+        float(data["threshold"]),
+        dict(data["weights"]),
+        int(data.get("grams", 0)),
+    )
 
 
 def score(folded: str) -> float:

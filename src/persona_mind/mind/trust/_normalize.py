@@ -84,21 +84,33 @@ _ALWAYS = {ord(ch): latin for latin, chars in _ALWAYS_SRC.items() for ch in char
 _ALWAYS_RE = re.compile("[" + "".join(sorted(map(chr, _ALWAYS))) + "]")
 
 
-def tr39_confusables() -> dict[str, list[str]]:
+def tr39_confusables() -> dict[str, tuple[str, ...]]:
     """TR39's confusables as ``confusable-homoglyphs`` ships them: each character to the
-    characters (or sequences) it can be confused with.  Imported on first use (the table
-    is ~1 MB of JSON, ~0.1 s to load; :func:`persona_mind.mind.trust._verdict.warm` loads
-    it off the event loop)."""
+    characters (or sequences) it can be confused with.  Read on first use (the table is
+    ~1 MB of JSON, ~0.1 s to load; :func:`persona_mind.mind.trust._verdict.warm` loads it
+    off the event loop)."""
     return _tr39()
 
 
 @cache
-def _tr39() -> dict[str, list[str]]:
-    from confusable_homoglyphs.confusables import (  # noqa: PLC0415 - loaded on first use
-        confusables_data,
-    )
+def _tr39() -> dict[str, tuple[str, ...]]:
+    """The table read from the package's data file, not through its ``confusables`` module.
 
-    return {k: [str(e["c"]) for e in v] for k, v in confusables_data.items()}
+    Why: that module (with its ``categories`` table) keeps the parsed JSON alive for the
+    life of the process — ~23,000 lists and dicts that every full collection walks while it
+    holds the GIL (~3 ms a collection on this machine type, in any process that warmed the
+    scanner).  The parse here is dropped once the table is built, and tuples of strings
+    are untracked by the collector, so the table the scanner keeps costs a collection
+    nothing.  Same data file, same entries, same order.
+    """
+    import json  # noqa: PLC0415 - loaded on first use
+    from importlib.resources import files  # noqa: PLC0415
+
+    import confusable_homoglyphs  # noqa: PLC0415 - the package only: a version string
+
+    raw = files(confusable_homoglyphs).joinpath("confusables.json").read_text("utf-8")
+    parsed: dict[str, list[dict[str, str]]] = json.loads(raw)
+    return {k: tuple(str(e["c"]) for e in v) for k, v in parsed.items()}
 
 
 @cache
