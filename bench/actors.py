@@ -4,14 +4,25 @@ Floors, measured in the same run: a raw ``asyncio.Queue`` + ``Future`` request/r
 ask and tell, and ``anyio.to_thread.run_sync`` for the bridge. Targets (issue 2): ask
 ≤ 2× the floor, tell throughput ≥ 0.5× the floor, bridge ≤ 0.5× the to_thread round trip.
 
+For information, the least any thread bridge can do — one ``queue.SimpleQueue`` put to a
+plain thread and one ``call_soon_threadsafe`` back, nothing else — against the same
+``to_thread``, and the three again with every thread on one CPU (Linux). Why: a round trip
+needs two wake-ups (the worker's, then the loop's), and on this machine a wake-up across
+CPUs costs ~40 µs, paid by the floor and by any bridge alike; where the kernel puts the
+worker on the other CPU than the loop (an idle machine does), that fixed cost sets the ratio
+whatever the bridge does, and the bare bridge shows that bound.
+
     python bench/actors.py [--json] [--quick]
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import queue
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -119,6 +130,33 @@ async def _bridge(n: int) -> float:
     return elapsed / n * 1e6
 
 
+async def _bare_bridge(n: int) -> float:
+    """The least a thread bridge does: a SimpleQueue put, a thread, a threadsafe callback."""
+    loop = asyncio.get_running_loop()
+    inbox: queue.SimpleQueue[asyncio.Future[None] | None] = queue.SimpleQueue()
+
+    def worker() -> None:
+        while (fut := inbox.get()) is not None:
+            loop.call_soon_threadsafe(fut.set_result, None)
+
+    thread = threading.Thread(target=worker, daemon=True)
+    thread.start()
+
+    async def hop() -> None:
+        fut: asyncio.Future[None] = loop.create_future()
+        inbox.put(fut)
+        await fut
+
+    await hop()
+    start = time.perf_counter()
+    for _ in range(n):
+        await hop()
+    elapsed = time.perf_counter() - start
+    inbox.put(None)
+    thread.join()
+    return elapsed / n * 1e6
+
+
 async def _to_thread(n: int) -> float:
     await anyio.to_thread.run_sync(_noop)
     start = time.perf_counter()
@@ -141,6 +179,16 @@ def main() -> None:
     floor_ask, kernel_ask = _pair(_floor_ask, _kernel_ask, asks, samples)
     floor_tell, kernel_tell = _pair(_floor_tell, _kernel_tell, tells, samples)
     to_thread, bridge = _pair(_to_thread, _bridge, hops, samples)
+    to_thread2, bare = _pair(_to_thread, _bare_bridge, hops, samples)
+    one_cpu: tuple[float, float, float] | None = None
+    if hasattr(os, "sched_setaffinity"):  # Linux: threads started later inherit the mask
+        mask = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {min(mask)})
+        try:
+            pinned_floor, pinned = _pair(_to_thread, _bridge, hops, samples)
+            one_cpu = (pinned_floor, pinned, _pair(_to_thread, _bare_bridge, hops, samples)[1])
+        finally:
+            os.sched_setaffinity(0, mask)
     results = [
         Result(
             "ask round trip",
@@ -169,7 +217,33 @@ def main() -> None:
             "<= 0.5x",
             bridge / to_thread <= 0.5,
         ),
+        Result(
+            "the least a thread bridge does (SimpleQueue + call_soon_threadsafe) (info)",
+            bare,
+            "us",
+            to_thread2,
+            bare / to_thread2,
+            None,
+            None,
+        ),
     ]
+    if one_cpu is not None:
+        pinned_floor, pinned, pinned_bare = one_cpu
+        for name, value in (
+            ("thread-bridge", pinned),
+            ("the least a thread bridge does", pinned_bare),
+        ):
+            results.append(
+                Result(
+                    f"{name} round trip, every thread on one CPU (info)",
+                    value,
+                    "us",
+                    pinned_floor,
+                    value / pinned_floor,
+                    None,
+                    None,
+                )
+            )
     emit(results, args.json)
 
 
