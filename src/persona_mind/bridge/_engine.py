@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from persona_mind.actors import Mailbox
 from persona_mind.bridge._host import (
     HOST_TIMEOUT,
     BridgeHost,
@@ -34,7 +35,7 @@ from persona_mind.bridge._runtime import (
     failure_watch,
     load_runtime_factory,
 )
-from persona_mind.bridge._work import MAX_ADMITTED_BYTES, Mailbox, Work
+from persona_mind.bridge._work import MAX_ADMITTED_BYTES, Work
 from persona_mind.errors import HostError
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import HostEvent, SessionShutdown
@@ -81,7 +82,7 @@ class Sidecar(Work):
         self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
         self._inflight: dict[int, asyncio.Task[Any]] = {}
         loop = asyncio.get_running_loop()
-        self._events: Mailbox[tuple[int | None, HostEvent, int] | None] = Mailbox(loop)
+        self._events: Mailbox[tuple[int | None, HostEvent, int] | None] = Mailbox()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._start_task: asyncio.Task[Any] | None = None
         self._watch: asyncio.Task[Any] | None = None
@@ -178,7 +179,7 @@ class Sidecar(Work):
         self._signalled = True
         say(f"{signame}: shutting down (session_shutdown path)")
         if self.state == "ready":
-            self._events.put_nowait((None, SessionShutdown(reason="quit"), 0))
+            self._events.put((None, SessionShutdown(reason="quit"), 0))
         self._spawn(self.stop(0, drain=True))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -321,7 +322,7 @@ class Sidecar(Work):
             self._watch.cancel()
         worker = self._worker
         if drain and worker is not None and worker is not asyncio.current_task():
-            self._events.put_nowait(None)  # after everything queued before the stop
+            self._events.put(None)  # after everything queued before the stop
             try:
                 await asyncio.wait_for(asyncio.shield(worker), DRAIN_TIMEOUT)
             except TimeoutError:
@@ -342,7 +343,7 @@ class Sidecar(Work):
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(HostDisconnected("the sidecar is stopping"))
-        self._events.put_nowait(None)
+        self._events.put(None)
         if self.runtime is not None and not await self._leave(self.runtime):
             code = code or EXIT_FAILED
         self.state = "stopped"

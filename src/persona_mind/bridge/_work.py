@@ -10,13 +10,13 @@ worker (Pi's order); tool and command requests run as tasks of their own. At mos
 from __future__ import annotations
 
 import asyncio
-import collections
 import functools
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from persona_mind.actors import Mailbox
 from persona_mind.bridge._host import say
 from persona_mind.messages import bridge as b
 from persona_mind.messages.host import (
@@ -33,9 +33,8 @@ from persona_mind.messages.host import (
 if TYPE_CHECKING:
     from persona_mind.bridge._runtime import RuntimeLike
 
-__all__ = ("MAX_ADMITTED_BYTES", "Mailbox", "Work")
+__all__ = ("MAX_ADMITTED_BYTES", "Work")
 
-T = TypeVar("T")
 
 #: Params bytes of admitted work (queued events, running tools/commands) the sidecar holds
 #: at most; past it a request is answered ``busy`` and a notify gets a ``busy`` error frame.
@@ -62,39 +61,6 @@ def _command() -> msgspec.json.Decoder[CommandCall]:
 @functools.cache
 def _cancel() -> msgspec.json.Decoder[b.CancelParams]:
     return msgspec.json.Decoder(b.CancelParams)
-
-
-class Mailbox(Generic[T]):
-    """The event worker's FIFO: a deque and the future of its one reader, when it waits.
-
-    What ``asyncio.Queue`` does for one reader and no bound, without its bookkeeping (the
-    unfinished-task count, its ``Event``, a loop look-up per wait): every event request
-    passes through it (issue 24, item 6). Touched only from the loop that made it.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._items: collections.deque[T] = collections.deque()
-        self._waiter: asyncio.Future[None] | None = None
-
-    def put_nowait(self, item: T) -> None:
-        self._items.append(item)
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    async def get(self) -> T:
-        """The oldest item, waiting for one (a cancelled wait takes nothing)."""
-        while not self._items:
-            waiter = self._waiter = self._loop.create_future()
-            try:
-                await waiter
-            finally:
-                if self._waiter is waiter:
-                    self._waiter = None
-        return self._items.popleft()
 
 
 class _EventCancelled(Exception):
@@ -183,7 +149,7 @@ class Work:
         if refused is not None:
             self._fail(req.id, "busy", refused)
         elif method == "event":
-            self._events.put_nowait((req.id, event, size))
+            self._events.put((req.id, event, size))
             self._waiting.add(req.id)
         elif isinstance(call, ToolCall):
             self._track(req.id, size, f"tool {call.name!r}", call)
@@ -198,7 +164,7 @@ class Work:
                     size = len(note.params)
                     refused = self._admit(size, f"event {type(event).__name__}")
                     if refused is None:
-                        self._events.put_nowait((None, event, size))
+                        self._events.put((None, event, size))
                     else:
                         say(refused)
                         self.emit(b.ErrorFrame(code="busy", message=refused))

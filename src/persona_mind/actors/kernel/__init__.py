@@ -12,6 +12,7 @@ from persona_mind.actors.kernel._actor import ActorStatistics as ActorStatistics
 from persona_mind.actors.kernel._actor import Deferred as Deferred
 from persona_mind.actors.kernel._fanout import fan_out as fan_out
 from persona_mind.actors.kernel._io_thread import IOThread as IOThread
+from persona_mind.actors.kernel._mailbox import Mailbox as Mailbox
 from persona_mind.actors.kernel._ref import ActorRef as ActorRef
 from persona_mind.actors.kernel._supervisor import RestartPolicy as RestartPolicy
 from persona_mind.actors.kernel._supervisor import Supervisor as Supervisor
@@ -33,6 +34,7 @@ __all__ = (
     "Deferred",
     "Failed",
     "IOThread",
+    "Mailbox",
     "Ok",
     "Outcome",
     "RestartPolicy",

@@ -78,7 +78,7 @@ class Cell(Generic[M]):
         self.clock = system.clock
         self.tracer = system.tracer
         self.trace = CellTrace(name, system)
-        self.mailbox = Mailbox()
+        self.mailbox: Mailbox[Envelope] = Mailbox()
         self.ref: ActorRef[M] = ActorRef(self)
         self.jobs: CellWork[M] = CellWork(self)
         self.accepts: tuple[type, ...] | None = None
