@@ -57,6 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -214,6 +215,10 @@ def _median(values: list[float | None]) -> float | None:
     return statistics.median(known) if known and len(known) == len(values) else None
 
 
+Hook = tuple[float, float, float | None, float | None]
+""":func:`_hook`'s answer: round trip, echo's round trip, sidecar CPU, echo CPU."""
+
+
 def _hook(
     runtime: str | None,
     agent_dir: Path,
@@ -223,7 +228,7 @@ def _hook(
     ranker: str | None = None,
     *,
     placement: str | None = None,
-) -> tuple[float, float, float | None, float | None]:
+) -> Hook:
     """(round trip, echo's round trip, the sidecar's CPU and the echo's CPU per round trip),
     medians over ``rounds``; the CPU figures are ``None`` where ``/proc`` is missing.
 
@@ -296,30 +301,24 @@ def _pin(placement: str, *pids: int) -> set[int]:
 
 
 def _placed(
-    runtime: str | None,
-    agent_dir: Path,
-    n: int,
-    rounds: int,
-    cwd: Path | None = None,
-    ranker: str | None = None,
-    *,
-    label: str,
-) -> tuple[float, float, str | None, list[Result]]:
-    """The controlled round trip: (round trip, echo's round trip, placement) of the
-    placement with the worse ratio, and an info row per placement. Without placements
-    (not Linux) the kernel's own placement, as :func:`_hook` measures it."""
+    measure: Callable[[str | None], Hook], label: str
+) -> tuple[Hook, str | None, list[Result]]:
+    """The controlled round trip: ``measure(placement)`` (a :func:`_hook` with its
+    placement left open) in every placement, the answer of the one with the worse ratio
+    and its name, and an info row per placement. Without placements (not Linux) the
+    kernel's own placement."""
     info: list[Result] = []
-    worst: tuple[float, float, str | None] | None = None
+    worst: tuple[Hook, str | None] | None = None
     for where in placements():
-        value, floor, _, _ = _hook(runtime, agent_dir, n, rounds, cwd, ranker, placement=where)
+        got = measure(where)
+        value, floor = got[0], got[1]
         name = f"{label}, the children placed {where} (info)"
         info.append(Result(name, value * 1e6, "us", floor * 1e6, value / floor, None, None))
-        if worst is None or value / floor > worst[0] / worst[1]:
-            worst = (value, floor, where)
+        if worst is None or value / floor > worst[0][0] / worst[0][1]:
+            worst = (got, where)
     if worst is None:
-        value, floor, _, _ = _hook(runtime, agent_dir, n, rounds, cwd, ranker)
-        worst = (value, floor, None)
-    return worst[0], worst[1], worst[2], info
+        worst = (measure(None), None)
+    return worst[0], worst[1], info
 
 
 def _steady(side: Pipe, patience: float = 60.0) -> None:
@@ -386,7 +385,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         agent_dir = Path(tmp) / "agent"
         stub = "before_agent_start round trip (bridge, stub runtime)"
-        bridge, floor, where, placed = _placed(STUB, agent_dir, n, rounds, label=stub)
+        (bridge, floor, _, _), where, placed = _placed(
+            lambda where: _hook(STUB, agent_dir, n, rounds, placement=where), stub
+        )
         ratio = bridge / floor
         results.append(
             Result(
@@ -434,9 +435,11 @@ def main() -> None:
         cpu_rows: list[Result] = []
         for ranker, label in ((None, "installed ranker"), ("lexical", "lexical ranker")):
             row = f"before_agent_start round trip (real Runtime, 1,000 facts, {label})"
-            real, floor2, where, placed = _placed(
-                None, facts_agent, n, rounds, cwd=repo, ranker=ranker, label=row
-            )
+
+            def measure(where: str | None, ranker: str | None = ranker) -> Hook:
+                return _hook(None, facts_agent, n, rounds, repo, ranker, placement=where)
+
+            (real, floor2, side_cpu, echo_cpu), where, placed = _placed(measure, row)
             ratio = real / floor2
             results.append(
                 Result(
@@ -450,12 +453,9 @@ def main() -> None:
                 )
             )
             results += placed
-            _, floor3, side_cpu, echo_cpu = _hook(
-                None, facts_agent, n, rounds, cwd=repo, ranker=ranker
-            )
             if side_cpu is not None and echo_cpu is not None:
                 # Info: the CPU the sidecar spends per round trip (all its threads), against
-                # the echo's wall round trip, each child where the kernel put it. On a loaded
+                # the echo's wall round trip, in the row's (worse) placement. On a loaded
                 # machine the wall figures include waiting for a core, which grows with the
                 # work; CPU does not.
                 cpu_rows.append(
@@ -464,8 +464,8 @@ def main() -> None:
                         f"vs echo round trip; echo CPU {echo_cpu * 1e6:.1f} us",
                         side_cpu * 1e6,
                         "us",
-                        floor3 * 1e6,
-                        side_cpu / floor3,
+                        floor2 * 1e6,
+                        side_cpu / floor2,
                         None,
                         None,
                     )

@@ -81,7 +81,6 @@ class Sidecar(Work):
         self._next_id = 0
         self._pending: dict[int, asyncio.Future[msgspec.Raw]] = {}
         self._inflight: dict[int, asyncio.Task[Any]] = {}
-        loop = asyncio.get_running_loop()
         self._events: Mailbox[tuple[int | None, HostEvent, int] | None] = Mailbox()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._start_task: asyncio.Task[Any] | None = None
@@ -95,7 +94,7 @@ class Sidecar(Work):
         self._cancel_asked = False
         self._idle: asyncio.Future[None] | None = None
         self._started_at = time.monotonic() if started_at is None else started_at
-        self.done: asyncio.Future[int] = loop.create_future()
+        self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
     # -- output ---------------------------------------------------------------------------
     def emit(self, frame: b.Frame) -> None:

@@ -52,6 +52,16 @@ _IndexEntry = tuple[tuple[int, str], float, FactIndex]
 """(snapshot key, next expiry, index): an index is reused while both hold."""
 
 
+def _key(snap: Snapshot[Fact] | None) -> tuple[int, str]:
+    """What identifies a snapshot's content for the cache (an absent store: ``(0, "")``)."""
+    return (0, "") if snap is None else (snap.sequence, snap.updatedAt)
+
+
+def _fresh(entry: _IndexEntry, key: tuple[int, str], now: float) -> bool:
+    """Whether a cached entry still answers: built from that snapshot, not yet expired."""
+    return entry[0] == key and now < entry[1]
+
+
 class IndexCache:
     """Each fact store's index (by store path), for one :class:`MemoryService`."""
 
@@ -73,10 +83,7 @@ class IndexCache:
         tier's index and nearly always finds it; a plain call costs less than a coroutine
         per tier."""
         cached = self._indexes.get(path)
-        if cached is None:
-            return None
-        key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
-        return cached[2] if cached[0] == key and now < cached[1] else None
+        return cached[2] if cached is not None and _fresh(cached, _key(snap), now) else None
 
     async def index(self, path: Path, snap: Snapshot[Fact] | None, now: float) -> FactIndex:
         """The store's live-fact index, rebuilt only when the snapshot or an expiry changes.
@@ -86,10 +93,10 @@ class IndexCache:
         leaves it running, and its result is cached for the next turn instead of being
         thrown away.
         """
-        key = (0, "") if snap is None else (snap.sequence, snap.updatedAt)
+        key = _key(snap)
         while True:
             cached = self._indexes.get(path)
-            if cached is not None and cached[0] == key and now < cached[1]:
+            if cached is not None and _fresh(cached, key, now):
                 return cached[2]
             building = self._building.get(path)
             if building is None:
